@@ -1,0 +1,1 @@
+"""Original MinAtar-style games of the wspbench project (one module per game in `games/`)."""

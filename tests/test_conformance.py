@@ -1,0 +1,38 @@
+"""Both engines reproduce the reference grader's results on the conformance data, exactly."""
+
+import json
+
+import pytest
+
+from wspbench.evaluation import evaluate
+from wspbench.answers import parse_edits
+from wspbench.grading import grade_answer
+from wspbench.tasks import MinAtarTask
+from tests.conftest import DATA
+
+EXPECTED = json.loads((DATA / "minatar_original_expected.json").read_text())
+EPISODES = json.loads((DATA / "minatar_original_episodes.json").read_text())
+GAMES = sorted(EXPECTED["results"])
+
+
+@pytest.mark.parametrize("engine", ["fast", "reference"])
+@pytest.mark.parametrize("game", GAMES)
+def test_grades_equal_reference(game, engine, answers):
+    for name, expected in sorted(EXPECTED["results"][game].items()):
+        result = grade_answer(MinAtarTask(game), answers[name], EXPECTED["episodes"], engine=engine, workers=2)
+        if expected.get("error"):
+            assert result["normalized_score"] == 0.0 and result["parse_success"] == 0.0, name
+            assert result["error"], name
+        else:
+            got = {key: result[key] for key in expected}
+            assert got == expected, name
+
+
+@pytest.mark.parametrize("engine", ["fast", "reference"])
+@pytest.mark.parametrize("game", sorted(EPISODES["episodes_by_answer"]))
+def test_episodes_equal_reference(game, engine, answers):
+    for name, expected in EPISODES["episodes_by_answer"][game].items():
+        weights, _ = parse_edits(answers[name])
+        run = evaluate(MinAtarTask(game), weights, EPISODES["episodes"], engine=engine, workers=1)
+        assert list(run.returns) == expected["returns"], name
+        assert list(run.lengths) == expected["lengths"], name

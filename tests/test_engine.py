@@ -1,0 +1,88 @@
+"""The fast engine equals the reference engine episode by episode, and its parts equal the reference's."""
+
+import numpy as np
+import pytest
+
+from wspbench.evaluation import evaluate
+from wspbench.evaluation.engine import _sample_batch
+from wspbench.networks import MINATAR_NETWORK, SUPERBEAM_NETWORK, sample_action, softmax_cdf
+from wspbench.tasks import MinAtarTask
+
+GAMES = ["asterix", "breakout", "freeway", "seaquest", "space_invaders"]
+
+
+def random_dense(seed: int, scale: float = 0.6):
+    generator = np.random.default_rng(seed)
+    return {name: (generator.standard_normal(shape) * scale).astype(np.float32)
+            for name, shape in MINATAR_NETWORK.shapes.items()}
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("game", GAMES)
+def test_fast_equals_reference_on_random_dense_programs(game, workers):
+    task = MinAtarTask(game)
+    episodes = 8 if game == "freeway" else 24
+    for seed in (1, 2):
+        weights = random_dense(seed)
+        fast = evaluate(task, weights, episodes, engine="fast", workers=workers)
+        reference = evaluate(task, weights, episodes, engine="reference", workers=1)
+        assert fast == reference
+
+
+def test_episode_ids_are_respected():
+    task, weights = MinAtarTask("breakout"), random_dense(3)
+    run = evaluate(task, weights, [5, 70, 71, 2], engine="fast", workers=2)
+    single = [evaluate(task, weights, [e], engine="reference", workers=1) for e in (5, 70, 71, 2)]
+    assert run.returns == tuple(r.returns[0] for r in single)
+    assert run.lengths == tuple(r.lengths[0] for r in single)
+
+
+def test_softmax_cdf_reproduces_random_choice():
+    generator = np.random.default_rng(0)
+    for trial in range(2000):
+        logits = (generator.standard_normal(6) * 10 ** generator.uniform(-3, 2)).astype(np.float32)
+        state = np.random.RandomState(trial)
+        twin = np.random.RandomState(trial)
+        expected = sample_action(logits, state)
+        assert int(np.searchsorted(softmax_cdf(logits), twin.random_sample(), side="right")) == expected
+
+
+def test_near_ties_fall_back_to_the_exact_action():
+    """Uniform draws placed on and next to every cumulative boundary give the reference's action."""
+    weights = random_dense(4, scale=1.0)
+    generator = np.random.default_rng(1)
+    xs = (generator.random((64, 600)) < 0.05).astype(np.float32)
+    exact_cdfs = [softmax_cdf(MINATAR_NETWORK.forward_one(weights, x.copy())) for x in xs]
+    for offset in (-1e-9, 0.0, 1e-9, 1e-6):
+        uniforms = np.array([min(max(cdf[i % 5] + offset, 0.0), 1 - 1e-16) for i, cdf in enumerate(exact_cdfs)])
+        actions = _sample_batch(MINATAR_NETWORK, weights, MINATAR_NETWORK.batched(weights), xs, uniforms)
+        expected = [int(np.searchsorted(cdf, u, side="right")) for cdf, u in zip(exact_cdfs, uniforms)]
+        assert actions.tolist() == expected
+
+
+def test_batched_bound_holds():
+    for seed in range(5):
+        weights = random_dense(seed, scale=2.0)
+        xs = (np.random.default_rng(seed).random((128, 600)) < 0.1).astype(np.float32)
+        logits, bound = MINATAR_NETWORK.batched(weights)(xs)
+        exact = np.array([MINATAR_NETWORK.forward_one(weights, x.copy()) for x in xs])
+        assert (np.abs(logits - exact).max(axis=1) <= bound).all()
+
+
+def test_superbeam_network_shape_and_orientation():
+    assert SUPERBEAM_NETWORK.shapes == {"W1": (16, 8), "b1": (16,), "W2": (6, 16), "b2": (6,)}
+    weights = SUPERBEAM_NETWORK.zeros()
+    weights["W1"][0, 2] = 1.0
+    weights["W2"][4, 0] = 1.0
+    x = np.array([0, 0, 3.0, 0, 0, 0, 0, 0])
+    logits = SUPERBEAM_NETWORK.forward_one(weights, x)
+    assert logits.tolist() == [0, 0, 0, 0, 3.0, 0]
+    batched, _ = SUPERBEAM_NETWORK.batched(weights)(x[None, :])
+    assert batched[0].tolist() == logits.tolist()
+
+
+def test_unknown_engine_and_empty_episodes():
+    with pytest.raises(ValueError, match="unknown engine"):
+        evaluate(MinAtarTask("breakout"), random_dense(0), 3, engine="warp")
+    with pytest.raises(ValueError, match="no episodes"):
+        evaluate(MinAtarTask("breakout"), random_dense(0), [], engine="fast")

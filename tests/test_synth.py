@@ -1,0 +1,147 @@
+"""Synthetic games through the module contract, with a tiny game defined here."""
+
+import importlib
+import itertools
+import textwrap
+
+import numpy as np
+import pytest
+
+import minatar_synth.games
+from wspbench.evaluation import evaluate
+from wspbench.games import synth
+from wspbench.grading import grade_answer
+from wspbench.networks import MINATAR_NETWORK
+from wspbench.tasks import MinAtarTask, all_minatar_tasks
+
+TINY_GAME = '''
+"""Tiny: step right to the coin; a test game."""
+import numpy as np
+
+
+class TinyEnvironment:
+    score_cap = 5.0
+
+    def __init__(self, sticky_action_prob=0.1):
+        self.sticky_action_prob = sticky_action_prob
+        self.random = np.random.RandomState(0)
+        self.reset()
+
+    def seed(self, seed):
+        self.random = np.random.RandomState(seed)
+
+    def reset(self):
+        self.column, self.coin, self.steps, self.last_action = 0, int(self.random.randint(1, 10)), 0, 0
+
+    def state(self):
+        grid = np.zeros((10, 10, 6), dtype=bool)
+        grid[9, self.column, 0] = True
+        grid[9, self.coin, 2] = True
+        return grid
+
+    def act(self, action):
+        if self.random.rand() < self.sticky_action_prob:
+            action = self.last_action
+        self.last_action = action
+        self.column = min(9, max(0, self.column + {1: -1, 3: 1}.get(action, 0)))
+        self.steps += 1
+        reward = 0.0
+        if self.column == self.coin:
+            reward, self.coin = 1.0, int(self.random.randint(0, 10))
+        return reward, self.steps >= 40
+'''
+
+
+counter = itertools.count()
+
+
+@pytest.fixture
+def synth_folder(tmp_path, monkeypatch):
+    """A folder added to `minatar_synth.games` so that test modules import as synthetic games."""
+    monkeypatch.setattr(minatar_synth.games, "__path__", [*minatar_synth.games.__path__, str(tmp_path)])
+
+    def add(name, source):
+        name = f"{name}_{next(counter)}"  # a fresh module name: imported modules stay cached
+        (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
+        importlib.invalidate_caches()
+        return name
+
+    yield add
+
+
+def test_tiny_game_grades_identically_with_both_engines(synth_folder):
+    game = synth_folder("tiny_test_game", TINY_GAME)
+    task = MinAtarTask(game, "synth")
+    answer = "Go right.\n```edits\nb3[3] = 3.0\n```"
+    fast = grade_answer(task, answer, 30, engine="fast", workers=2)
+    reference = grade_answer(task, answer, 30, engine="reference", workers=1)
+    assert fast.pop("seconds") >= 0 and reference.pop("seconds") >= 0
+    assert fast == reference
+    assert fast["score_cap"] == 5.0 and fast["mean_episode_length"] == 40.0
+    assert 0 < fast["normalized_score"] <= 1
+    assert game in synth.available_games()
+    assert synth.description(game) == "Tiny: step right to the coin; a test game."
+
+
+@pytest.mark.parametrize("source, message", [
+    (TINY_GAME + "\nclass OtherEnvironment(TinyEnvironment):\n    pass\n", "found 2"),
+    (TINY_GAME.replace("class TinyEnvironment", "class Tiny"), "found 0"),
+    (TINY_GAME.replace("(10, 10, 6)", "(10, 10, 4)"), "invalid synthetic state shape"),
+    (TINY_GAME.replace("return reward, self.steps >= 40", "raise KeyError('boom')"), "KeyError"),
+    ("def broken(:\n", "SyntaxError"),
+])
+@pytest.mark.parametrize("engine", ["fast", "reference"])
+def test_broken_game_modules_are_errors_not_crashes(synth_folder, source, message, engine):
+    game = synth_folder("broken_test_game", source)
+    result = grade_answer(MinAtarTask(game, "synth"), "```edits\nb3[0] = 1\n```", 3, engine=engine, workers=1)
+    assert result["normalized_score"] == 0.0 and message in result["error"]
+
+
+# The shipped synthetic suite: every game keeps the contract (DESIGN 4).
+SUITE = synth.available_games()
+
+
+@pytest.mark.parametrize("game", SUITE)
+def test_suite_game_contract(game):
+    cls = synth.environment_class(game)
+    assert isinstance(cls.score_cap, float) and cls.score_cap > 0
+    assert isinstance(cls.max_steps, int) and 0 < cls.max_steps <= 2500
+    assert synth.description(game)
+    environment = cls()
+    environment.seed(3)
+    environment.reset()
+    state = environment.state()
+    assert state.shape == (10, 10, 6) and state.dtype == bool
+    for action in range(6):
+        reward, terminal = environment.act(action)
+        assert isinstance(float(reward), float) and isinstance(bool(terminal), bool)
+
+
+def play(cls, seed, steps):
+    environment = cls()
+    environment.seed(seed)
+    environment.reset()
+    actions = np.random.RandomState(seed + 1)
+    trace = []
+    for _ in range(steps):
+        reward, terminal = environment.act(int(actions.randint(6)))
+        trace.append((environment.state().tobytes(), float(reward), bool(terminal)))
+        if terminal:
+            break
+    return trace
+
+
+@pytest.mark.parametrize("game", SUITE)
+def test_suite_game_is_deterministic_and_bounded(game):
+    cls = synth.environment_class(game)
+    assert play(cls, 11, 300) == play(cls, 11, 300)
+    assert play(cls, 11, 300) != play(cls, 12, 300)
+    trace = play(cls, 5, cls.max_steps + 1)
+    assert len(trace) <= cls.max_steps and trace[-1][2]
+
+
+def test_registry_lists_original_then_synth():
+    tasks = all_minatar_tasks()
+    assert [t.game for t in tasks[:5]] == ["asterix", "breakout", "freeway", "seaquest", "space_invaders"]
+    assert {t.game for t in tasks if t.source == "synth"} == set(SUITE)
+    assert MINATAR_NETWORK.parameter_count == 600 * 32 + 32 + 32 * 32 + 32 + 32 * 6 + 6
