@@ -13,12 +13,14 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from superbeam.cli import chip8_app
 from wspbench.evaluation import ENGINES
 from wspbench.grading import grade_answer
 from wspbench.tasks import MinAtarTask, all_minatar_tasks
 
 app = typer.Typer(help="wspbench: weight-space programming benchmarks.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
+app.add_typer(chip8_app, name="chip8", help="CHIP-8 tools: assemble, run and disassemble programs.")
 console = Console()
 errors = Console(stderr=True)
 
