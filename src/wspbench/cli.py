@@ -28,10 +28,10 @@ MAX_ANSWER_FILE_BYTES = 16 * 1024 * 1024
 
 
 @contextmanager
-def progress_bar(label: str, total: int, quiet: bool = False):
+def progress_bar(label: str, total: int):
     """A rich progress bar on stderr; yields the callback the engine calls with finished episodes."""
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=errors, transient=True, disable=quiet) as progress:
+                  console=errors, transient=True) as progress:
         bar = progress.add_task(label, total=total)
         yield lambda done: progress.advance(bar, done)
 
@@ -52,17 +52,41 @@ def check_engine(engine: str) -> str:
     return engine
 
 
-def result_table(rows: list[tuple[str, dict]]) -> Table:
-    table = Table()
-    for column in ("answer", "game", "normalized", "raw score", "mean length", "edits", "nonzero", "seconds"):
-        table.add_column(column, justify="left" if column in ("answer", "game") else "right")
+def grade_table(name: str, result: dict) -> Table:
+    """One graded answer as a two-column table (or its error)."""
+    table = Table(title=name)
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    table.add_row("task", f"{result['source']}/{result['game']}")
+    table.add_row("episodes", str(result["episodes"]))
+    if "error" in result:
+        table.add_row("normalised score", "0")
+        table.add_row("error", f"[red]{result['error']}[/red]")
+        return table
+    for label, value in (
+        ("normalised score", f"{result['normalized_score']:.5f}"),
+        ("raw score (mean return)", f"{result['raw_score']:.3f}"),
+        ("score cap", f"{result['score_cap']:g}"),
+        ("mean episode length", f"{result['mean_episode_length']:.2f}"),
+        ("edits applied", str(result["edit_count"])),
+        ("non-zero weights", str(result["nonzero_weights"])),
+        ("seconds", f"{result['seconds']:.2f}"),
+    ):
+        table.add_row(label, value)
+    return table
+
+
+def examples_table(rows: list[tuple[str, dict]]) -> Table:
+    table = Table(title="Example answers shipped with wspbench")
+    for column in ("game", "answer", "normalised", "raw score", "mean length", "non-zero", "seconds"):
+        table.add_column(column, justify="left" if column in ("game", "answer") else "right")
     for name, result in rows:
         if "error" in result:
-            table.add_row(name, result["game"], "0.0000", f"[red]error: {result['error']}[/red]", "", "", "", "")
-            continue
-        table.add_row(name, result["game"], f"{result['normalized_score']:.4f}", f"{result['raw_score']:.3f}",
-                      f"{result['mean_episode_length']:.1f}", str(result["edit_count"]),
-                      str(result["nonzero_weights"]), f"{result['seconds']:.2f}")
+            table.add_row(result["game"], name, "0", f"[red]{result['error']}[/red]", "", "", "")
+        else:
+            table.add_row(result["game"], name, f"{result['normalized_score']:.4f}", f"{result['raw_score']:.2f}",
+                          f"{result['mean_episode_length']:.1f}", str(result["nonzero_weights"]),
+                          f"{result['seconds']:.1f}")
     return table
 
 
@@ -79,12 +103,12 @@ def grade(
     """Grade an answer (a reply with an ```edits block) on a MinAtar task."""
     task = MinAtarTask(game, source)
     text = read_answer(answer)
-    with progress_bar(f"{task.task_id}", episodes, quiet=False) as advance:
+    with progress_bar(task.task_id, episodes) as advance:
         result = grade_answer(task, text, episodes, engine=engine, workers=workers, progress=advance)
     if as_json:
         print(json.dumps(result))
     else:
-        console.print(result_table([(answer, result)]))
+        console.print(grade_table("stdin" if answer == "-" else answer, result))
     if "error" in result:
         raise typer.Exit(1)
 
@@ -121,7 +145,7 @@ def examples(
             example = folder / f"{task.game}.txt"
             for name, text in (("zero.txt", zero), (f"{task.game}.txt", example.read_text())):
                 rows.append((name, grade_answer(task, text, episodes, workers=workers, progress=advance)))
-    console.print(result_table(rows))
+    console.print(examples_table(rows))
 
 
 @app.command()
