@@ -44,3 +44,11 @@ def test_games_lists_caps():
     result = subprocess.run([sys.executable, "-m", "wspbench.cli", "games"], capture_output=True, text=True,
                             check=True, env={"COLUMNS": "200", "PATH": ""})
     assert "freeway" in result.stdout and "100" in result.stdout and "synth" in result.stdout
+
+
+def test_examples_grade_every_original_game():
+    result = RUNNER.invoke(app, ["examples", "--episodes", "2", "--workers", "1"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    for game in ("asterix", "breakout", "freeway", "seaquest", "space_invaders"):
+        assert f"{game}.txt" in result.stdout
+    assert "error" not in result.stdout

@@ -132,7 +132,7 @@ def games() -> None:
 
 @app.command()
 def examples(
-    episodes: int = typer.Option(100, min=1, help="Episodes per example."),
+    episodes: int = typer.Option(50, min=1, help="Episodes per example."),
     workers: int = typer.Option(None, min=1, help="Processes to use (default: all cores)."),
 ) -> None:
     """Grade the example answers shipped with wspbench (offline): each game's program and the zero network."""

@@ -25,6 +25,7 @@ ORIGINAL_SCORE_CAPS: dict[str, float] = {
     "seaquest": 1_000.0,
     "space_invaders": 1_000.0,
 }
+ORIGINAL_MAX_STEPS: dict[str, int] = {"freeway": 2501}  # the others end only by losing (or the engine's cap)
 ORIGINAL_DESCRIPTIONS: dict[str, str] = {
     "asterix": "Move in four directions to collect gold and dodge enemies that cross the rows.",
     "breakout": "Move a paddle to keep a ball bouncing into a wall of bricks.",
