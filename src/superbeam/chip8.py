@@ -153,6 +153,12 @@ class Chip8:
         """One byte of RAM."""
         return self._mem[addr]
 
+    def read(self, addr: int, count: int) -> bytes:
+        """count bytes of RAM from addr."""
+        if addr < 0 or addr + count > RAM_SIZE:
+            raise ValueError(f"{count} bytes at 0x{addr:03X} do not fit in RAM")
+        return bytes(self._mem[addr:addr + count])
+
     def write(self, addr: int, data: bytes) -> None:
         """Put bytes into RAM (e.g. a program) and forget code decoded there."""
         if addr < 0 or addr + len(data) > RAM_SIZE:

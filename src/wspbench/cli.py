@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from superbeam.cli import chip8_app
+from superbeam.cli import chip8_app, superbeam_app
 from wspbench.evaluation import ENGINES
 from wspbench.grading import grade_answer
 from wspbench.tasks import MinAtarTask, all_minatar_tasks
@@ -21,6 +21,7 @@ from wspbench.tasks import MinAtarTask, all_minatar_tasks
 app = typer.Typer(help="wspbench: weight-space programming benchmarks.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
 app.add_typer(chip8_app, name="chip8", help="CHIP-8 tools: assemble, run and disassemble programs.")
+app.add_typer(superbeam_app, name="superbeam", help="SUPERBEAM: grade a JSON network on levels, or watch one play.")
 console = Console()
 errors = Console(stderr=True)
 
@@ -115,18 +116,25 @@ def grade(
 
 @app.command()
 def games() -> None:
-    """List the games with their score caps."""
+    """List the games: source, score cap, maximum length, description, calibrated scores."""
     from wspbench.games import minatar_original, synth
+    from wspbench.tasks import MAX_STEPS
 
-    table = Table()
-    for column in ("game", "source", "cap", "description"):
-        table.add_column(column, justify="right" if column == "cap" else "left")
+    calibration = json.loads((resources.files("minatar_synth") / "calibration.json").read_text())
+    table = Table(caption="zero: the all-zero network; reference: the shipped program (normalised, "
+                          "from benchmarks/calibrate_synth.py)")
+    for column in ("game", "source", "cap", "max length", "zero", "reference", "description"):
+        table.add_column(column, justify="left" if column in ("game", "source", "description") else "right")
     for task in all_minatar_tasks():
         if task.source == "original":
             description = minatar_original.ORIGINAL_DESCRIPTIONS[task.game]
+            max_steps = minatar_original.ORIGINAL_MAX_STEPS.get(task.game, MAX_STEPS)
         else:
             description = synth.description(task.game)
-        table.add_row(task.game, task.source, f"{task.score_cap:g}", description)
+            max_steps = synth.environment_class(task.game).max_steps
+        measured = calibration.get(task.game, {})
+        scores = [f"{measured[key]:.3f}" if key in measured else "-" for key in ("zero", "reference")]
+        table.add_row(task.game, task.source, f"{task.score_cap:g}", str(max_steps), *scores, description)
     console.print(table)
 
 
@@ -160,6 +168,71 @@ def verify(
 
     result = run_verifier(trajectory, reward, workers=workers)
     console.print_json(json.dumps(result))
+
+
+@app.command()
+def run(
+    model: str = typer.Option(..., help="Model name at the endpoint, or an offline model: reference, zero."),
+    tasks: str = typer.Option("original/*", help="Tasks: all, original/*, synth/*, original/breakout, superbeam, "
+                                                 "comma-separated."),
+    protocol: str = typer.Option("one-shot", help="one-shot or feedback."),
+    rounds: int = typer.Option(4, min=1, help="Feedback rounds (feedback protocol)."),
+    concurrency: int = typer.Option(4, min=1, help="Tasks in flight at once."),
+    episodes: int = typer.Option(1000, min=1, help="Held-out scoring episodes per MinAtar task (0..N-1)."),
+    train_episodes: int = typer.Option(100, min=1, help="Training episodes per feedback round (MinAtar; ids "
+                                                        "from 100000, disjoint from the scoring episodes)."),
+    out: Path = typer.Option(None, help="Run directory (default runs/<model>-<protocol>); re-running with the "
+                                        "same directory resumes it."),
+    base_url: str = typer.Option(None, help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1."),
+    api_key_env: str = typer.Option("OPENAI_API_KEY", help="Name of the environment variable with the API key."),
+    timeout: float = typer.Option(600.0, min=0.001, help="Seconds to wait for one reply."),
+    max_tries: int = typer.Option(4, min=1, help="Tries per request (rate limits, server errors, timeouts)."),
+    backoff: float = typer.Option(2.0, min=0.0, help="First retry wait in seconds (doubles each try)."),
+    max_tokens: int = typer.Option(None, min=1, help="max_tokens sent with each request (default: not sent)."),
+    temperature: float = typer.Option(None, help="temperature sent with each request (default: not sent)."),
+    workers: int = typer.Option(None, min=1, help="Processes for grading (default: all cores)."),
+    engine: str = typer.Option("fast", callback=check_engine, help="fast (batched, default) or reference."),
+) -> None:
+    """Run a model on tasks (one-shot or feedback), grade its weights, and write a resumable run directory."""
+    from wspbench.harness.clients import ModelError, make_client
+    from wspbench.harness.display import RichDisplay, summary_table
+    from wspbench.harness.families import TaskSelectionError, make_task, select_task_ids
+    from wspbench.harness.protocols import PROTOCOLS
+    from wspbench.harness.runs import RunDir, RunDirError, build_manifest, run_batch
+    from wspbench.harness.summary import summary_rows
+
+    if protocol not in PROTOCOLS:
+        raise typer.BadParameter(f"choose one of {', '.join(PROTOCOLS)}", param_hint="--protocol")
+    try:
+        task_ids = select_task_ids(tasks)
+    except TaskSelectionError as error:
+        raise typer.BadParameter(str(error), param_hint="--tasks") from None
+    try:
+        client = make_client(model, base_url, api_key_env, timeout_s=timeout, max_tries=max_tries,
+                             backoff_s=backoff, max_tokens=max_tokens, temperature=temperature)
+    except ModelError as error:
+        errors.print(f"[red]{error}[/red]")
+        raise typer.Exit(2) from None
+    safe_model = "".join(c if c.isalnum() or c in "-_." else "_" for c in model)
+    run_dir = RunDir(out or Path("runs") / f"{safe_model}-{protocol}")
+    manifest = build_manifest(client.describe(), protocol, rounds, episodes, train_episodes, engine, task_ids)
+    try:
+        manifest = run_dir.open(manifest)
+    except RunDirError as error:
+        errors.print(f"[red]{error}[/red]")
+        raise typer.Exit(2) from None
+    done = sum(run_dir.finished(t) for t in task_ids)
+
+    def build(task_id: str):
+        return make_task(task_id, episodes, train_episodes, workers, engine)
+
+    with RichDisplay(errors, len(task_ids), done) as display:
+        run_batch(run_dir, task_ids, build, client, protocol, rounds, concurrency, display)
+    rows = [row for row in summary_rows(run_dir.records(), manifest["tasks"]) if row["task"] in task_ids]
+    console.print(summary_table(manifest, rows))
+    console.print(f"run directory: {run_dir.path}")
+    if any(row["status"] != "ok" for row in rows):
+        raise typer.Exit(1)
 
 
 if __name__ == "__main__":
