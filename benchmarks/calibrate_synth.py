@@ -1,0 +1,161 @@
+"""Calibrate the games: what the zero network, the shipped reference program and a scripted strong player
+score, how long episodes last and what a step costs. Prints the table; `--write` stores it in
+`src/minatar_synth/calibration.json` (which `wsp games` shows) and regenerates `docs/games.md`.
+
+    python benchmarks/calibrate_synth.py [--episodes 200] [--games a,b] [--write]
+
+The zero network samples uniformly among the six actions. The scripted player
+(`minatar_synth.policies.<game>.policy(env)`) reads the game's internal state and sets the score cap;
+the reference program (`minatar_synth/references/<game>.txt`) is the game's proof of solvability.
+Original games are calibrated too (zero network and `wspbench/examples/<game>.txt`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import time
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from wspbench.games import minatar_original, synth
+from wspbench.grading import grade_answer
+from wspbench.tasks import EPISODE_SEED, MAX_STEPS, MinAtarTask, all_minatar_tasks
+
+ROOT = Path(__file__).parents[1]
+CALIBRATION = ROOT / "src" / "minatar_synth" / "calibration.json"
+GAMES_DOC = ROOT / "docs" / "games.md"
+ZERO = "Every weight stays zero.\n```edits\nb3[0] = 0\n```\n"
+
+
+def reference_program(task: MinAtarTask) -> str:
+    if task.source == "synth":
+        return (resources.files("minatar_synth") / "references" / f"{task.game}.txt").read_text()
+    return (resources.files("wspbench") / "examples" / f"{task.game}.txt").read_text()
+
+
+def scripted_score(game: str, episodes: int) -> float:
+    """Mean return of the scripted strong player, with the graders' seeds and sticky actions."""
+    policy = importlib.import_module(f"minatar_synth.policies.{game}").policy
+    cls = synth.environment_class(game)
+    returns = []
+    for episode in range(episodes):
+        environment = cls(sticky_action_prob=0.1)
+        environment.seed(EPISODE_SEED + episode)
+        environment.reset()
+        total = 0.0
+        for _ in range(MAX_STEPS):
+            reward, terminal = environment.act(policy(environment))
+            total += float(reward)
+            if terminal:
+                break
+        returns.append(total)
+    return float(np.mean(returns))
+
+
+def microseconds_per_step(task: MinAtarTask, steps: int = 3000) -> float:
+    """state() plus act() with random actions, averaged over `steps` steps (a finished episode is reset,
+    not rebuilt, so that building generators is not counted as stepping)."""
+    actions = np.random.RandomState(0).randint(6, size=steps).tolist()
+    environment, _ = task.start_episode(0)
+    started = time.perf_counter()
+    for action in actions:
+        environment.state()
+        if environment.act(action)[1]:
+            environment.reset()
+    return (time.perf_counter() - started) / steps * 1e6
+
+
+def calibrate(task: MinAtarTask, episodes: int) -> dict:
+    zero = grade_answer(task, ZERO, episodes)
+    reference = grade_answer(task, reference_program(task), episodes)
+    if "error" in reference:
+        raise SystemExit(f"{task.task_id}: the reference program failed: {reference['error']}")
+    row = {
+        "source": task.source,
+        "cap": task.score_cap,
+        "max_steps": getattr(synth.environment_class(task.game), "max_steps", MAX_STEPS)
+        if task.source == "synth" else minatar_original.ORIGINAL_MAX_STEPS.get(task.game, MAX_STEPS),
+        "description": synth.description(task.game) if task.source == "synth"
+        else minatar_original.ORIGINAL_DESCRIPTIONS[task.game],
+        "episodes": episodes,
+        "zero": zero["normalized_score"],
+        "reference": reference["normalized_score"],
+        "reference_raw": reference["raw_score"],
+        "reference_mean_length": reference["mean_episode_length"],
+        "us_per_step": round(microseconds_per_step(task), 1),
+    }
+    if task.source == "synth":
+        row["scripted_raw"] = scripted_score(task.game, episodes)
+        row["scripted"] = task.normalize(row["scripted_raw"])
+    return row
+
+
+def show(rows: dict[str, dict]) -> Table:
+    table = Table(title="Game calibration (normalised scores)")
+    for column in ("game", "source", "cap", "max len", "zero", "reference", "scripted", "ref mean len", "us/step"):
+        table.add_column(column, justify="left" if column in ("game", "source") else "right")
+    for game, row in rows.items():
+        scripted = f"{row['scripted']:.3f}" if "scripted" in row else ""
+        table.add_row(game, row["source"], f"{row['cap']:g}", str(row["max_steps"]), f"{row['zero']:.3f}",
+                      f"{row['reference']:.3f}", scripted, f"{row['reference_mean_length']:.0f}",
+                      f"{row['us_per_step']:.1f}")
+    return table
+
+
+def games_document(rows: dict[str, dict]) -> str:
+    lines = ["# Games", "", "Generated by `python benchmarks/calibrate_synth.py --write`: each game's rules and "
+             "calibration. Scores are normalised (raw return / cap, clipped to [0, 1]) over "
+             f"{next(iter(rows.values()))['episodes']} episodes; *zero* is the all-zero network (uniformly "
+             "random actions), *reference* the shipped hand-written program, *scripted* a strong player that "
+             "reads the game's internal state (it sets the cap).", "",
+             "| game | source | cap | max length | zero | reference | scripted | description |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for game, row in rows.items():
+        scripted = f"{row['scripted']:.3f}" if "scripted" in row else ""
+        lines.append(f"| {game} | {row['source']} | {row['cap']:g} | {row['max_steps']} | {row['zero']:.3f} | "
+                     f"{row['reference']:.3f} | {scripted} | {row['description']} |")
+    for game, row in rows.items():
+        if row["source"] != "synth":
+            continue
+        module = importlib.import_module(f"minatar_synth.games.{game}")
+        lines += ["", f"## {game}", "", (module.__doc__ or "").strip()]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--episodes", type=int, default=200)
+    parser.add_argument("--games", default="", help="comma-separated games (default: all)")
+    parser.add_argument("--write", action="store_true", help="store calibration.json and docs/games.md")
+    options = parser.parse_args()
+    wanted = set(filter(None, options.games.split(",")))
+    tasks = [task for task in all_minatar_tasks() if not wanted or task.game in wanted]
+    console = Console(width=160)
+    rows = {}
+    for task in tasks:
+        console.print(f"calibrating {task.task_id} ...")
+        rows[task.game] = calibrate(task, options.episodes)
+    console.print(show(rows))
+    synthetic = [row for row in rows.values() if row["source"] == "synth"]
+    if synthetic:
+        mean = float(np.mean([row["reference"] for row in synthetic]))
+        console.print(f"synthetic games: {len(synthetic)}; reference mean {mean:.3f}; "
+                      f"min {min(row['reference'] for row in synthetic):.3f}; "
+                      f"zero max {max(row['zero'] for row in synthetic):.3f}")
+    if options.write:
+        stored = json.loads(CALIBRATION.read_text()) if CALIBRATION.exists() else {}
+        stored.update(rows)
+        ordered = {task.game: stored[task.game] for task in all_minatar_tasks() if task.game in stored}
+        CALIBRATION.write_text(json.dumps(ordered, indent=1) + "\n")
+        GAMES_DOC.write_text(games_document(ordered))
+        console.print(f"wrote {CALIBRATION.relative_to(ROOT)} and {GAMES_DOC.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
