@@ -178,7 +178,8 @@ def run(
     protocol: str = typer.Option("one-shot", help="one-shot or feedback."),
     rounds: int = typer.Option(4, min=1, help="Feedback rounds (feedback protocol)."),
     concurrency: int = typer.Option(4, min=1, help="Tasks in flight at once."),
-    episodes: int = typer.Option(1000, min=1, help="Held-out scoring episodes per MinAtar task (0..N-1)."),
+    episodes: int = typer.Option(1000, min=1, max=100_000, help="Held-out scoring episodes per MinAtar task "
+                                                                "(0..N-1)."),
     train_episodes: int = typer.Option(100, min=1, help="Training episodes per feedback round (MinAtar; ids "
                                                         "from 100000, disjoint from the scoring episodes)."),
     out: Path = typer.Option(None, help="Run directory (default runs/<model>-<protocol>); re-running with the "

@@ -1,0 +1,75 @@
+"""The live view of `wsp run`: an overall bar, a line per running task, a line per finished one, and the
+summary table at the end. Rich's Progress is thread-safe, so worker threads update it directly."""
+
+from __future__ import annotations
+
+import threading
+
+from rich import box
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from wspbench.harness.runs import Display
+from wspbench.harness.summary import cell, mean_test_score
+
+
+class RichDisplay(Display):
+    def __init__(self, console: Console, total: int, already_done: int):
+        self.console = console
+        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), console=console, transient=True)
+        self.overall = self.progress.add_task("tasks", total=total, completed=already_done)
+        self.lines: dict[str, int] = {}
+        self.lock = threading.Lock()
+
+    def __enter__(self) -> "RichDisplay":
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.progress.stop()
+
+    def status(self, task_id: str, text: str) -> None:
+        with self.lock:
+            if task_id not in self.lines:
+                self.lines[task_id] = self.progress.add_task("", total=None)
+            self.progress.update(self.lines[task_id], description=f"  {task_id}: {text}")
+
+    def done(self, task_id: str, record: dict) -> None:
+        with self.lock:
+            line = self.lines.pop(task_id, None)
+            if line is not None:
+                self.progress.remove_task(line)
+            self.progress.advance(self.overall)
+        if record["status"] == "ok":
+            line = Text(f"done {task_id}: held-out score {cell('test_score', record.get('test_score'))}")
+            line.stylize("green", 0, 4)
+        else:
+            line = Text(f"failed {task_id}: {record['error']}")  # Text: a model's words are never markup
+            line.stylize("red", 0, 6)
+        self.progress.console.print(line)
+
+
+def summary_table(manifest: dict, rows: list[dict]) -> Table:
+    """The run's rows, compact enough for an 80-column terminal (summary.md has every column; errors are
+    listed under the table)."""
+    mean = mean_test_score(rows)
+    ok = sum(r["status"] == "ok" for r in rows)
+    caption = f"mean held-out score {cell('test_score', mean)} over {ok} of {len(rows)} tasks"
+    for row in rows:
+        if row["error"]:
+            caption += f"\n{row['task']}: {cell('error', row['error'])}"
+    table = Table(title=Text(f"{manifest['model']} · {manifest['protocol']}"), caption=Text(caption),
+                  caption_justify="left",
+                  box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False)
+    for header in ("task", "status", "test", "train", "rounds", "bad", "tokens", "s"):
+        table.add_column(header, no_wrap=True, justify="left" if header in ("task", "status") else "right")
+    for row in rows:
+        tokens = "-" if row["prompt_tokens"] is None else f"{row['prompt_tokens']}/{row['completion_tokens']}"
+        table.add_row(row["task"], row["status"], cell("test_score", row["test_score"]),
+                      cell("train_score", row["train_score"]), cell("rounds", row["rounds"]),
+                      cell("parse_errors", row["parse_errors"]), tokens, cell("total_s", row["total_s"]),
+                      style={"ok": None, "error": "red", "pending": "dim"}.get(row["status"]))
+    return table

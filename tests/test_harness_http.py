@@ -1,0 +1,294 @@
+"""The harness against a real chat-completions server (http.server in a thread, 127.0.0.1, a free port),
+through the real `openai` client: retries, timeouts, reasoning text, failures as records, resume after a
+kill, and no trace of the API key anywhere."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from wspbench.cli import app
+from wspbench.grading import grade_answer
+from wspbench.harness.clients import ModelError, OpenAIClient, scrub
+from wspbench.tasks import MinAtarTask
+
+RUNNER = CliRunner()
+KEY_ENV = "WSP_TEST_API_KEY"
+KEY = "sk-test-DUMMY-7f3a9c1e5b2d4f60aa"
+EXAMPLES = Path(__file__).parents[1] / "src" / "wspbench" / "examples"
+GOOD = (EXAMPLES / "breakout.txt").read_text()
+ZERO = (EXAMPLES / "zero.txt").read_text()
+RIGHT = "Always right.\n```edits\nb3[3] = 9\n```\n"
+
+
+def completion(content: str | None, reasoning: str | None = None, finish: str = "stop",
+               tokens: tuple[int, int] = (1000, 200)) -> dict:
+    message = {"role": "assistant", "content": content}
+    if reasoning is not None:
+        message["reasoning_content"] = reasoning
+    return {"status": 200, "body": {
+        "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": "scripted-model",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": {"prompt_tokens": tokens[0], "completion_tokens": tokens[1], "total_tokens": sum(tokens),
+                  "completion_tokens_details": {"reasoning_tokens": 7}}}}
+
+
+def failure(status: int, retry_after: str | None = None, message: str | None = None) -> dict:
+    headers = {"Retry-After": retry_after} if retry_after is not None else {}
+    return {"status": status, "headers": headers,
+            "body": {"error": {"message": message or f"scripted {status}", "type": "server_error", "code": status}}}
+
+
+class ChatServer:
+    """Scripted replies per task: the first key of `script` found in the request's user prompt picks
+    the queue; each request pops one entry ({status, body, headers, delay})."""
+
+    def __init__(self):
+        self.script: dict[str, list[dict]] = {}
+        self.requests: list[dict] = []
+        self.release = threading.Event()  # ends slow replies at teardown
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests.append({"path": self.path, "auth": self.headers.get("Authorization"),
+                                        "json": body})
+                entry = server.next_entry(body)
+                if entry.get("delay"):
+                    server.release.wait(entry["delay"])
+                data = json.dumps(entry["body"]).encode()
+                try:
+                    self.send_response(entry["status"])
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    for name, value in entry.get("headers", {}).items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):  # the client timed out and left
+                    pass
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.httpd.block_on_close = False
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
+
+    def next_entry(self, body: dict) -> dict:
+        prompt = body["messages"][1]["content"]
+        for key, queue in self.script.items():
+            if key in prompt:
+                if not queue:
+                    return failure(400)
+                return queue.pop(0)
+        return failure(404)
+
+    def count(self, key: str) -> int:
+        return sum(key in r["json"]["messages"][1]["content"] for r in self.requests)
+
+
+@pytest.fixture
+def server():
+    chat = ChatServer()
+    chat.thread.start()
+    yield chat
+    chat.release.set()
+    chat.httpd.shutdown()
+    chat.httpd.server_close()
+
+
+@pytest.fixture
+def key(monkeypatch):
+    monkeypatch.setenv(KEY_ENV, KEY)
+    return KEY
+
+
+def wsp_run(server, out, *args):
+    result = RUNNER.invoke(app, ["run", "--model", "scripted-model", "--base-url", server.url, "--api-key-env",
+                                 KEY_ENV, "--out", str(out), "--episodes", "3", "--workers", "1", "--concurrency",
+                                 "1", "--backoff", "0.01", "--max-tries", "3", *args])
+    return result
+
+
+def record(out, task_id):
+    return json.loads((Path(out) / "tasks" / f"{task_id.replace('/', '__')}.json").read_text())
+
+
+# --- the client on its own ----------------------------------------------------------------------------
+
+def test_client_retries_a_rate_limit_then_records_reply_usage_and_reasoning(server, key):
+    server.script["ping"] = [failure(429, retry_after="0"), completion("hello", reasoning="thinking...")]
+    client = OpenAIClient("scripted-model", server.url, KEY_ENV, timeout_s=10, max_tries=3, backoff_s=0.01)
+    reply = client.complete([{"role": "system", "content": "s"}, {"role": "user", "content": "ping"}])
+    assert (reply.content, reply.reasoning, reply.finish_reason, reply.attempts) == ("hello", "thinking...", "stop", 2)
+    assert reply.usage["prompt_tokens"] == 1000 and reply.usage["completion_tokens"] == 200
+    assert reply.latency_s >= 0 and reply.model == "scripted-model"
+    assert [r["auth"] for r in server.requests] == [f"Bearer {KEY}"] * 2  # the key is sent, and only there
+
+
+def test_client_gives_up_after_the_last_try_with_a_clear_error(server, key):
+    server.script["ping"] = [failure(500)] * 3
+    client = OpenAIClient("scripted-model", server.url, KEY_ENV, timeout_s=10, max_tries=3, backoff_s=0.01)
+    with pytest.raises(ModelError, match=r"no reply after 3 tries; last error: HTTP 500"):
+        client.complete([{"role": "system", "content": "s"}, {"role": "user", "content": "ping"}])
+    assert len(server.requests) == 3
+
+
+def test_client_does_not_retry_a_bad_request(server, key):
+    server.script["ping"] = [failure(400), completion("never sent")]
+    client = OpenAIClient("scripted-model", server.url, KEY_ENV, timeout_s=10, max_tries=3, backoff_s=0.01)
+    with pytest.raises(ModelError, match=r"HTTP 400.*not retried"):
+        client.complete([{"role": "system", "content": "s"}, {"role": "user", "content": "ping"}])
+    assert len(server.requests) == 1
+
+
+def test_client_times_out_a_slow_reply_and_retries(server, key):
+    server.script["ping"] = [{**completion("late"), "delay": 20}, completion("on time")]
+    client = OpenAIClient("scripted-model", server.url, KEY_ENV, timeout_s=0.5, max_tries=2, backoff_s=0.01)
+    started = time.perf_counter()
+    reply = client.complete([{"role": "system", "content": "s"}, {"role": "user", "content": "ping"}])
+    assert (reply.content, reply.attempts) == ("on time", 2)
+    assert time.perf_counter() - started < 10
+    server.script["ping"] = [{**completion("late"), "delay": 20}]
+    client.max_tries = 1
+    with pytest.raises(ModelError, match="timed out after 0.5 s"):
+        client.complete([{"role": "system", "content": "s"}, {"role": "user", "content": "ping"}])
+
+
+def test_missing_key_is_a_clear_error(monkeypatch):
+    monkeypatch.delenv(KEY_ENV, raising=False)
+    with pytest.raises(ModelError, match=KEY_ENV):
+        OpenAIClient("m", None, KEY_ENV)
+
+
+def test_scrub_removes_the_key_and_pieces_of_it():
+    text = scrub(f"bad key {KEY} (you sent sk-test-DUMMY-7f3a...60aa)", KEY)
+    assert "DUMMY-7f" not in text and KEY not in text and "***" in text
+
+
+# --- wsp run against the server -----------------------------------------------------------------------
+
+def test_one_shot_run_grades_exactly_like_wsp_grade(server, key, tmp_path):
+    server.script["original/breakout"] = [completion(GOOD)]
+    result = wsp_run(server, tmp_path / "run", "--tasks", "original/breakout")
+    assert result.exit_code == 0, result.output
+    rec = record(tmp_path / "run", "original/breakout")
+    expected = grade_answer(MinAtarTask("breakout"), GOOD, 3, workers=1)
+    assert rec["status"] == "ok" and rec["test_score"] == expected["normalized_score"] > 0
+    assert {k: v for k, v in rec["test"].items() if k != "seconds"} == \
+        {k: v for k, v in expected.items() if k != "seconds"}
+    assert [m["role"] for m in rec["messages"]] == ["system", "user", "assistant"]
+    assert rec["messages"][1]["content"] == server.requests[0]["json"]["messages"][1]["content"]
+    assert rec["usage"] == {"prompt_tokens": 1000, "completion_tokens": 200, "total_tokens": 1200,
+                            "reasoning_tokens": 7}
+    assert rec["rounds"][0]["reply"]["finish_reason"] == "stop" and rec["prompt_version"] == "minatar-v1"
+    assert rec["rounds"][0]["weights"]["format"] == "nonzero"
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["endpoint"] == server.url and manifest["api_key_env"] == KEY_ENV
+    assert "original/breakout" in result.output
+
+
+def test_feedback_run_where_round_two_improves(server, key, tmp_path):
+    server.script["original/breakout"] = [completion(ZERO), completion(GOOD), completion(RIGHT)]
+    result = wsp_run(server, tmp_path / "run", "--tasks", "original/breakout", "--protocol", "feedback",
+                     "--rounds", "3", "--train-episodes", "4")
+    assert result.exit_code == 0, result.output
+    rec = record(tmp_path / "run", "original/breakout")
+    scores = [r["train_score"] for r in rec["rounds"]]
+    assert len(scores) == 3 and scores[1] > scores[0] and scores[1] > scores[2]
+    assert rec["best_round"] == 2 and rec["train_score"] == scores[1]
+    assert rec["rounds"][0]["train"]["episode_ids"] == [100000, 100003]  # training seeds, not scoring ones
+    assert rec["test_score"] == grade_answer(MinAtarTask("breakout"), GOOD, 3, workers=1)["normalized_score"]
+    second = server.requests[1]["json"]["messages"]  # the model saw its reply and grouped results
+    assert [m["role"] for m in second] == ["system", "user", "assistant", "user"]
+    assert "training episodes" in second[3]["content"] and "episodes 100000..100000" in second[3]["content"]
+    assert len(server.requests) == 3 and rec["usage"]["prompt_tokens"] == 3000
+
+
+def test_reply_without_edits_block_gets_the_error_and_another_chance(server, key, tmp_path):
+    server.script["original/breakout"] = [completion("I would move right."), completion(GOOD)]
+    result = wsp_run(server, tmp_path / "run", "--tasks", "original/breakout", "--protocol", "feedback",
+                     "--rounds", "2", "--train-episodes", "3")
+    assert result.exit_code == 0, result.output
+    rec = record(tmp_path / "run", "original/breakout")
+    assert "no ```edits block" in rec["rounds"][0]["parse_error"] and "train" not in rec["rounds"][0]
+    assert "no ```edits block" in server.requests[1]["json"]["messages"][3]["content"]
+    assert rec["best_round"] == 2 and rec["test_score"] > 0
+
+
+def test_server_errors_become_a_recorded_failure_and_the_batch_goes_on(server, key, tmp_path):
+    server.script["original/breakout"] = [failure(500)] * 3
+    server.script["original/asterix"] = [completion(RIGHT)]
+    result = wsp_run(server, tmp_path / "run", "--tasks", "original/breakout,original/asterix")
+    assert result.exit_code == 1  # a failed task is reported, after the others ran
+    failed, ok = record(tmp_path / "run", "original/breakout"), record(tmp_path / "run", "original/asterix")
+    assert failed["status"] == "error" and "no reply after 3 tries" in failed["error"] and "500" in failed["error"]
+    assert failed["test_score"] is None and ok["status"] == "ok" and ok["test_score"] is not None
+    assert server.count("original/breakout") == 3
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert [row["status"] for row in summary["rows"]] == ["error", "ok"]
+
+
+def test_reply_with_reasoning_text_only_is_graded_from_the_reasoning(server, key, tmp_path):
+    server.script["original/breakout"] = [completion(None, reasoning=GOOD, finish="length")]
+    result = wsp_run(server, tmp_path / "run", "--tasks", "original/breakout")
+    assert result.exit_code == 0, result.output
+    rec = record(tmp_path / "run", "original/breakout")
+    entry = rec["rounds"][0]
+    assert entry["reply"]["content"] == "" and entry["reply"]["reasoning"] == GOOD
+    assert entry["reply"]["finish_reason"] == "length" and entry["answer_source"] == "reasoning"
+    assert rec["test_score"] > 0
+
+
+def test_a_run_leaves_no_trace_of_the_key(server, key, tmp_path):
+    server.script["original/breakout"] = [failure(401, message=f"Incorrect API key provided: {KEY}")]
+    server.script["original/asterix"] = [failure(500), completion(RIGHT)]
+    out = tmp_path / "run"
+    result = wsp_run(server, out, "--tasks", "original/breakout,original/asterix")
+    assert {r["auth"] for r in server.requests} == {f"Bearer {KEY}"}  # it was used...
+    assert "HTTP 401" in record(out, "original/breakout")["error"]
+    text = result.output + "".join(p.read_text() for p in out.rglob("*") if p.is_file())
+    assert not [KEY[i:i + 8] for i in range(len(KEY) - 7) if KEY[i:i + 8] in text]  # ...and never written
+
+
+def test_resume_after_a_kill_loses_nothing_and_repeats_no_graded_work(server, key, tmp_path):
+    out = tmp_path / "run"
+    server.script["original/breakout"] = [completion(GOOD)]
+    server.script["original/asterix"] = [{**completion(RIGHT), "delay": 60}, completion(RIGHT)]
+    command = [sys.executable, "-m", "wspbench.cli", "run", "--model", "scripted-model", "--base-url", server.url,
+               "--api-key-env", KEY_ENV, "--out", str(out), "--episodes", "3", "--workers", "1",
+               "--concurrency", "1", "--tasks", "original/breakout,original/asterix"]
+    process = subprocess.Popen(command, env={**os.environ, KEY_ENV: KEY}, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not (server.count("original/asterix") and (out / "tasks" / "original__breakout.json").exists()):
+            assert time.monotonic() < deadline and process.poll() is None, "the run did not reach asterix"
+            time.sleep(0.1)
+    finally:
+        process.kill()
+        process.wait()
+    finished = (out / "tasks" / "original__breakout.json").read_bytes()
+    assert (out / "tasks" / "original__asterix.partial.json").exists()
+
+    result = wsp_run(server, out, "--tasks", "original/breakout,original/asterix")
+    assert result.exit_code == 0, result.output
+    assert (out / "tasks" / "original__breakout.json").read_bytes() == finished  # not graded again
+    assert server.count("original/breakout") == 1 and server.count("original/asterix") == 2
+    assert record(out, "original/asterix")["status"] == "ok"
+    assert not list((out / "tasks").glob("*.partial.json"))
+    kept = list((out / "attempts").glob("original__asterix.partial.*.json"))
+    assert len(kept) == 1 and json.loads(kept[0].read_text())["task"] == "original/asterix"
