@@ -46,9 +46,16 @@ def test_games_lists_caps():
     assert "freeway" in result.stdout and "100" in result.stdout and "synth" in result.stdout
 
 
-def test_examples_grade_every_original_game():
-    result = RUNNER.invoke(app, ["examples", "--episodes", "2", "--workers", "1"], env={"COLUMNS": "200"})
-    assert result.exit_code == 0, result.output
-    for game in ("asterix", "breakout", "freeway", "seaquest", "space_invaders"):
-        assert f"{game}.txt" in result.stdout
-    assert "error" not in result.stdout
+def test_offline_reference_run_and_leaderboard(tmp_path):
+    for model in ("reference", "zero"):
+        result = RUNNER.invoke(app, ["run", "--model", model, "--tasks", "original/breakout,original/seaquest",
+                                     "--episodes", "3", "--workers", "1", "--out", str(tmp_path / model)],
+                               env={"COLUMNS": "200"})
+        assert result.exit_code == 0, result.output
+        assert "original/seaquest" in result.stdout
+    shown = RUNNER.invoke(app, ["runs", "show", str(tmp_path / "reference")], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0 and "original/breakout" in shown.stdout
+    board = RUNNER.invoke(app, ["runs", "compare", str(tmp_path / "zero"), str(tmp_path / "reference")],
+                          env={"COLUMNS": "200"})
+    assert board.exit_code == 0
+    assert board.stdout.index("reference") < board.stdout.index("zero")

@@ -77,20 +77,6 @@ def grade_table(name: str, result: dict) -> Table:
     return table
 
 
-def examples_table(rows: list[tuple[str, dict]]) -> Table:
-    table = Table(title="Example answers shipped with wspbench")
-    for column in ("game", "answer", "normalised", "raw score", "mean length", "non-zero", "seconds"):
-        table.add_column(column, justify="left" if column in ("game", "answer") else "right")
-    for name, result in rows:
-        if "error" in result:
-            table.add_row(result["game"], name, "0", f"[red]{result['error']}[/red]", "", "", "")
-        else:
-            table.add_row(result["game"], name, f"{result['normalized_score']:.4f}", f"{result['raw_score']:.2f}",
-                          f"{result['mean_episode_length']:.1f}", str(result["nonzero_weights"]),
-                          f"{result['seconds']:.1f}")
-    return table
-
-
 @app.command()
 def grade(
     answer: str = typer.Argument(..., help="File with the model's reply, or - for standard input."),
@@ -136,24 +122,6 @@ def games() -> None:
         scores = [f"{measured[key]:.3f}" if key in measured else "-" for key in ("zero", "reference")]
         table.add_row(task.game, task.source, f"{task.score_cap:g}", str(max_steps), *scores, description)
     console.print(table)
-
-
-@app.command()
-def examples(
-    episodes: int = typer.Option(50, min=1, help="Episodes per example."),
-    workers: int = typer.Option(None, min=1, help="Processes to use (default: all cores)."),
-) -> None:
-    """Grade the example answers shipped with wspbench (offline): each game's program and the zero network."""
-    folder = resources.files("wspbench") / "examples"
-    zero = (folder / "zero.txt").read_text()
-    rows = []
-    tasks = [task for task in all_minatar_tasks() if task.source == "original"]
-    with progress_bar("examples", episodes * 2 * len(tasks)) as advance:
-        for task in tasks:
-            example = folder / f"{task.game}.txt"
-            for name, text in (("zero.txt", zero), (f"{task.game}.txt", example.read_text())):
-                rows.append((name, grade_answer(task, text, episodes, workers=workers, progress=advance)))
-    console.print(examples_table(rows))
 
 
 @app.command()
@@ -234,6 +202,44 @@ def run(
     console.print(f"run directory: {run_dir.path}")
     if any(row["status"] != "ok" for row in rows):
         raise typer.Exit(1)
+
+
+runs_app = typer.Typer(help="Look at run directories written by `wsp run`.", no_args_is_help=True)
+app.add_typer(runs_app, name="runs")
+
+
+@runs_app.command("show")
+def runs_show(run_dir: Path = typer.Argument(..., help="A run directory.")) -> None:
+    """Print a run's summary table: one row per task."""
+    from wspbench.harness.display import summary_table
+    from wspbench.harness.runs import RunDir, RunDirError
+
+    try:
+        manifest, rows = RunDir(run_dir).summary()
+    except (RunDirError, OSError, ValueError) as error:
+        raise typer.BadParameter(f"{run_dir}: {error}") from None
+    console.print(summary_table(manifest, rows))
+
+
+@runs_app.command("compare")
+def runs_compare(run_dirs: list[Path] = typer.Argument(..., help="Run directories to rank.")) -> None:
+    """A leaderboard across runs: mean held-out score per model and protocol, best first."""
+    from wspbench.harness.runs import RunDir, RunDirError
+    from wspbench.harness.summary import leaderboard_rows
+
+    try:
+        runs = [RunDir(path).summary() for path in run_dirs]
+    except (RunDirError, OSError, ValueError) as error:
+        raise typer.BadParameter(str(error)) from None
+    table = Table(title="Leaderboard (mean normalised held-out score)")
+    for column in ("rank", "model", "protocol", "rounds", "episodes", "tasks ok", "mean score", "prompts"):
+        table.add_column(column, justify="left" if column in ("model", "protocol", "prompts") else "right")
+    for rank, row in enumerate(leaderboard_rows(runs), start=1):
+        score = "-" if row["mean_test_score"] is None else f"{row['mean_test_score']:.4f}"
+        table.add_row(str(rank), row["model"], row["protocol"], str(row["rounds"]), str(row["episodes"]),
+                      f"{row['tasks_ok']}/{row['tasks']}", score,
+                      ", ".join(sorted(set(row["prompt_versions"].values()))))
+    console.print(table)
 
 
 if __name__ == "__main__":
