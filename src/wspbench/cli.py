@@ -242,5 +242,135 @@ def runs_compare(run_dirs: list[Path] = typer.Argument(..., help="Run directorie
     console.print(table)
 
 
+# --- exports, replays and reports (issue 7): thin wrappers over wspbench.export and wspbench.report ---
+
+export_app = typer.Typer(help="Export tasks where people use them: Harbor task folders, JSONL/Parquet rows.",
+                         no_args_is_help=True)
+app.add_typer(export_app, name="export", help="Export tasks: Harbor task folders, JSONL/Parquet dataset rows.")
+
+
+def _select_tasks(tasks: str, episodes: int):
+    from wspbench.export.catalog import select
+
+    try:
+        return select(tasks, episodes)
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="--tasks") from None
+
+
+def _read_reply(path: str) -> str:
+    try:
+        return read_answer(path)
+    except OSError as error:
+        raise typer.BadParameter(f"cannot read {path}: {error.strerror or error}", param_hint="ANSWER") from None
+
+
+@export_app.command("harbor")
+def export_harbor_command(
+    out: Path = typer.Argument(..., help="Folder for the task folders, registry.json and dataset.toml."),
+    tasks: str = typer.Option("all", help="Tasks, as for `wsp run`: all, original/*, synth/ferry, superbeam, ..."),
+    episodes: int = typer.Option(1000, min=1, help="Scoring episodes (SUPERBEAM: held-out levels, at most 20)."),
+    wheel: Path = typer.Option(None, help="A built wspbench wheel to install in the images (default: build one)."),
+    install: str = typer.Option("wheel", help="wheel (this project's wheel, copied in) or pypi (wspbench==version)."),
+    base_image: str = typer.Option(None, help="Docker base image (default python:X.Y-slim; pin a digest here)."),
+    cpus: int = typer.Option(4, min=1, help="CPUs per container (the verifier timeout is sized with it)."),
+    memory_mb: int = typer.Option(4096, min=256, help="Memory per container."),
+    measure_episodes: int = typer.Option(2, min=0, help="Episodes graded here to size the timeouts (0: minimum)."),
+    name: str = typer.Option("wspbench", help="Dataset name in registry.json and dataset.toml."),
+) -> None:
+    """Write one Harbor task folder per task, plus registry.json and dataset.toml."""
+    from wspbench.export.harbor import Resources, export_harbor
+
+    infos = _select_tasks(tasks, episodes)
+    try:
+        folders = export_harbor(out, infos, wheel=wheel, install=install, resources=Resources(cpus, memory_mb),
+                                measure_episodes=measure_episodes, name=name, base_image=base_image,
+                                progress=lambda info: errors.print(f"exported {info.harbor_name}"))
+    except (RuntimeError, ValueError) as error:
+        errors.print(f"[red]{error}[/red]")
+        raise typer.Exit(1) from None
+    console.print(f"{len(folders)} Harbor tasks in {out} (registry.json, dataset.toml, README.md)")
+
+
+@export_app.command("jsonl")
+def export_jsonl_command(
+    out: Path = typer.Argument(..., help="The .jsonl file to write (a .parquet copy is added when pyarrow is installed)."),
+    tasks: str = typer.Option("all", help="Tasks, as for `wsp run`."),
+    episodes: int = typer.Option(1000, min=1, help="Scoring episodes (SUPERBEAM: held-out levels, at most 20)."),
+) -> None:
+    """Write one dataset row per task (prompt, system prompt, game, episodes, ...)."""
+    from wspbench.export.jsonl import export_jsonl
+
+    for path in export_jsonl(out, _select_tasks(tasks, episodes)):
+        console.print(f"wrote {path}")
+
+
+@app.command("replay")
+def replay_command(
+    task: str = typer.Argument(..., help="Task id: original/breakout, synth/ferry, superbeam, ..."),
+    answer: str = typer.Argument(..., help="File with the reply (or weights JSON), or - for standard input."),
+    out: Path = typer.Option(Path("replay.gif"), help="The GIF to write."),
+    episodes: int = typer.Option(1, min=1, max=20, help="Episodes (SUPERBEAM: levels) to play one after another."),
+    seed: int = typer.Option(None, help="First episode index (seeds 1729+e, 7919+e; default 0), or for SUPERBEAM "
+                                        "the first level (default: the first held-out level)."),
+    max_frames: int = typer.Option(1000, min=1, help="Frames kept per episode (the episode is still played out)."),
+    frame_ms: int = typer.Option(80, min=10, help="Milliseconds per frame."),
+) -> None:
+    """Animated GIF of the network playing the graded episodes, with actions and probabilities."""
+    from wspbench.report.answers import UnusableAnswer
+    from wspbench.report.replay import replay
+
+    try:
+        summary = replay(task, _read_reply(answer), out, episodes, seed, max_frames, frame_ms)
+    except (UnusableAnswer, ValueError) as error:
+        errors.print(f"[red]{error}[/red]")
+        raise typer.Exit(1) from None
+    table = Table(title=f"{task}: {out} ({summary.frames} frames, {summary.size[0]}x{summary.size[1]})")
+    for column in ("episode", "return", "steps", "result"):
+        table.add_column(column)
+    for e in summary.episodes:
+        table.add_row(e.label, f"{e.score:g}", str(e.length), e.result.get("outcome", ""))
+    console.print(table)
+
+
+@app.command("weights")
+def weights_command(
+    answer: str = typer.Argument(..., help="File with the reply (or weights JSON), or - for standard input."),
+    out: Path = typer.Option(Path("weights.png"), help="The PNG to write."),
+    family: str = typer.Option(None, help="minatar or superbeam (default: from the answer's format)."),
+) -> None:
+    """A picture of the weights: W1 as channel maps per hidden unit, the other tensors as heatmaps."""
+    from wspbench.report.answers import UnusableAnswer
+    from wspbench.report.weights import weights_png
+
+    try:
+        kind, size = weights_png(_read_reply(answer), out, family)
+    except (UnusableAnswer, ValueError) as error:
+        errors.print(f"[red]{error}[/red]")
+        raise typer.Exit(1) from None
+    console.print(f"wrote {out} ({kind} network, {size[0]}x{size[1]})")
+
+
+@app.command("report")
+def report_command(
+    run_dirs: list[Path] = typer.Argument(..., help="Run directories written by `wsp run`."),
+    out: Path = typer.Option(Path("report"), help="Folder for index.html, report.md, charts and replays."),
+    replays: bool = typer.Option(True, help="Write a replay GIF of each usable answer's first graded episode."),
+    replay_frames: int = typer.Option(200, min=1, help="Frames kept per replay."),
+    regrade: bool = typer.Option(True, help="Grade answers again when a record lacks per-episode returns "
+                                            "(needed for the MinAtar confidence intervals)."),
+    workers: int = typer.Option(None, min=1, help="Processes for grading again (default: all cores)."),
+) -> None:
+    """Static HTML and Markdown report with 95% intervals, parse failures, tokens, cost and replays."""
+    from wspbench.report.report import build_report
+
+    try:
+        files = build_report(run_dirs, out, replays, replay_frames, regrade, workers)
+    except (FileNotFoundError, ValueError) as error:
+        errors.print(f"[red]{error}[/red]")
+        raise typer.Exit(1) from None
+    console.print(f"wrote {files[0]} and {len(files) - 1} more files in {out}")
+
+
 if __name__ == "__main__":
     app()

@@ -1,0 +1,257 @@
+"""`wsp report`: a static HTML page, a Markdown table and PNG bar charts over one or more run directories.
+
+    OUT/index.html    leaderboard, task x model scores with 95% intervals, details, links to replays
+    OUT/report.md     the same tables in Markdown
+    OUT/scores.png    per task, one bar per model, with the 95% interval
+    OUT/models.png    mean normalised score per model
+    OUT/replays/*.gif the first graded episode of each usable answer (`wsp replay`'s rendering)
+
+A reply that held no usable answer scores 0 and is counted as a parse failure, apart from answers that
+parsed and scored 0; a task whose endpoint never answered is an error and has no score. Model names and
+errors are untrusted text: everything is escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from wspbench.report.runs import Entry, load_runs
+
+CHART_PIXELS = (1200, 520)
+MODELS_CHART_PIXELS = (1000, 400)
+DPI = 100
+
+
+@dataclass
+class ModelRow:
+    label: str
+    tasks: int
+    scored: int
+    mean: float | None
+    parse_failures: int
+    errors: int
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    cost: float | None
+
+
+def labels(entries: list[Entry]) -> dict[int, str]:
+    """A display label per entry: "model (protocol)", plus the run name when two runs share it."""
+    runs_per_label: dict[str, set[str]] = {}
+    for e in entries:
+        runs_per_label.setdefault(e.label, set()).add(e.run)
+    return {id(e): e.label if len(runs_per_label[e.label]) == 1 else f"{e.label} [{e.run}]" for e in entries}
+
+
+def _total(values):
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
+
+
+def model_rows(entries: list[Entry], label_of: dict[int, str]) -> list[ModelRow]:
+    rows = []
+    for label in dict.fromkeys(label_of[id(e)] for e in entries):
+        mine = [e for e in entries if label_of[id(e)] == label]
+        scores = [e.score for e in mine if e.score is not None]
+        rows.append(ModelRow(label, len(mine), len(scores), sum(scores) / len(scores) if scores else None,
+                             sum(e.parse_failure for e in mine), sum(e.status != "ok" for e in mine),
+                             _total(e.prompt_tokens for e in mine), _total(e.completion_tokens for e in mine),
+                             _total(e.cost for e in mine)))
+    return rows
+
+
+def score_text(e: Entry) -> str:
+    if e.status != "ok":
+        return "error"
+    if e.parse_failure:
+        return "0 (parse failure)"
+    text = f"{e.score:.4f}"
+    return text + (f" [{e.ci[0]:.4f}, {e.ci[1]:.4f}]" if e.ci else "")
+
+
+def _num(value, digits: int | None = None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.{digits}f}" if digits is not None else f"{value:,}"
+
+
+def safe_name(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:80] or "model"
+
+
+# --- files ------------------------------------------------------------------------------------------
+
+def write_replays(entries: list[Entry], label_of: dict[int, str], out: Path, frames: int) -> None:
+    """One GIF per usable answer: its first graded episode (MinAtar episode 0, the first held-out level)."""
+    from wspbench.report.answers import UnusableAnswer
+    from wspbench.report.replay import replay
+
+    for e in entries:
+        if e.answer is None or e.status != "ok":
+            continue
+        name = f"replays/{safe_name(label_of[id(e)])}__{safe_name(e.task.replace('/', '-'))}.gif"
+        try:
+            replay(e.task, e.answer, out / name, episodes=1, max_frames=frames)
+        except (UnusableAnswer, ValueError) as error:
+            e.notes.append(f"no replay: {error}")
+            continue
+        e.replay = name
+
+
+def write_charts(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow], out: Path) -> list[str]:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    tasks = list(dict.fromkeys(e.task for e in entries))
+    models = [r.label for r in rows]
+    fig, ax = plt.subplots(figsize=(CHART_PIXELS[0] / DPI, CHART_PIXELS[1] / DPI), dpi=DPI)
+    width = 0.8 / max(1, len(models))
+    for k, model in enumerate(models):
+        by_task = {e.task: e for e in entries if label_of[id(e)] == model}
+        xs, heights, errors = [], [], [[], []]
+        for t, task in enumerate(tasks):
+            e = by_task.get(task)
+            if e is None or e.score is None:
+                continue
+            xs.append(t - 0.4 + width * (k + 0.5))
+            heights.append(e.score)
+            low, high = e.ci or (e.score, e.score)
+            errors[0].append(max(0.0, e.score - low))
+            errors[1].append(max(0.0, high - e.score))
+        ax.bar(xs, heights, width, yerr=np.array(errors) if xs else None, capsize=3, label=model)
+    ax.set_xticks(range(len(tasks)), tasks, rotation=30, ha="right", fontsize=8)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("normalised score (95% interval)")
+    ax.set_title("Held-out score per task")
+    if models:
+        ax.legend(fontsize=8)
+    fig.subplots_adjust(bottom=0.3, left=0.07, right=0.98)
+    fig.savefig(out / "scores.png", dpi=DPI)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(MODELS_CHART_PIXELS[0] / DPI, MODELS_CHART_PIXELS[1] / DPI), dpi=DPI)
+    ax.barh(range(len(rows)), [r.mean or 0.0 for r in rows], color="#4a90d9")
+    ax.set_yticks(range(len(rows)), [r.label for r in rows], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("mean normalised score over scored tasks (parse failures count 0)")
+    ax.set_title("Models")
+    fig.subplots_adjust(left=0.3, right=0.97, bottom=0.15)
+    fig.savefig(out / "models.png", dpi=DPI)
+    plt.close(fig)
+    return ["scores.png", "models.png"]
+
+
+# --- Markdown and HTML ------------------------------------------------------------------------------
+
+def _md(text: str) -> str:
+    """Text for a Markdown table cell: pipes escaped, and no raw HTML (renderers would pass it through)."""
+    return html.escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow], runs: list[str]) -> str:
+    tasks = list(dict.fromkeys(e.task for e in entries))
+    lines = ["# wspbench report", "", f"Runs: {', '.join(_md(r) for r in runs)}", "",
+             "![scores](scores.png)", "", "## Models", "",
+             "| model | tasks | scored | mean score | parse failures | errors | prompt tokens | completion tokens | cost |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {_md(r.label)} | {r.tasks} | {r.scored} | {_num(r.mean, 4)} | {r.parse_failures} | {r.errors} | "
+              f"{_num(r.prompt_tokens)} | {_num(r.completion_tokens)} | {_num(r.cost, 4)} |" for r in rows]
+    lines += ["", "## Scores (normalised, 95% interval over episodes)", "",
+              "| task | " + " | ".join(_md(r.label) for r in rows) + " |", "|---|" + "---|" * len(rows)]
+    for task in tasks:
+        cells = []
+        for r in rows:
+            e = next((e for e in entries if e.task == task and label_of[id(e)] == r.label), None)
+            cells.append("-" if e is None else score_text(e) + (f" ([replay]({e.replay}))" if e.replay else ""))
+        lines.append(f"| {_md(task)} | " + " | ".join(_md(c) if "](" not in c else c for c in cells) + " |")
+    lines += ["", "## Details", "", "| run | model | task | status | score | episodes | tokens in/out | cost | notes |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for e in entries:
+        notes = "; ".join(([e.error] if e.error else []) + e.notes)
+        lines.append(f"| {_md(e.run)} | {_md(label_of[id(e)])} | {_md(e.task)} | {_md(e.status)} | {_md(score_text(e))} | "
+                     f"{_num(e.episodes)} | {_num(e.prompt_tokens)}/{_num(e.completion_tokens)} | {_num(e.cost, 4)} | "
+                     f"{_md(notes[:200])} |")
+    return "\n".join(lines) + "\n"
+
+
+STYLE = """body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:1300px}
+table{border-collapse:collapse;margin:1em 0;font-size:14px}th,td{border:1px solid #ccc;padding:4px 8px;text-align:left}
+th{background:#f2f2f2}td.num{text-align:right}.fail{color:#b35c00}.err{color:#c00}img{max-width:100%}
+.broken{color:#c00;font-weight:bold}"""
+CHECK_IMAGES = """window.addEventListener("load", function () {
+  var broken = Array.prototype.filter.call(document.images, function (i) { return !(i.complete && i.naturalWidth > 0); });
+  broken.forEach(function (i) { var p = document.createElement("p"); p.className = "broken";
+    p.textContent = "image missing: " + i.getAttribute("src"); i.after(p); });
+  document.body.setAttribute("data-broken-images", String(broken.length));
+});"""
+
+
+def page(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow], runs: list[str], charts: list[str]) -> str:
+    esc = html.escape
+    tasks = list(dict.fromkeys(e.task for e in entries))
+    out = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8"><title>wspbench report</title>',
+           f"<style>{STYLE}</style><script>{CHECK_IMAGES}</script></head><body>", "<h1>wspbench report</h1>",
+           f"<p>Runs: {esc(', '.join(runs))}. Scores are normalised held-out scores with a 95% interval over "
+           "episodes (MinAtar: mean return; SUPERBEAM: levels won, Wilson). A reply without a usable answer "
+           "scores 0 and is counted as a parse failure.</p>",
+           "<h2>Models</h2><table><tr><th>model</th><th>tasks</th><th>scored</th><th>mean score</th>"
+           "<th>parse failures</th><th>errors</th><th>prompt tokens</th><th>completion tokens</th><th>cost</th></tr>"]
+    for r in rows:
+        out.append(f"<tr><td>{esc(r.label)}</td><td class=num>{r.tasks}</td><td class=num>{r.scored}</td>"
+                   f"<td class=num>{_num(r.mean, 4)}</td><td class=num>{r.parse_failures}</td><td class=num>{r.errors}</td>"
+                   f"<td class=num>{_num(r.prompt_tokens)}</td><td class=num>{_num(r.completion_tokens)}</td>"
+                   f"<td class=num>{_num(r.cost, 4)}</td></tr>")
+    out.append("</table>")
+    out += [f'<p><img src="{esc(c)}" alt="{esc(c)}"></p>' for c in charts]
+    out.append("<h2>Scores</h2><table><tr><th>task</th>" + "".join(f"<th>{esc(r.label)}</th>" for r in rows) + "</tr>")
+    for task in tasks:
+        cells = []
+        for r in rows:
+            e = next((e for e in entries if e.task == task and label_of[id(e)] == r.label), None)
+            if e is None:
+                cells.append("<td>-</td>")
+                continue
+            css = "err" if e.status != "ok" else "fail" if e.parse_failure else "num"
+            link = f' <a href="{esc(e.replay)}">replay</a>' if e.replay else ""
+            cells.append(f"<td class={css}>{esc(score_text(e))}{link}</td>")
+        out.append(f"<tr><td>{esc(task)}</td>{''.join(cells)}</tr>")
+    out.append("</table><h2>Details</h2><table><tr><th>run</th><th>model</th><th>task</th><th>status</th><th>score</th>"
+               "<th>episodes</th><th>tokens in/out</th><th>cost</th><th>notes</th></tr>")
+    for e in entries:
+        notes = "; ".join(([e.error] if e.error else []) + e.notes)
+        out.append(f"<tr><td>{esc(e.run)}</td><td>{esc(label_of[id(e)])}</td><td>{esc(e.task)}</td><td>{esc(e.status)}</td>"
+                   f"<td>{esc(score_text(e))}</td><td class=num>{_num(e.episodes)}</td>"
+                   f"<td class=num>{_num(e.prompt_tokens)}/{_num(e.completion_tokens)}</td>"
+                   f"<td class=num>{_num(e.cost, 4)}</td>"
+                   f"<td>{esc(notes[:300])}</td></tr>")
+    out.append("</table>")
+    replays = [e for e in entries if e.replay]
+    if replays:
+        out.append("<h2>Replays</h2>")
+        out += [f'<figure><img src="{esc(e.replay)}" alt="replay"><figcaption>{esc(label_of[id(e)])} · '
+                f"{esc(e.task)}</figcaption></figure>" for e in replays]
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def build_report(run_dirs: list[Path], out: Path, replays: bool = True, replay_frames: int = 200,
+                 regrade: bool = True, workers: int | None = None) -> list[Path]:
+    """Write the report files; returns them (HTML first)."""
+    entries = load_runs(run_dirs, regrade=regrade, workers=workers)
+    out.mkdir(parents=True, exist_ok=True)
+    label_of = labels(entries)
+    rows = model_rows(entries, label_of)
+    if replays:
+        write_replays(entries, label_of, out, replay_frames)
+    charts = write_charts(entries, label_of, rows, out)
+    runs = [str(p) for p in run_dirs]
+    (out / "index.html").write_text(page(entries, label_of, rows, runs, charts))
+    (out / "report.md").write_text(markdown(entries, label_of, rows, runs))
+    return [out / "index.html", out / "report.md", *(out / c for c in charts),
+            *(out / e.replay for e in entries if e.replay)]
