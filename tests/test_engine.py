@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from wspbench.evaluation import evaluate
-from wspbench.evaluation.engine import _sample_batch
+from wspbench.evaluation.engine import _sample_batch, play_lockstep, play_reference
 from wspbench.networks import MINATAR_NETWORK, SUPERBEAM_NETWORK, sample_action, softmax_cdf
 from wspbench.tasks import MinAtarTask
 
@@ -27,6 +27,14 @@ def test_fast_equals_reference_on_random_dense_programs(game, workers):
         fast = evaluate(task, weights, episodes, engine="fast", workers=workers)
         reference = evaluate(task, weights, episodes, engine="reference", workers=1)
         assert fast == reference
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_slots_reused_across_episodes_give_reference_results(game):
+    """A small batch makes every slot play many episodes in turn, reusing its environment."""
+    task, weights = MinAtarTask(game), random_dense(7)
+    episodes = list(range(6)) if game == "freeway" else list(range(30))
+    assert play_lockstep(task, weights, episodes, batch_size=3) == play_reference(task, weights, episodes)
 
 
 def test_episode_ids_are_respected():

@@ -81,6 +81,13 @@ class _Slot:
         self.score = 0.0
         self.steps = 0
 
+    def restart(self, task: MinAtarTask, episode: int) -> "_Slot":
+        self.episode = episode
+        self.environment, self.action_random = task.restart_episode(self.environment, self.action_random, episode)
+        self.score = 0.0
+        self.steps = 0
+        return self
+
 
 def play_lockstep(task: MinAtarTask, weights: Weights, episode_ids: Sequence[int],
                   progress: Progress | None = None, batch_size: int = BATCH_SIZE) -> list[tuple[float, int]]:
@@ -103,7 +110,7 @@ def play_lockstep(task: MinAtarTask, weights: Weights, episode_ids: Sequence[int
                 finished[slot.episode] = (slot.score, slot.steps)
                 if progress:
                     progress(1)
-                slot = next((_Slot(task, episode) for episode in waiting), None)
+                slot = next((slot.restart(task, episode) for episode in waiting), None)
                 if slot is None:
                     continue
             live.append(slot)

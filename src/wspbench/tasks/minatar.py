@@ -50,6 +50,23 @@ class MinAtarTask:
         environment.reset()
         return environment, action_random
 
+    def restart_episode(self, environment, action_random, episode: int):
+        """`start_episode`, reusing a finished episode's objects where that is exactly equivalent.
+
+        Reseeding a RandomState in place gives the same stream as a new one (in 1 us rather than 100), and
+        an original MinAtar game's `reset()` sets every field of the game; the wrapper's last action is the
+        one thing to clear. Synthetic games get a fresh environment, as the reference makes them.
+        """
+        action_random.seed(ACTION_SEED + episode)
+        if self.source != "original":
+            environment = self.make_environment()
+            environment.seed(EPISODE_SEED + episode)
+        else:
+            environment.random.seed(EPISODE_SEED + episode)  # the generator the game shares with its wrapper
+            environment.last_action = 0
+        environment.reset()
+        return environment, action_random
+
     def observation(self, state: np.ndarray) -> np.ndarray:
         if self.source == "original":
             return minatar_original.observation(self.game, state)
