@@ -182,8 +182,9 @@ class _single_threaded_blas:
 
 
 def _play_in_pool(play, task, weights, ids, workers, progress) -> list[tuple[float, int]]:
-    """Split the episodes into chunks (several per worker, for balance and progress) and merge in order."""
-    chunk_count = min(len(ids), workers * 8)
+    """Split the episodes into chunks and merge in order. A few chunks per worker balance the load; a chunk
+    of at least two batches lets its slots be reused (a new environment costs more than a short episode)."""
+    chunk_count = min(workers * 4, max(workers, len(ids) // (2 * BATCH_SIZE)))
     bounds = np.linspace(0, len(ids), chunk_count + 1).astype(int)
     chunks = [ids[start:stop] for start, stop in zip(bounds[:-1], bounds[1:]) if stop > start]
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
