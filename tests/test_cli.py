@@ -35,6 +35,11 @@ def test_grade_reports_a_bad_answer_and_fails():
     assert "no ```edits block" in result.stdout
 
 
+def test_grade_reports_a_missing_file(tmp_path):
+    result = RUNNER.invoke(app, ["grade", "-g", "breakout", str(tmp_path / "absent.txt")])
+    assert result.exit_code == 2 and "cannot read" in result.output
+
+
 def test_grade_rejects_unknown_engine():
     result = RUNNER.invoke(app, ["grade", "-g", "breakout", "--engine", "warp", "-"], input=ANSWER)
     assert result.exit_code == 2

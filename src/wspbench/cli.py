@@ -39,11 +39,14 @@ def progress_bar(label: str, total: int):
 
 def read_answer(path: str) -> str:
     """An answer file, or standard input for `-`, read with a size bound."""
-    stream = sys.stdin.buffer if path == "-" else open(path, "rb")
-    with stream:
-        data = stream.read(MAX_ANSWER_FILE_BYTES + 1)
+    try:
+        stream = sys.stdin.buffer if path == "-" else open(path, "rb")
+        with stream:
+            data = stream.read(MAX_ANSWER_FILE_BYTES + 1)
+    except OSError as error:
+        raise typer.BadParameter(f"cannot read {path}: {error.strerror or error}", param_hint="ANSWER") from None
     if len(data) > MAX_ANSWER_FILE_BYTES:
-        raise typer.BadParameter(f"{path} is larger than {MAX_ANSWER_FILE_BYTES:,} bytes")
+        raise typer.BadParameter(f"{path} is larger than {MAX_ANSWER_FILE_BYTES:,} bytes", param_hint="ANSWER")
     return data.decode("utf-8", errors="replace")
 
 
@@ -258,13 +261,6 @@ def _select_tasks(tasks: str, episodes: int):
         raise typer.BadParameter(str(error), param_hint="--tasks") from None
 
 
-def _read_reply(path: str) -> str:
-    try:
-        return read_answer(path)
-    except OSError as error:
-        raise typer.BadParameter(f"cannot read {path}: {error.strerror or error}", param_hint="ANSWER") from None
-
-
 @export_app.command("harbor")
 def export_harbor_command(
     out: Path = typer.Argument(..., help="Folder for the task folders, registry.json and dataset.toml."),
@@ -321,7 +317,7 @@ def replay_command(
     from wspbench.report.replay import replay
 
     try:
-        summary = replay(task, _read_reply(answer), out, episodes, seed, max_frames, frame_ms)
+        summary = replay(task, read_answer(answer), out, episodes, seed, max_frames, frame_ms)
     except (UnusableAnswer, ValueError) as error:
         errors.print(f"[red]{error}[/red]")
         raise typer.Exit(1) from None
@@ -344,7 +340,7 @@ def weights_command(
     from wspbench.report.weights import weights_png
 
     try:
-        kind, size = weights_png(_read_reply(answer), out, family)
+        kind, size = weights_png(read_answer(answer), out, family)
     except (UnusableAnswer, ValueError) as error:
         errors.print(f"[red]{error}[/red]")
         raise typer.Exit(1) from None
