@@ -1,8 +1,10 @@
 """The SUPERBEAM weights task: parse a written network, play levels with it, score, feedback.
 
 The answer is untrusted text. `parse_answer` bounds its length, finds the last ```json block (or
-else the last bare object that starts with "W1"), reads it with `json.loads` only, and checks
-every array: keys W1, b1, W2, b2, shapes (16, 8), (16,), (6, 16), (6,), numbers only, finite.
+else the last bare object that starts with "W1"), reads it with `json.loads` only (a key given
+twice, NaN or Infinity, nesting deeper than the interpreter allows and ints over 4,300 digits are
+errors), and checks every array: keys W1, b1, W2, b2, shapes (16, 8), (16,), (6, 16), (6,), numbers
+only, finite.
 Any problem raises `AnswerError` with a message a model can act on; `grade` turns it into a
 result with score 0.
 
@@ -49,8 +51,9 @@ _FENCE = re.compile(r"```")
 _W1_START = re.compile(r"\{\s*\"W1\"")
 
 
-def _candidates(text: str) -> list[str]:
-    """JSON texts to try, best first: fenced blocks (last first), then bare objects from "{"W1"."""
+def _candidates(text: str) -> list[str | AnswerError]:
+    """JSON texts to try, best first: fenced blocks (last first), then bare objects from "{"W1" (or why
+    such an object cannot be read)."""
     out = []
     fences = [m.start() for m in _FENCE.finditer(text)]
     blocks = []
@@ -71,6 +74,9 @@ def _candidates(text: str) -> list[str]:
             _, end = decoder.raw_decode(text, start)
         except json.JSONDecodeError:
             continue
+        except (ValueError, RecursionError) as error:  # JSON, but too deep or with an int too long to read
+            out.append(_json_error(error))
+            continue
         out.append(text[start:end])
     return out
 
@@ -79,7 +85,7 @@ def _array(name: str, value, shape: tuple[int, ...]) -> np.ndarray:
     def check(v, depth):
         if depth == len(shape):
             if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise AnswerError(f"{name} holds {json.dumps(v)[:40]}, not a number")
+                raise AnswerError(f"{name} holds {_short_json(v)}, not a number")
             try:
                 finite = math.isfinite(float(v))
             except OverflowError:
@@ -113,14 +119,47 @@ def parse_answer(text: str) -> dict[str, np.ndarray]:
     candidates = _candidates(text)
     if not candidates:
         raise AnswerError('no JSON object with "W1", "b1", "W2", "b2" found: put it in a ```json block')
+    if isinstance(candidates[0], AnswerError):
+        raise candidates[0]
     try:
-        data = json.loads(candidates[0], parse_constant=_reject_constant)
+        data = json.loads(candidates[0], parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
     except AnswerError:
         raise
     except (ValueError, RecursionError) as e:  # JSONDecodeError is a ValueError
-        raise AnswerError(f"the JSON block does not parse: {getattr(e, 'msg', e)} "
-                          f"(line {getattr(e, 'lineno', '?')}, column {getattr(e, 'colno', '?')})") from None
+        raise _json_error(e) from None
     return weights_from_dict(data)
+
+
+def _json_error(error: Exception) -> AnswerError:
+    """A clear message for what json refuses: bad syntax, nesting deeper than the interpreter allows, or
+    an int over 4,300 digits (Python's limit for reading one)."""
+    if isinstance(error, RecursionError):
+        return AnswerError("the JSON block does not parse: it is nested too deeply (the weights need 2 levels)")
+    if isinstance(error, json.JSONDecodeError):
+        return AnswerError(f"the JSON block does not parse: {error.msg} (line {error.lineno}, column {error.colno})")
+    if "integer string conversion" in str(error):
+        return AnswerError("the JSON block holds an integer with more than 4,300 digits: every weight must be a "
+                           "plain number")
+    return AnswerError(f"the JSON block does not parse: {str(error)[:200]}")
+
+
+def _unique_keys(pairs: list) -> dict:
+    """json's object hook: a key given twice is an error (json would keep the last one silently)."""
+    data = dict(pairs)
+    if len(data) < len(pairs):
+        seen = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise AnswerError(f"the JSON object has the key {_short_json(twice)} twice")
+    return data
+
+
+def _short_json(value) -> str:
+    """`value` as JSON, at most 40 characters; never raises."""
+    try:
+        text = json.dumps(value)
+    except (ValueError, TypeError, RecursionError):
+        text = type(value).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def weights_from_dict(data) -> dict[str, np.ndarray]:

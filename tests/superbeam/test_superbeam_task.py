@@ -1,15 +1,27 @@
 """The weights task: answer parsing (untrusted text), scoring, feedback and the CLI."""
 
 import json
+import re
 
 import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from superbeam.cli import superbeam_app
-from superbeam.task import (DIFFICULTY, MAX_ANSWER_CHARS, TEST_LEVELS, TRAIN_LEVELS, AnswerError,
-                            feedback, grade, parse_answer, play_level, reference_weights, task_prompt,
-                            weights_json)
+from superbeam.task import (
+    DIFFICULTY,
+    MAX_ANSWER_CHARS,
+    TEST_LEVELS,
+    TRAIN_LEVELS,
+    AnswerError,
+    feedback,
+    grade,
+    parse_answer,
+    play_level,
+    reference_weights,
+    task_prompt,
+    weights_json,
+)
 from wspbench.networks import SUPERBEAM_NETWORK
 
 
@@ -116,3 +128,24 @@ def test_cli_grade_and_play(tmp_path):
     gif = tmp_path / "run.gif"
     r = runner.invoke(superbeam_app, ["play", "--level", "classic", "--gif", str(gif), "--no-show"])
     assert r.exit_code == 0 and "won" in r.output and gif.stat().st_size > 1000
+
+
+@pytest.mark.parametrize("text, message", [
+    ('```json\n{"W1": [], "notes": ' + "[" * 50_000 + "]" * 50_000 + "}\n```", "nested too deeply"),
+    ('Here: {"W1": [], "notes": ' + "[" * 50_000 + "]" * 50_000 + "} done", "nested too deeply"),
+    ("[" * 199_000, "no JSON object"),
+    ('```json\n{"W1": ' + "[" * 199_000 + "\n```", "nested too deeply"),
+    ('```json\n{"W1": ' + "1" * 5000 + "}\n```", "more than 4,300 digits"),
+    ('Here: {"W1": ' + "1" * 5000 + "} done", "more than 4,300 digits"),
+    ('```json\n{"W1": 1e' + "9" * 5000 + "}\n```", "lacks b1"),
+    ("```json\n" + json.dumps(zeros()).replace("0.0", "1" + "0" * 400, 1) + "\n```", "non-finite"),
+    ("```json\n" + json.dumps(zeros()).replace("0.0", "Infinity", 1) + "\n```", "Infinity"),
+    ("```json\n" + json.dumps(zeros()).replace("0.0", "-Infinity", 1) + "\n```", "-Infinity"),
+    ('```json\n{"W1": 1, "b2": 2, "W1": 3}\n```', 'the key "W1" twice'),
+    ('```json\n{"W1": 1, "x": {"a": 1, "a": 2}}\n```', 'the key "a" twice'),
+    ("```json\n" + json.dumps({**zeros(), "b1": ["x" * 100_000] + [0] * 15}) + "\n```", "not a number"),
+])
+def test_hostile_json_gives_a_short_clear_error(text, message):
+    with pytest.raises(AnswerError, match=re.escape(message)) as error:
+        parse_answer(text)
+    assert len(str(error.value)) <= 300
