@@ -1,10 +1,15 @@
-"""The fast engine equals the reference engine episode by episode, and its parts equal the reference's."""
+"""The fast and compiled engines equal the reference engine episode by episode, and their parts equal the
+reference's."""
+
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
+from wspbench.evaluation import engine as engine_module
 from wspbench.evaluation import evaluate
-from wspbench.evaluation.engine import _sample_batch, play_lockstep, play_reference
+from wspbench.evaluation.engine import _sample_batch, play_compiled, play_lockstep, play_reference, resolve_engine
 from wspbench.networks import MINATAR_NETWORK, SUPERBEAM_NETWORK, sample_action, softmax_cdf
 from wspbench.tasks import MinAtarTask
 
@@ -15,6 +20,71 @@ def random_dense(seed: int, scale: float = 0.6):
     generator = np.random.default_rng(seed)
     return {name: (generator.standard_normal(shape) * scale).astype(np.float32)
             for name, shape in MINATAR_NETWORK.shapes.items()}
+
+
+def random_sparse(seed: int):
+    """A hand-written-looking program: a few large W1 entries, a diagonal W2, a few W3 entries."""
+    generator = np.random.default_rng(seed)
+    weights = MINATAR_NETWORK.zeros()
+    rows, columns = generator.integers(0, 600, 40), generator.integers(0, 32, 40)
+    weights["W1"][rows, columns] = generator.choice([-3.0, -1.5, 1.5, 3.0], 40)
+    weights["W2"][np.arange(32), np.arange(32)] = 2.0
+    weights["W3"][generator.integers(0, 32, 12), generator.integers(0, 6, 12)] = generator.normal(0, 4, 12)
+    weights["b3"][:] = generator.normal(0, 1, 6)
+    return {name: value.astype(np.float32) for name, value in weights.items()}
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_compiled_equals_reference_on_random_dense_and_sparse_programs(game):
+    """With 1 and 2 workers, and with 3 slots reused across the episodes."""
+    task = MinAtarTask(game)
+    episodes = list(range(4)) if game == "freeway" else list(range(30))
+    for weights in (random_dense(1), random_dense(2, scale=2.0), random_sparse(3), random_sparse(4)):
+        reference = evaluate(task, weights, episodes, engine="reference", workers=1)
+        for workers in (1, 2):
+            assert evaluate(task, weights, episodes, engine="compiled", workers=workers) == reference
+        reused = play_compiled(task, weights, episodes, batch_size=3)
+        assert reused == list(zip(reference.returns, reference.lengths))
+
+
+@pytest.mark.parametrize("game", ["breakout", "seaquest"])
+def test_compiled_with_two_workers_when_a_pool_is_worth_it(game, monkeypatch):
+    monkeypatch.setattr(engine_module, "POOL_WORTH_SECONDS", 0.0)
+    task, weights = MinAtarTask(game), random_sparse(11)
+    reported = []
+    run = evaluate(task, weights, 150, engine="compiled", workers=2, progress=reported.append)
+    assert run == evaluate(task, weights, 150, engine="reference", workers=1)
+    assert sum(reported) == 150
+
+
+def test_compiled_episode_ids_and_progress():
+    """Progress reports arrive while some slots wait for the reference's decision (large weights: wide bounds)."""
+    for weights in (random_dense(3), random_dense(4, scale=4.0)):
+        task, reported = MinAtarTask("breakout"), []
+        ids = [5, 70, 71, 2] + list(range(100, 160))
+        run = play_compiled(task, weights, ids, progress=reported.append, batch_size=8)
+        assert run == play_reference(task, weights, ids)
+        assert sum(reported) == len(ids)
+
+
+def test_compiled_engine_rejects_or_defers_weights_it_cannot_trust():
+    task = MinAtarTask("breakout")
+    weights = random_dense(5)
+    weights["W2"] = weights["W2"][:, :10]
+    with pytest.raises(ValueError, match="shape"):
+        play_compiled(task, weights, [0, 1])
+    weights = random_dense(5)
+    weights["b3"][2] = np.inf  # never from an answer (edits are checked); the fast engine's handling
+    with np.errstate(invalid="ignore"):
+        assert play_compiled(task, weights, [0, 1]) == play_lockstep(task, weights, [0, 1])
+
+
+def test_auto_engine_picks_compiled_for_original_games_only():
+    assert resolve_engine(MinAtarTask("breakout"), "auto") == "compiled"
+    assert resolve_engine(MinAtarTask("fruit_catch", "synth"), "auto") == "fast"
+    task, weights = MinAtarTask("fruit_catch", "synth"), random_dense(5)
+    assert evaluate(task, weights, 6, engine="compiled", workers=1) == evaluate(task, weights, 6,
+                                                                                 engine="reference", workers=1)
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -94,3 +164,12 @@ def test_unknown_engine_and_empty_episodes():
         evaluate(MinAtarTask("breakout"), random_dense(0), 3, engine="warp")
     with pytest.raises(ValueError, match="no episodes"):
         evaluate(MinAtarTask("breakout"), random_dense(0), [], engine="fast")
+
+
+def test_numba_is_imported_only_to_grade_original_games_with_the_compiled_engine():
+    code = ("import sys; import wspbench.cli; from wspbench.evaluation import evaluate; "
+            "from wspbench.tasks import MinAtarTask; from wspbench.networks import MINATAR_NETWORK; "
+            "w = MINATAR_NETWORK.zeros(); evaluate(MinAtarTask('fruit_catch', 'synth'), w, 2, workers=1); "
+            "evaluate(MinAtarTask('breakout'), w, 2, engine='fast', workers=1); assert 'numba' not in sys.modules; "
+            "evaluate(MinAtarTask('breakout'), w, 2, workers=1); assert 'numba' in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=300)

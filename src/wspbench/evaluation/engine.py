@@ -1,6 +1,6 @@
 """Exact evaluation of a weight program on a MinAtar task: episode returns and lengths.
 
-Two engines give identical results, episode by episode:
+The engines give identical results, episode by episode:
 
 - `reference`: one episode after another, one observation at a time, exactly the seed grader's loop.
   It is the executable specification; read it first.
@@ -11,17 +11,24 @@ Two engines give identical results, episode by episode:
   to a cumulative-probability boundary that this could change the action (see
   `Network.forward_batch`), that one action is recomputed the reference way.
 
-Either engine can split the episodes over a process pool; results are merged in episode order.
+- `compiled`: the original MinAtar games stepped, observed and decided in compiled code (numba, imported
+  only when this engine grades an original game; see `wspbench/evaluation/compiled/`). Its decisions use a
+  rigorous bound the same way, falling back to the reference's one-row computation. Synthetic games play
+  with `fast`.
+- `auto` (the default): `compiled` for the original games, `fast` for the synthetic ones.
+
+Every engine can split the episodes over a process pool; results are merged in episode order.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
-from itertools import islice
+from itertools import islice, pairwise
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -29,9 +36,10 @@ from threadpoolctl import threadpool_limits
 from wspbench.networks import Weights, sample_action, softmax_cdf
 from wspbench.tasks.minatar import MAX_STEPS, MinAtarTask
 
-ENGINES = ("fast", "reference")
+ENGINES = ("auto", "compiled", "fast", "reference")
 BATCH_SIZE = 64
 EXACT_ROWS = 6  # batches this small are computed row by row, the reference way
+POOL_WORTH_SECONDS = 0.5  # the compiled engine spreads its episodes over workers only beyond this much work
 Progress = Callable[[int], None]
 
 
@@ -73,7 +81,7 @@ def play_reference(task: MinAtarTask, weights: Weights, episode_ids: Sequence[in
 
 
 class _Slot:
-    __slots__ = ("episode", "environment", "action_random", "score", "steps")
+    __slots__ = ("action_random", "environment", "episode", "score", "steps")
 
     def __init__(self, task: MinAtarTask, episode: int):
         self.episode = episode
@@ -81,7 +89,7 @@ class _Slot:
         self.score = 0.0
         self.steps = 0
 
-    def restart(self, task: MinAtarTask, episode: int) -> "_Slot":
+    def restart(self, task: MinAtarTask, episode: int) -> _Slot:
         self.episode = episode
         self.environment, self.action_random = task.restart_episode(self.environment, self.action_random, episode)
         self.score = 0.0
@@ -145,28 +153,70 @@ def _exact_action(network, weights: Weights, x: np.ndarray, uniform: float) -> i
     return int(np.searchsorted(cdf, uniform, side="right"))
 
 
-PLAYERS = {"fast": play_lockstep, "reference": play_reference}
+def play_compiled(task: MinAtarTask, weights: Weights, episode_ids: Sequence[int],
+                  progress: Progress | None = None, batch_size: int = BATCH_SIZE) -> list[tuple[float, int]]:
+    """The same episodes as `play_reference`, in compiled code for the original games (`fast` otherwise)."""
+    if task.source != "original":
+        return play_lockstep(task, weights, episode_ids, progress, batch_size)
+    from wspbench.evaluation.compiled.engine import Overflow, play
+
+    finite = all(np.isfinite(weights[name]).all() for name in task.network.shapes)
+    if not finite:  # the other engines' behaviour (numpy's own errors) is the specification here
+        return play_lockstep(task, weights, episode_ids, progress, batch_size)
+    try:
+        return play(task.game, task.network, weights, episode_ids, MAX_STEPS, batch_size, progress)
+    except Overflow:  # never seen; the episodes are then played the `fast` way, from the start
+        return play_lockstep(task, weights, episode_ids, None, batch_size)
+
+
+PLAYERS = {"compiled": play_compiled, "fast": play_lockstep, "reference": play_reference}
+
+
+def resolve_engine(task: MinAtarTask, engine: str) -> str:
+    """The engine that plays `task`: `auto` is `compiled` for the original games and `fast` for the others."""
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r} (engines: {', '.join(ENGINES)})")
+    if engine == "auto":
+        return "compiled" if task.source == "original" else "fast"
+    return engine
 
 
 def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def evaluate(task: MinAtarTask, weights: Weights, episode_ids: Sequence[int] | int, engine: str = "fast",
+def evaluate(task: MinAtarTask, weights: Weights, episode_ids: Sequence[int] | int, engine: str = "auto",
              workers: int | None = None, progress: Progress | None = None) -> EpisodeResults:
     """Play `episode_ids` (or episodes 0..n-1 for an int) and return every episode's return and length."""
-    if engine not in PLAYERS:
-        raise ValueError(f"unknown engine {engine!r} (engines: {', '.join(ENGINES)})")
+    engine = resolve_engine(task, engine)
     ids = list(range(episode_ids)) if isinstance(episode_ids, int) else [int(e) for e in episode_ids]
     if not ids:
         raise ValueError("no episodes to play")
     play = PLAYERS[engine]
     workers = max(1, min(workers or default_workers(), len(ids)))
+    player = _single_threaded_blas(play)
     if workers == 1:
-        results = _single_threaded_blas(play)(task, weights, ids, progress)
+        results = player(task, weights, ids, progress)
+    elif engine == "compiled" and task.source == "original":
+        results = _play_compiled_spread(player, task, weights, ids, workers, progress)
     else:
-        results = _play_in_pool(_single_threaded_blas(play), task, weights, ids, workers, progress)
+        results = _play_in_pool(player, task, weights, ids, workers, progress)
     return EpisodeResults(tuple(ids), tuple(r for r, _ in results), tuple(n for _, n in results))
+
+
+def _play_compiled_spread(player, task, weights, ids, workers, progress) -> list[tuple[float, int]]:
+    """The compiled engine plays the first batch of episodes here (which also loads its code before any
+    worker forks), and uses the pool for the rest only when that is worth a pool's start (short episodes
+    often take less time than starting the workers)."""
+    started = time.perf_counter()
+    results = player(task, weights, ids[:BATCH_SIZE], progress)
+    rest = ids[BATCH_SIZE:]
+    if not rest:
+        return results
+    projected = (time.perf_counter() - started) / BATCH_SIZE * len(rest)
+    if projected < POOL_WORTH_SECONDS:
+        return results + player(task, weights, rest, progress)
+    return results + _play_in_pool(player, task, weights, rest, workers, progress)
 
 
 class _single_threaded_blas:
@@ -186,7 +236,7 @@ def _play_in_pool(play, task, weights, ids, workers, progress) -> list[tuple[flo
     of at least two batches lets its slots be reused (a new environment costs more than a short episode)."""
     chunk_count = min(workers * 4, max(workers, len(ids) // (2 * BATCH_SIZE)))
     bounds = np.linspace(0, len(ids), chunk_count + 1).astype(int)
-    chunks = [ids[start:stop] for start, stop in zip(bounds[:-1], bounds[1:]) if stop > start]
+    chunks = [ids[start:stop] for start, stop in pairwise(bounds) if stop > start]
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     results: dict[int, list[tuple[float, int]]] = {}
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method)) as pool:

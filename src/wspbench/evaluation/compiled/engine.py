@@ -1,0 +1,258 @@
+"""The compiled lockstep driver: many episodes of one original game, stepped and decided in compiled code.
+
+`run` advances every live slot in turn: observe (straight into the list of active inputs), draw the action
+uniform, decide with the bounded logits (`policy.py`), then act through the sticky-action wrapper. A slot
+whose episode ends takes the next queued episode (reseeded generators, reset game). A slot whose decision
+is undecided waits while the others play on; its observation is copied out, and once enough slots wait,
+`run` returns so that Python computes the reference's one-row actions. Each slot has its own generators, so
+the order in which slots advance changes nothing. `run` also returns when all episodes are done, when a
+progress report is due, or on an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from numba import njit
+
+from wspbench.evaluation.compiled import asterix, breakout, freeway, seaquest, space_invaders
+from wspbench.evaluation.compiled.common import LAST_ACTION, TERMINAL, WIDTH
+from wspbench.evaluation.compiled.mt19937 import WORDS, random_sample, seed
+from wspbench.evaluation.compiled.policy import (
+    ACTIONS,
+    choose,
+    global_bound,
+    logits_only,
+    logits_with_bound,
+    prepare,
+)
+
+GAMES = ("asterix", "breakout", "freeway", "seaquest", "space_invaders")
+ASTERIX, BREAKOUT, FREEWAY, SEAQUEST, SPACE_INVADERS = range(5)
+ENVIRONMENT_SEED = 1729
+ACTION_SEED = 7919
+STICKY = 0.1
+# control fields
+NEXT, UNDECIDED, FINISHED = range(3)
+DONE, OVERFLOWED = 0, -1
+REPORT_EVERY = 16
+QUICK_LIMIT = 1e-3  # the widest whole-program bound worth a first, bound-free decision
+
+
+@njit(cache=True)
+def _reset(game, s, keys, positions, g):
+    if game == ASTERIX:
+        asterix.reset(s, keys, positions, g)
+    elif game == BREAKOUT:
+        breakout.reset(s, keys, positions, g)
+    elif game == FREEWAY:
+        freeway.reset(s, keys, positions, g)
+    elif game == SEAQUEST:
+        seaquest.reset(s, keys, positions, g)
+    else:
+        space_invaders.reset(s, keys, positions, g)
+
+
+@njit(cache=True)
+def _step(game, s, action, keys, positions, g):
+    if game == ASTERIX:
+        return asterix.step(s, action, keys, positions, g)
+    if game == BREAKOUT:
+        return breakout.step(s, action, keys, positions, g)
+    if game == FREEWAY:
+        return freeway.step(s, action, keys, positions, g)
+    if game == SEAQUEST:
+        return seaquest.step(s, action, keys, positions, g)
+    return space_invaders.step(s, action, keys, positions, g)
+
+
+@njit(cache=True)
+def _observe(game, s, seen, active):
+    if game == ASTERIX:
+        return asterix.observe(s, seen, active)
+    if game == BREAKOUT:
+        return breakout.observe(s, seen, active)
+    if game == FREEWAY:
+        return freeway.observe(s, seen, active)
+    if game == SEAQUEST:
+        return seaquest.observe(s, seen, active)
+    return space_invaders.observe(s, seen, active)
+
+
+@njit(cache=True)
+def start_episode(game, states, keys, positions, slot, episode):
+    """Episode `episode` in `slot`: both generators seeded as the reference seeds them, the game reset."""
+    seed(keys, positions, 2 * slot, ENVIRONMENT_SEED + episode)
+    seed(keys, positions, 2 * slot + 1, ACTION_SEED + episode)
+    states[slot, LAST_ACTION] = 0
+    _reset(game, states[slot], keys, positions, 2 * slot)
+
+
+@njit(cache=True)
+def act(game, s, action, keys, positions, g):
+    """The `minatar.Environment` wrapper: a sticky action with probability 0.1, then the game's step."""
+    if random_sample(keys, positions, g) < STICKY:
+        action = s[LAST_ACTION]
+    s[LAST_ACTION] = action
+    return _step(game, s, action, keys, positions, g)
+
+
+@njit(cache=True)
+def run(game, control, states, keys, positions, slot_item, waiting, scores, steps, queue, returns, lengths,
+        max_steps, weights, quick_margin, uniforms, actions, undecided, undecided_inputs, report):
+    """Advance the lockstep batch (see the module docstring). A slot whose decision is undecided waits
+    (`waiting` 1) while the others play on; once a quarter of the slots wait, or all live ones do, it returns
+    their number (> 0) for Python to decide them (`waiting` 2: the action is in `actions`). Otherwise it
+    returns DONE when every episode is finished or a progress report is due, or OVERFLOWED."""
+    slots = states.shape[0]
+    seen = np.zeros(600, np.uint8)
+    active = np.zeros(600, np.int64)
+    work = scratch_arrays()
+    logits = np.zeros(ACTIONS, np.float32)
+    cdf = np.zeros(ACTIONS, np.float64)
+    reported = control[FINISHED]
+    patience = max(1, slots // 4)
+    while True:
+        live = 0
+        for slot in range(slots):
+            item = slot_item[slot]
+            if item < 0:
+                continue
+            live += 1
+            if waiting[slot] == 1:
+                continue
+            s = states[slot]
+            if waiting[slot] == 0:
+                n = _observe(game, s, seen, active)
+                uniform = random_sample(keys, positions, 2 * slot + 1)
+                action = -1
+                if quick_margin >= 0:  # the cheap logits decide unless the draw is near a boundary
+                    logits_only(active, n, weights, work, logits)
+                    action = choose(logits, quick_margin, uniform, cdf)
+                if action < 0:
+                    margin = logits_with_bound(active, n, weights, work, logits)
+                    action = choose(logits, margin, uniform, cdf)
+                if action < 0:
+                    row = control[UNDECIDED]
+                    undecided[row] = slot
+                    uniforms[row] = uniform
+                    for k in range(600):
+                        undecided_inputs[row, k] = seen[k]
+                    control[UNDECIDED] = row + 1
+                    waiting[slot] = 1
+                for t in range(n):
+                    seen[active[t]] = 0
+                if action < 0:
+                    continue
+            else:
+                action = actions[slot]
+                waiting[slot] = 0
+            scores[slot] += act(game, s, action, keys, positions, 2 * slot)
+            steps[slot] += 1
+            if game == SEAQUEST and s[seaquest.OVERFLOW]:
+                return OVERFLOWED
+            if s[TERMINAL] or steps[slot] == max_steps:
+                returns[item] = scores[slot]
+                lengths[item] = steps[slot]
+                control[FINISHED] += 1
+                if control[NEXT] < queue.shape[0]:
+                    item = control[NEXT]
+                    control[NEXT] += 1
+                    slot_item[slot] = item
+                    scores[slot] = 0.0
+                    steps[slot] = 0
+                    start_episode(game, states, keys, positions, slot, queue[item])
+                else:
+                    slot_item[slot] = -1
+        pending = control[UNDECIDED]
+        if pending > 0 and (pending >= patience or pending == live):
+            return pending
+        if live == 0 or (report and control[FINISHED] - reported >= REPORT_EVERY):
+            return DONE
+
+
+@njit(cache=True)
+def scratch_arrays():
+    z1 = np.zeros(32, np.float32)
+    s1 = np.zeros(32, np.float32)
+    h1 = np.zeros(32, np.float32)
+    e1 = np.zeros(32, np.float64)
+    z2 = np.zeros(32, np.float32)
+    h2 = np.zeros(32, np.float32)
+    e2 = np.zeros(32, np.float64)
+    e3 = np.zeros(6, np.float64)
+    spread = np.zeros(32, np.float32)
+    return z1, s1, h1, e1, z2, h2, e2, e3, spread
+
+
+class Overflow(RuntimeError):
+    """A seaquest list outgrew its capacity (the caller plays these episodes another way)."""
+
+
+def play(game: str, network, weights, episode_ids: Sequence[int], max_steps: int, batch_size: int,
+         progress: Callable[[int], None] | None = None) -> list[tuple[float, int]]:
+    """Returns and lengths of `episode_ids`, equal to the reference loop's."""
+    for name, shape in network.shapes.items():  # the compiled code trusts these (it does not check indices)
+        if np.shape(weights[name]) != shape or not np.isfinite(weights[name]).all():
+            raise ValueError(f"{name} must be a finite array of shape {shape}")
+    code = GAMES.index(game)
+    queue = np.asarray(episode_ids, dtype=np.int64)
+    if queue.size and (queue.min() + min(ENVIRONMENT_SEED, ACTION_SEED) < 0
+                       or queue.max() + max(ENVIRONMENT_SEED, ACTION_SEED) >= 2 ** 32):
+        raise ValueError("episode ids must give seeds between 0 and 2**32 - 1")
+    slots = max(1, min(batch_size, len(queue)))
+    states = np.zeros((slots, WIDTH), np.int64)
+    keys = np.zeros((2 * slots, WORDS), np.uint32)
+    positions = np.zeros(2 * slots, np.int64)
+    slot_item = np.full(slots, -1, np.int64)
+    for slot in range(slots):
+        slot_item[slot] = slot
+        start_episode(code, states, keys, positions, slot, queue[slot])
+    control = np.zeros(3, np.int64)
+    control[NEXT] = slots
+    returns = np.zeros(len(queue), np.float64)
+    lengths = np.zeros(len(queue), np.int64)
+    arrays = prepare(weights)
+    quick_margin = global_bound(weights)
+    if quick_margin > QUICK_LIMIT:  # too wide to decide often: always compute each row's own bound
+        quick_margin = -1.0
+    scores, steps = np.zeros(slots, np.float64), np.zeros(slots, np.int64)
+    uniforms, actions, undecided = np.zeros(slots), np.zeros(slots, np.int64), np.zeros(slots, np.int64)
+    undecided_inputs = np.zeros((slots, 600), np.uint8)
+    reported = 0
+    waiting = np.zeros(slots, np.int64)
+    cdfs: dict[bytes, np.ndarray] = {}
+    while True:
+        outcome = run(code, control, states, keys, positions, slot_item, waiting, scores, steps, queue, returns,
+                      lengths, max_steps, arrays, quick_margin, uniforms, actions, undecided, undecided_inputs,
+                      progress is not None)
+        if outcome == OVERFLOWED:
+            raise Overflow(f"a {game} list outgrew its capacity")
+        for row in range(control[UNDECIDED]):  # (a progress report can come with a few rows waiting)
+            key = undecided_inputs[row].tobytes()
+            if key not in cdfs:  # observations repeat across episodes (the same start, the same early moves)
+                cdfs[key] = _reference_cdf(network, weights, undecided_inputs[row].astype(np.float32))
+            actions[undecided[row]] = int(np.searchsorted(cdfs[key], uniforms[row], side="right"))
+            waiting[undecided[row]] = 2
+        control[UNDECIDED] = 0
+        if progress and control[FINISHED] > reported:
+            progress(int(control[FINISHED] - reported))
+            reported = int(control[FINISHED])
+        if outcome == DONE and (slot_item < 0).all():
+            break
+    return list(zip(returns.tolist(), lengths.tolist()))
+
+
+def warm_up() -> None:
+    """Load (or compile, the first time on a machine) every compiled function `play` uses."""
+    from wspbench.networks import MINATAR_NETWORK
+
+    play(GAMES[0], MINATAR_NETWORK, MINATAR_NETWORK.zeros(), [0], 1, 1)
+
+
+def _reference_cdf(network, weights, x: np.ndarray) -> np.ndarray:
+    """The reference's cumulative action probabilities for observation `x`: one-row logits, `choice`'s cdf."""
+    from wspbench.networks import softmax_cdf
+
+    return softmax_cdf(network.forward_one(weights, x))

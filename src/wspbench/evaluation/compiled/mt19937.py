@@ -1,0 +1,93 @@
+"""numpy's legacy `RandomState` stream, draw for draw, as compiled functions.
+
+A generator is one row `g` of `keys` (uint32, 624 words) and `positions[g]` (the next word to temper; 624
+means "twist first"). Seeding follows `RandomState(seed)` for an int seed, doubles are the legacy 53-bit
+`random_sample` (two 32-bit words), and bounded integers are numpy's legacy masked rejection sampling, which
+draws one 32-bit word per try for ranges below 2**32 and draws nothing when the range holds one value.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+WORDS = 624
+SHIFT = 397
+MATRIX_A = 0x9908B0DF
+UPPER = 0x80000000
+LOWER = 0x7FFFFFFF
+LOW32 = 0xFFFFFFFF
+
+
+@njit(cache=True)
+def seed(keys, positions, g, value):
+    """Put generator `g` in the state of `RandomState(value)` (0 <= value < 2**32)."""
+    word = np.uint64(value) & np.uint64(LOW32)
+    keys[g, 0] = np.uint32(word)
+    for index in range(1, WORDS):
+        word = (np.uint64(1812433253) * (word ^ (word >> np.uint64(30))) + np.uint64(index)) & np.uint64(LOW32)
+        keys[g, index] = np.uint32(word)
+    positions[g] = WORDS
+
+
+@njit(cache=True)
+def _mix(keys, g, index, following, shifted):
+    mixed = (np.uint64(keys[g, index]) & np.uint64(UPPER)) | (np.uint64(keys[g, following]) & np.uint64(LOWER))
+    value = np.uint64(keys[g, shifted]) ^ (mixed >> np.uint64(1))
+    return value ^ (np.uint64(MATRIX_A) * (mixed & np.uint64(1)))
+
+
+@njit(cache=True)
+def _twist(keys, g):
+    """The next 624 words, in three runs without wrap-around indices (so that the loops vectorize)."""
+    for index in range(WORDS - SHIFT):
+        keys[g, index] = np.uint32(_mix(keys, g, index, index + 1, index + SHIFT))
+    for index in range(WORDS - SHIFT, WORDS - 1):
+        keys[g, index] = np.uint32(_mix(keys, g, index, index + 1, index + SHIFT - WORDS))
+    keys[g, WORDS - 1] = np.uint32(_mix(keys, g, WORDS - 1, 0, SHIFT - 1))
+
+
+@njit(cache=True)
+def next_word(keys, positions, g):
+    """The next tempered 32-bit output (as uint64)."""
+    if positions[g] >= WORDS:
+        _twist(keys, g)
+        positions[g] = 0
+    y = np.uint64(keys[g, positions[g]])
+    positions[g] += 1
+    y ^= y >> np.uint64(11)
+    y ^= (y << np.uint64(7)) & np.uint64(0x9D2C5680)
+    y ^= (y << np.uint64(15)) & np.uint64(0xEFC60000)
+    y ^= y >> np.uint64(18)
+    return y & np.uint64(LOW32)
+
+
+@njit(cache=True)
+def random_sample(keys, positions, g):
+    """`RandomState.random_sample()` (and `rand()`): a double in [0, 1) with 53 random bits."""
+    high = next_word(keys, positions, g) >> np.uint64(5)
+    low = next_word(keys, positions, g) >> np.uint64(6)
+    return (float(high) * 67108864.0 + float(low)) / 9007199254740992.0
+
+
+@njit(cache=True)
+def bounded(keys, positions, g, low, span):
+    """One legacy `randint` value in [low, low + span] (inclusive, 0 <= span < 2**32): masked rejection."""
+    if span == 0:
+        return low
+    mask = np.uint64(span)
+    mask |= mask >> np.uint64(1)
+    mask |= mask >> np.uint64(2)
+    mask |= mask >> np.uint64(4)
+    mask |= mask >> np.uint64(8)
+    mask |= mask >> np.uint64(16)
+    while True:
+        value = next_word(keys, positions, g) & mask
+        if value <= np.uint64(span):
+            return low + np.int64(value)
+
+
+@njit(cache=True)
+def randint(keys, positions, g, low, high):
+    """`RandomState.randint(low, high)`, one value in [low, high)."""
+    return bounded(keys, positions, g, low, high - 1 - low)

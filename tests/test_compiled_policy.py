@@ -1,0 +1,80 @@
+"""The compiled policy's logits stay within their bound of the reference's, and its decisions equal the reference's."""
+
+import numpy as np
+from numba import njit
+
+from wspbench.evaluation.compiled.engine import scratch_arrays
+from wspbench.evaluation.compiled.policy import choose, global_bound, logits_only, logits_with_bound, prepare
+from wspbench.networks import MINATAR_NETWORK, softmax_cdf
+
+
+@njit(cache=True)
+def _logits(active, count, arrays):
+    logits = np.zeros(6, np.float32)
+    margin = logits_with_bound(active, count, arrays, scratch_arrays(), logits)
+    return logits, margin
+
+
+def _weights(seed, scale):
+    generator = np.random.default_rng(seed)
+    return {name: (generator.standard_normal(shape) * scale).astype(np.float32)
+            for name, shape in MINATAR_NETWORK.shapes.items()}
+
+
+def _observations(seed, rows):
+    generator = np.random.default_rng(seed)
+    return [np.flatnonzero(generator.random(600) < density) for density in generator.uniform(0, 0.2, rows)]
+
+
+def test_bound_holds_against_forward_one():
+    for seed, scale in enumerate((0.05, 0.6, 2.0, 30.0, 1e4)):
+        weights = _weights(seed, scale)
+        arrays = prepare(weights)
+        for active in _observations(seed, 150):
+            x = np.zeros(600, np.float32)
+            x[active] = 1.0
+            logits, margin = _logits(active.astype(np.int64), len(active), arrays)
+            exact = MINATAR_NETWORK.forward_one(weights, x)
+            assert np.abs(logits.astype(np.float64) - exact).max() <= margin, (seed, len(active))
+
+
+def test_decisions_next_to_every_boundary_equal_the_reference():
+    """A draw on, or just beside, a cumulative boundary is either decided as the reference decides it or left
+    undecided (-1), never decided differently."""
+    weights = _weights(9, 1.0)
+    arrays = prepare(weights)
+    cdf = np.zeros(6)
+    undecided = 0
+    for active in _observations(9, 100):
+        x = np.zeros(600, np.float32)
+        x[active] = 1.0
+        exact_cdf = softmax_cdf(MINATAR_NETWORK.forward_one(weights, x))
+        logits, margin = _logits(active.astype(np.int64), len(active), arrays)
+        for boundary in exact_cdf[:-1]:
+            for offset in (-1e-6, -1e-9, -1e-15, 0.0, 1e-15, 1e-9, 1e-6, 1e-3):
+                uniform = min(max(boundary + offset, 0.0), 1 - 2**-53)
+                action = choose(logits, margin, uniform, cdf)
+                undecided += action < 0
+                assert action < 0 or action == int(np.searchsorted(exact_cdf, uniform, side="right"))
+    assert undecided > 0
+
+
+@njit(cache=True)
+def _quick_logits(active, count, arrays):
+    logits = np.zeros(6, np.float32)
+    logits_only(active, count, arrays, scratch_arrays(), logits)
+    return logits
+
+
+def test_whole_program_bound_covers_every_row_and_the_bound_free_logits():
+    for seed, scale in enumerate((0.001, 0.02, 0.6, 5.0)):
+        weights = _weights(seed, scale)
+        arrays, bound = prepare(weights), global_bound(weights)
+        for active in _observations(seed + 50, 100) + [np.arange(600)]:
+            x = np.zeros(600, np.float32)
+            x[active] = 1.0
+            exact = MINATAR_NETWORK.forward_one(weights, x)
+            quick = _quick_logits(active.astype(np.int64), len(active), arrays)
+            _, margin = _logits(active.astype(np.int64), len(active), arrays)
+            assert margin <= bound
+            assert np.abs(quick.astype(np.float64) - exact).max() <= bound
