@@ -1,16 +1,22 @@
 """The OpenEnv server (optional, needs `openenv-core`): reset gives the harness's prompt, step grades the
-reply with the same functions as `wsp grade`. Runs in this interpreter when openenv-core is installed,
-else with the Python named by WSP_OPENENV_PYTHON (e.g. /tmp/openenv-venv/bin/python, a venv with
-`pip install openenv-core minatar==1.0.15 threadpoolctl`), else it is skipped. (Importing openenv-core
-takes ~10 s because it loads gradio, so this is opt-in to keep the suite fast.)"""
+reply with the same functions as `wsp grade`; and a real server (uvicorn on 127.0.0.1, a free port) under
+hostile requests: unknown tasks, huge bodies, 50 sessions at once, a grade past its time limit. Runs in
+this interpreter when openenv-core is installed, else with the Python named by WSP_OPENENV_PYTHON (e.g.
+/tmp/openenv-venv/bin/python, a venv with `pip install openenv-core minatar==1.0.15 threadpoolctl`), else
+it is skipped. (Importing openenv-core takes ~10 s because it loads gradio, so this is opt-in.)"""
 
 from __future__ import annotations
 
+import http.client
 import importlib.util
 import json
 import os
+import socket
 import subprocess
 import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -29,6 +35,12 @@ out = {"reset": client.post("/reset", json={"task": "original/breakout"}).json()
 answer = task_info("original/breakout", 2).reference_answer()
 out["step"] = client.post("/step", json={"action": {"task": "original/breakout", "answer": answer}}).json()
 out["bad"] = client.post("/step", json={"action": {"task": "superbeam", "answer": "no weights"}}).json()
+with client.websocket_connect("/ws") as first, client.websocket_connect("/ws") as second:  # the default: several
+    for socket_ in (first, second):
+        socket_.send_text(json.dumps({"type": "reset", "data": {"task": "original/asterix"}}))
+    out["sessions"] = [json.loads(s.receive_text())["type"] for s in (first, second)]
+    for socket_ in (first, second):
+        socket_.send_text(json.dumps({"type": "close"}))
 print(json.dumps(out))
 """
 
@@ -45,7 +57,8 @@ def python_with_openenv() -> str:
 
 def test_reset_prompts_and_step_grades():
     env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-    done = subprocess.run([python_with_openenv(), "-c", CHECK], capture_output=True, text=True, env=env, timeout=300)
+    done = subprocess.run([python_with_openenv(), "-c", CHECK], capture_output=True, text=True, env=env, timeout=300,
+                          check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
     info = task_info("original/breakout", 2)
@@ -53,3 +66,175 @@ def test_reset_prompts_and_step_grades():
     expected = grade_answer(info.minatar_task, info.reference_answer(), 2, workers=1)["normalized_score"]
     assert out["step"]["done"] is True and out["step"]["reward"] == expected
     assert out["bad"]["reward"] == 0.0 and "no JSON object" in out["bad"]["observation"]["result"]["error"]
+    assert out["sessions"] == ["observation", "observation"]
+
+
+# --- a real server under hostile conditions (uvicorn on 127.0.0.1, a free port) -----------------------
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Server:
+    """`python -m wspbench.export.openenv_server` in a child process, stopped by the test."""
+
+    def __init__(self, *args: str):
+        self.port = free_port()
+        env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115 - a file, not a pipe: a full pipe would stall the server
+        self.process = subprocess.Popen([python_with_openenv(), "-m", "wspbench.export.openenv_server", "--port",
+                                         str(self.port), *args], env=env, stdout=self.log, stderr=self.log)
+
+    def output(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")[-3000:]
+
+    def wait_ready(self) -> None:
+        deadline = time.monotonic() + 180
+        while True:
+            assert self.process.poll() is None, self.output()
+            assert time.monotonic() < deadline, "the server did not start"
+            try:
+                if self.request("GET", "/health")[0] == 200:
+                    return
+            except OSError:
+                time.sleep(0.2)
+
+    def request(self, method: str, path: str, payload=None, timeout: float = 60) -> tuple[int, bytes]:
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            body = None if payload is None else json.dumps(payload).encode()
+            connection.request(method, path, body=body, headers={"Content-Type": "application/json"})
+            response = connection.getresponse()
+            return response.status, response.read()
+        finally:
+            connection.close()
+
+    def peak_memory_mb(self) -> float:
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        return int(next(line for line in status.splitlines() if line.startswith("VmHWM")).split()[1]) / 1024
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
+
+
+@pytest.fixture(scope="module")
+def servers():
+    """A server for many short grades (2 episodes) and one whose grades run past a 1 s limit."""
+    fast = Server("--episodes", "2", "--max-sessions", "64", "--graders", "2")
+    slow = Server("--episodes", "20000", "--graders", "1", "--grade-timeout", "1")
+    try:
+        fast.wait_ready()
+        slow.wait_ready()
+        yield fast, slow
+    finally:
+        fast.stop()
+        slow.stop()
+
+
+def test_bad_requests_are_4xx_and_never_echoed(servers):
+    fast, _ = servers
+    status, body = fast.request("POST", "/reset", {"task": "original/nope"})
+    assert status == 400 and b"nope" in body
+    for task in (["a"], {"b": 1}, "x" * 1000):
+        assert fast.request("POST", "/reset", {"task": task})[0] in (400, 422)
+    status, body = fast.request("POST", "/step", {"action": {"task": "synth/nope", "answer": "x"}})
+    assert status == 400
+    junk = "Z" * 200_000
+    status, body = fast.request("POST", "/step", {"action": {"answer": 5, "task": junk}})
+    assert status == 422 and len(body) < 5000 and b"ZZZZ" not in body
+    status, body = fast.request("POST", "/step", {"action": {"task": "original/breakout", "answer": "B" * 1_200_000}})
+    result = json.loads(body)
+    assert status == 200 and result["reward"] == 0.0 and "over the limit" in result["observation"]["result"]["error"]
+    assert len(body) < 5000
+    assert fast.request("POST", "/step", "not an object")[0] == 422
+
+
+def test_a_huge_body_is_refused_before_it_is_read(servers):
+    fast, _ = servers
+    before = fast.peak_memory_mb()
+    for declared in (True, False):  # with Content-Length (refused at once) and chunked (refused at the limit)
+        connection = http.client.HTTPConnection("127.0.0.1", fast.port, timeout=60)
+        connection.putrequest("POST", "/step")
+        connection.putheader("Content-Type", "application/json")
+        if declared:
+            connection.putheader("Content-Length", str(300_000_000))
+        else:
+            connection.putheader("Transfer-Encoding", "chunked")
+        connection.endheaders()
+        chunk = b"x" * (1 << 20)
+        try:
+            for _ in range(300):
+                connection.send(chunk if declared else b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        except OSError:  # the server answered and closed the connection
+            pass
+        response = connection.getresponse()
+        assert response.status == 413 and b"limit" in response.read()
+        connection.close()
+    assert fast.peak_memory_mb() - before < 200 and fast.request("GET", "/health")[0] == 200
+
+
+def test_fifty_sessions_at_once_over_websocket_and_http(servers):
+    websockets = pytest.importorskip("websockets.sync.client")
+    fast, _ = servers
+    info = task_info("original/breakout", 2)
+    answer = info.reference_answer()
+    expected = grade_answer(info.minatar_task, answer, 2, workers=1)["normalized_score"]
+    rewards: dict[str, list] = {"ws": [], "http": []}
+
+    def over_websocket() -> None:
+        with websockets.connect(f"ws://127.0.0.1:{fast.port}/ws", open_timeout=60, close_timeout=5) as socket_:
+            socket_.send(json.dumps({"type": "reset", "data": {"task": "original/breakout"}}))
+            reset = json.loads(socket_.recv(timeout=120))
+            assert reset["data"]["observation"]["prompt"] == info.prompt, reset
+            socket_.send(json.dumps({"type": "step", "data": {"answer": answer}}))
+            rewards["ws"].append(json.loads(socket_.recv(timeout=300))["data"]["reward"])
+            socket_.send(json.dumps({"type": "close"}))
+
+    def over_http() -> None:
+        status, body = fast.request("POST", "/step", {"action": {"task": "original/breakout", "answer": answer}},
+                                    timeout=300)
+        rewards["http"].append(json.loads(body)["reward"] if status == 200 else status)
+
+    with ThreadPoolExecutor(100) as pool:
+        futures = [pool.submit(over_websocket) for _ in range(50)] + [pool.submit(over_http) for _ in range(50)]
+        for future in futures:
+            future.result(timeout=600)
+    assert rewards == {"ws": [expected] * 50, "http": [expected] * 50}
+
+
+def test_a_slow_grade_is_cut_at_its_limit_and_health_answers_meanwhile(servers):
+    _, slow = servers
+    answer = task_info("original/breakout", 2).reference_answer()
+    with ThreadPoolExecutor(1) as pool:
+        step = pool.submit(slow.request, "POST", "/step", {"action": {"task": "original/breakout", "answer": answer}})
+        while not step.done():
+            started = time.monotonic()
+            assert slow.request("GET", "/health", timeout=10)[0] == 200
+            assert time.monotonic() - started < 10  # hang bound
+            time.sleep(0.1)
+        status, body = step.result(timeout=120)
+    result = json.loads(body)
+    assert status == 200 and result["reward"] == 0.0
+    assert "longer than the server's limit of 1 s" in result["observation"]["result"]["error"]
+
+
+def test_a_websocket_message_over_the_limit_closes_the_session(servers):
+    websockets = pytest.importorskip("websockets.sync.client")
+    from websockets.exceptions import ConnectionClosed
+
+    fast, _ = servers
+    with websockets.connect(f"ws://127.0.0.1:{fast.port}/ws", open_timeout=60) as socket_:
+        socket_.send(json.dumps({"type": "step", "data": {"answer": "x" * 9_000_000}}))
+        with pytest.raises(ConnectionClosed) as closed:
+            socket_.recv(timeout=60)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009  # message too big
+    assert fast.request("GET", "/health")[0] == 200

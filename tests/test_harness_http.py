@@ -66,17 +66,49 @@ class ChatServer:
                 entry = server.next_entry(body)
                 if entry.get("delay"):
                     server.release.wait(entry["delay"])
-                data = json.dumps(entry["body"]).encode()
+                data = entry["raw"] if "raw" in entry else json.dumps(entry.get("body")).encode()
                 try:
+                    if entry.get("trickle") == "all":  # status line and headers too, a byte at a time
+                        self.close_connection = True
+                        head = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                f"Content-Length: {len(data)}\r\n\r\n").encode()
+                        return self.trickle(head + data)
                     self.send_response(entry["status"])
                     self.send_header("Content-Type", "application/json")
+                    if "huge" in entry:  # a body of that many bytes, sent without ever holding it
+                        if entry.get("length", True):
+                            self.send_header("Content-Length", str(entry["huge"]))
+                        self.close_connection = True
+                        self.end_headers()
+                        return self.stream_huge(entry["huge"])
                     self.send_header("Content-Length", str(len(data)))
                     for name, value in entry.get("headers", {}).items():
                         self.send_header(name, value)
                     self.end_headers()
+                    if entry.get("trickle") == "body":
+                        return self.trickle(data)
+                    if entry.get("cut"):  # the connection drops halfway through the body
+                        self.close_connection = True
+                        return self.wfile.write(data[:len(data) // 2])
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):  # the client timed out and left
                     pass
+
+            def trickle(self, data: bytes) -> None:
+                for byte in data:
+                    if server.release.wait(0.2):
+                        return
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+
+            def stream_huge(self, size: int) -> None:
+                head = b'{"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "'
+                block = b"x" * (1 << 20)
+                self.wfile.write(head)
+                sent = len(head)
+                while sent < size and not server.release.is_set():
+                    self.wfile.write(block[:size - sent])
+                    sent += min(len(block), size - sent)
 
             def log_message(self, *args):
                 pass
@@ -179,6 +211,100 @@ def test_scrub_removes_the_key_and_pieces_of_it():
     assert "DUMMY-7f" not in text and KEY not in text and "***" in text
 
 
+PING = [{"role": "system", "content": "s"}, {"role": "user", "content": "ping"}]
+
+
+@pytest.mark.parametrize("mode", ["body", "all"])
+def test_a_trickling_server_cannot_stretch_the_deadline(server, key, mode):
+    """A byte every 0.2 s keeps every socket read alive; the one deadline per request still ends it."""
+    server.script["ping"] = [{**completion("slow " * 200), "trickle": mode}, completion("on time")]
+    client = OpenAIClient("scripted-model", server.url, KEY_ENV, timeout_s=1.0, max_tries=2, backoff_s=0.01)
+    started = time.perf_counter()
+    reply = client.complete(PING)
+    assert (reply.content, reply.attempts) == ("on time", 2)
+    assert time.perf_counter() - started < 15  # hang bound, not a timing claim
+
+
+def test_a_reply_that_breaks_off_is_retried(server, key):
+    server.script["ping"] = [{**completion("cut " * 500), "cut": True}, completion("whole")]
+    client = OpenAIClient("scripted-model", server.url, KEY_ENV, timeout_s=10, max_tries=2, backoff_s=0.01)
+    assert (client.complete(PING).content, len(server.requests)) == ("whole", 2)
+
+
+@pytest.mark.parametrize(("status", "length"), [(200, True), (200, False), (500, True), (500, False)])
+def test_a_huge_reply_is_an_error_not_retried_and_never_buffered(server, key, status, length):
+    """Error replies too: the SDK reads those whole, so the cap sits on every response body."""
+    import resource
+
+    server.script["ping"] = [{"status": status, "huge": 150_000_000, "length": length}, completion("never sent")]
+    client = OpenAIClient("scripted-model", server.url, KEY_ENV, timeout_s=30, max_tries=3, backoff_s=0.01)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(ModelError, match=r"over the cap of 8,388,608.*not retried"):
+        client.complete(PING)
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert len(server.requests) == 1 and grown_mb < 100
+
+
+@pytest.mark.parametrize("header", ["nan", "inf", "-inf", "-5", "1e400", "99999999", "0x10", "soon", "",
+                                    "Wed, 21 Oct 2015 07:28:00 GMT", "Wed, 21 Oct 9999 07:28:00 GMT",
+                                    "Mon, 99 Foo 2015 99:99:99 GMT", "9" * 5000])
+def test_any_retry_after_gives_a_bounded_wait(server, key, header):
+    waits: list[float] = []
+    server.script["ping"] = [failure(429, retry_after=header), completion("hello")]
+    client = OpenAIClient("scripted-model", server.url, KEY_ENV, timeout_s=10, max_tries=2, backoff_s=0.01,
+                          sleep=waits.append)
+    assert client.complete(PING).content == "hello"
+    assert len(waits) == 1 and 0.0 <= waits[0] <= 60.0
+
+
+def test_retry_after_in_seconds_or_as_a_date_is_honoured():
+    from datetime import UTC, datetime, timedelta
+    from email.utils import format_datetime
+
+    from wspbench.harness.clients import _retry_after_seconds
+
+    assert _retry_after_seconds("7") == 7.0 and _retry_after_seconds("2.5") == 2.5
+    soon = format_datetime(datetime.now(UTC) + timedelta(seconds=30), usegmt=True)
+    assert 20 < _retry_after_seconds(soon) <= 30
+    assert [_retry_after_seconds(v) for v in ("nan", "inf", "-1", "x", None)] == [None] * 5
+
+
+@pytest.mark.parametrize("usage", ["lots", [1, 2], 5, None, {"prompt_tokens": "many", "total_tokens": True}])
+def test_a_reply_with_odd_usage_keeps_its_content(server, key, usage):
+    entry = completion(GOOD)
+    entry["body"]["usage"] = usage
+    server.script["ping"] = [entry]
+    client = OpenAIClient("scripted-model", server.url, KEY_ENV, timeout_s=10, max_tries=1)
+    reply = client.complete(PING)
+    assert reply.content == GOOD and reply.usage is None
+
+
+def test_odd_reply_shapes_are_retried_or_read_without_raising(server, key):
+    odd = completion("x")
+    odd["body"]["choices"] = [{"message": {"content": [{"type": "text", "text": "part one, "},
+                                                       {"type": "text", "text": "part two"}]},
+                               "finish_reason": 7}]
+    server.script["ping"] = [{"status": 200, "raw": b"<html>proxy error</html>"},
+                             {"status": 200, "raw": b"[1, 2]"}, {"status": 200, "body": {"choices": "none"}}, odd]
+    client = OpenAIClient("scripted-model", server.url, KEY_ENV, timeout_s=10, max_tries=4, backoff_s=0.01)
+    reply = client.complete(PING)
+    assert (reply.content, reply.finish_reason, reply.attempts) == ("part one, part two", None, 4)
+
+
+def test_a_reply_that_echoes_the_key_is_stored_with_a_marker(server, key):
+    server.script["ping"] = [completion(f"your key is {KEY}, ok", reasoning=f"I saw {KEY[3:20]}")]
+    client = OpenAIClient("scripted-model", server.url, KEY_ENV, timeout_s=10, max_tries=1)
+    text = json.dumps(client.complete(PING).record())
+    assert not [KEY[i:i + 8] for i in range(len(KEY) - 7) if KEY[i:i + 8] in text] and "***" in text
+
+
+def test_a_local_server_without_a_key_keeps_the_word_none(server, monkeypatch):
+    monkeypatch.delenv(KEY_ENV, raising=False)
+    server.script["ping"] = [completion("none of these")]
+    client = OpenAIClient("scripted-model", server.url, KEY_ENV, timeout_s=10, max_tries=1)
+    assert client.complete(PING).content == "none of these"
+
+
 # --- wsp run against the server -----------------------------------------------------------------------
 
 def test_one_shot_run_grades_exactly_like_wsp_grade(server, key, tmp_path):
@@ -255,7 +381,7 @@ def test_reply_with_reasoning_text_only_is_graded_from_the_reasoning(server, key
 
 def test_a_run_leaves_no_trace_of_the_key(server, key, tmp_path):
     server.script["original/breakout"] = [failure(401, message=f"Incorrect API key provided: {KEY}")]
-    server.script["original/asterix"] = [failure(500), completion(RIGHT)]
+    server.script["original/asterix"] = [failure(500), completion(RIGHT + f"\nmy key: {KEY}")]
     out = tmp_path / "run"
     result = wsp_run(server, out, "--tasks", "original/breakout,original/asterix")
     assert {r["auth"] for r in server.requests} == {f"Bearer {KEY}"}  # it was used...
@@ -292,3 +418,27 @@ def test_resume_after_a_kill_loses_nothing_and_repeats_no_graded_work(server, ke
     assert not list((out / "tasks").glob("*.partial.json"))
     kept = list((out / "attempts").glob("original__asterix.partial.*.json"))
     assert len(kept) == 1 and json.loads(kept[0].read_text())["task"] == "original/asterix"
+
+
+def test_each_reply_is_stored_once_in_its_record(server, key, tmp_path):
+    marker = "UNIQUE-REPLY-MARKER-42"
+    server.script["original/breakout"] = [completion(f"{marker}\n{GOOD}")]
+    assert wsp_run(server, tmp_path / "run", "--tasks", "original/breakout").exit_code == 0
+    text = (tmp_path / "run" / "tasks" / "original__breakout.json").read_text()
+    assert text.count(marker) == 1
+    assert record(tmp_path / "run", "original/breakout")["messages"][2] == {"role": "assistant", "round": 1}
+
+
+def test_a_second_run_on_the_same_directory_is_refused_with_exit_2(server, key, tmp_path):
+    from wspbench.harness.runs import RunDir
+
+    holder = RunDir(tmp_path / "run")
+    holder.lock()
+    try:
+        server.script["original/breakout"] = [completion(GOOD)]
+        result = wsp_run(server, tmp_path / "run", "--tasks", "original/breakout")
+        assert result.exit_code == 2 and "in use by another" in " ".join(result.output.split())
+        assert server.requests == []  # nothing paid
+    finally:
+        holder.close()
+    assert wsp_run(server, tmp_path / "run", "--tasks", "original/breakout").exit_code == 0

@@ -7,6 +7,11 @@ on the held-out episodes with the same functions as `wsp grade` / the Harbor ver
 episode with reward = normalised score. Over plain HTTP each request gets a fresh environment, so the
 action may name its task (`WspAction.task`); WebSocket sessions keep the task from `reset`.
 
+Replies are untrusted, so: a request body over MAX_BODY_BYTES is refused with 413 before it is read (and a
+WebSocket message over it closes the socket); validation errors never echo the request back; an unknown
+task id is a 400; grading runs in worker processes (wspbench/export/grade_pool.py) with a time limit, so a
+slow grade cannot hold up other requests or `/health`; up to `--max-sessions` WebSocket sessions at once.
+
     pip install openenv-core
     python -m wspbench.export.openenv_server --port 8000 --episodes 100
     curl -X POST localhost:8000/reset -H 'content-type: application/json' -d '{"task": "original/breakout"}'
@@ -17,22 +22,42 @@ action may name its task (`WspAction.task`); WebSocket sessions keep the task fr
 from __future__ import annotations
 
 import argparse
-from typing import Any, Optional
+import functools
+import os
+from typing import Any
 
-from openenv.core.env_server import Action, Environment, Observation, State, create_fastapi_app
+from fastapi import HTTPException
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from openenv.core.env_server import (
+    Action,
+    Environment,
+    Observation,
+    State,
+    create_fastapi_app,
+)
 from pydantic import Field
 
 from wspbench.export.catalog import TaskInfo, task_info
+from wspbench.export.grade_pool import GradePool, GraderBusy
 
 DEFAULT_TASK = "original/breakout"
 EPISODES = 100
+MAX_BODY_BYTES = 8 * 1024 * 1024  # a 1,000,000-character reply, JSON-escaped, fits
+MAX_SESSIONS = 8
+GRADE_TIMEOUT_S = 300.0
+
+
+class TaskError(ValueError):
+    """A request that names no task: a 400, not a server error."""
 
 
 class WspAction(Action):
-    """A model's reply: the text that holds the ```edits (MinAtar) or ```json (SUPERBEAM) block."""
+    """A model's reply: the text that holds the ```edits (MinAtar) or ```json (SUPERBEAM) block. Length is
+    checked when grading (over 1,000,000 characters scores 0 with an error), so it is never echoed back."""
 
-    answer: str = Field(..., max_length=1_000_000, description="The reply text to grade")
-    task: Optional[str] = Field(default=None, description="Task id (needed over stateless HTTP)")
+    answer: str = Field(..., description="The reply text to grade")
+    task: str | None = Field(default=None, max_length=200, description="Task id (needed over stateless HTTP)")
 
 
 class WspObservation(Observation):
@@ -42,31 +67,47 @@ class WspObservation(Observation):
     result: dict[str, Any] = Field(default_factory=dict, description="The grader's result once graded")
 
 
+@functools.lru_cache(maxsize=128)
+def _known_task(task_id: str, episodes: int) -> TaskInfo:
+    return task_info(task_id, episodes)
+
+
+def find_task(task_id, episodes: int) -> TaskInfo:
+    """The task named by a request, or TaskError with a short message."""
+    if not isinstance(task_id, str) or not task_id or len(task_id) > 200:
+        raise TaskError("task must be a task id such as original/breakout")
+    try:
+        return _known_task(task_id, episodes)
+    except ValueError as error:
+        raise TaskError(str(error)[:500]) from None
+
+
 class WspEnvironment(Environment):
     """One weight-programming task per episode; the only step grades the reply."""
 
     SUPPORTS_CONCURRENT_SESSIONS = True
 
-    def __init__(self, episodes: int = EPISODES, default_task: str = DEFAULT_TASK):
+    def __init__(self, grader: GradePool, episodes: int = EPISODES, default_task: str = DEFAULT_TASK):
         super().__init__()
-        self.episodes = episodes
-        self.info: TaskInfo = task_info(default_task, episodes)
+        self.grader, self.episodes = grader, episodes
+        self.info: TaskInfo = find_task(default_task, episodes)
         self._state = State(step_count=0)
 
-    def reset(self, seed: Optional[int] = None, episode_id: Optional[str] = None, task: Optional[str] = None,
+    def reset(self, seed: int | None = None, episode_id: str | None = None, task: str | None = None,
               **kwargs: Any) -> WspObservation:
-        if task:
-            self.info = task_info(task, self.episodes)
-        self._state = State(episode_id=episode_id, step_count=0, task=self.info.task_id)
+        if task is not None:
+            self.info = find_task(task, self.episodes)
+        self._state = State(episode_id=episode_id if isinstance(episode_id, str) else None, step_count=0,
+                            task=self.info.task_id)
         return WspObservation(task=self.info.task_id, system_prompt=self.info.system_prompt,
                               prompt=self.info.prompt, done=False, reward=None)
 
-    def step(self, action: WspAction, timeout_s: Optional[float] = None, **kwargs: Any) -> WspObservation:
+    def step(self, action: WspAction, timeout_s: float | None = None, **kwargs: Any) -> WspObservation:
         if action.task:
-            self.info = task_info(action.task, self.episodes)
+            self.info = find_task(action.task, self.episodes)
         self._state.step_count += 1
-        result = grade(self.info, action.answer)
-        return WspObservation(task=self.info.task_id, done=True, reward=float(result["normalized_score"]),
+        result = self.grader.grade(self.info.task_id, self.episodes, action.answer)
+        return WspObservation(task=self.info.task_id, done=True, reward=float(result.get("normalized_score", 0.0)),
                               result=result)
 
     @property
@@ -74,31 +115,106 @@ class WspEnvironment(Environment):
         return self._state
 
 
-def grade(info: TaskInfo, answer: str) -> dict:
-    """The held-out result: `grade_answer` (MinAtar) or `superbeam.task.grade` on the task's levels."""
-    if info.family == "superbeam":
-        from superbeam.task import grade as grade_superbeam
-        result = grade_superbeam(answer, info.levels)
-        summary = {key: result[key] for key in ("won", "levels", "mean_progress", "error")}
-        return {"normalized_score": float(result["score"]), "parse_success": 0.0 if result["error"] else 1.0, **summary}
-    from wspbench.grading import grade_answer
-    return grade_answer(info.minatar_task, answer, info.episodes)
+class BodyLimit:
+    """ASGI middleware: refuse an HTTP body over `limit` bytes with 413, by its Content-Length before
+    reading it, or while reading a body sent without one; the app gets the body once it is complete."""
+
+    def __init__(self, app, limit: int):
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        length = dict(scope["headers"]).get(b"content-length", b"0")
+        if not length.isdigit():
+            return await _send_json(send, 400, "Content-Length is not a number")
+        if int(length) > self.limit:
+            return await _send_json(send, 413, f"the request body is over the limit of {self.limit:,} bytes")
+        body, more = bytearray(), True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            body += message.get("body", b"")
+            if len(body) > self.limit:
+                return await _send_json(send, 413, f"the request body is over the limit of {self.limit:,} bytes")
+            more = message.get("more_body", False)
+        replayed = False
+
+        async def replay():
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": bytes(body), "more_body": False}
+
+        return await self.app(scope, replay, send)
 
 
-def make_app(episodes: int = EPISODES, default_task: str = DEFAULT_TASK):
-    """The FastAPI app (OpenEnv's HTTP and WebSocket routes)."""
-    return create_fastapi_app(lambda: WspEnvironment(episodes, default_task), WspAction, WspObservation)
+async def _send_json(send, status: int, detail: str) -> None:
+    response = JSONResponse({"detail": detail}, status_code=status, headers={"Connection": "close"})
+    await send({"type": "http.response.start", "status": response.status_code, "headers": response.raw_headers})
+    await send({"type": "http.response.body", "body": response.body})
 
 
-def main() -> None:
+def _short_errors(errors) -> list[dict]:
+    """Validation errors without the request's own text (a reply can be megabytes)."""
+    return [{"loc": list(e.get("loc", ()))[:10], "msg": str(e.get("msg", ""))[:300], "type": e.get("type")}
+            for e in list(errors)[:20] if isinstance(e, dict)]
+
+
+def make_app(episodes: int = EPISODES, default_task: str = DEFAULT_TASK, max_sessions: int = MAX_SESSIONS,
+             graders: int | None = None, grade_timeout_s: float = GRADE_TIMEOUT_S, max_body_bytes: int = MAX_BODY_BYTES):
+    """The app: OpenEnv's HTTP and WebSocket routes behind the body limit; `graders` worker processes
+    (default: one per core) grade within `grade_timeout_s` seconds each."""
+    find_task(default_task, episodes)  # a bad default fails at start, not on every request
+    pool = GradePool(graders or os.cpu_count() or 1, grade_timeout_s)
+    app = create_fastapi_app(lambda: WspEnvironment(pool, episodes, default_task), WspAction, WspObservation,
+                             max_concurrent_envs=max_sessions)
+
+    @app.exception_handler(TaskError)
+    async def unknown_task(request, error: TaskError):
+        return JSONResponse({"detail": str(error)}, status_code=400)
+
+    @app.exception_handler(GraderBusy)
+    async def busy(request, error: GraderBusy):
+        return JSONResponse({"detail": str(error)}, status_code=503, headers={"Retry-After": "10"})
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request, error: RequestValidationError):
+        return JSONResponse({"detail": _short_errors(error.errors())}, status_code=422)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request, error: HTTPException):
+        detail = _short_errors(error.detail) if isinstance(error.detail, list) else str(error.detail)[:1000]
+        return JSONResponse({"detail": detail}, status_code=error.status_code, headers=error.headers)
+
+    app.router.on_shutdown.append(pool.close)
+    app.add_middleware(BodyLimit, limit=max_body_bytes)
+    return app
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="OpenEnv server for wspbench's weight-programming tasks")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--episodes", type=int, default=EPISODES, help="MinAtar scoring episodes per grade")
     parser.add_argument("--task", default=DEFAULT_TASK, help="Task of a reset that names none")
-    args = parser.parse_args()
+    parser.add_argument("--max-sessions", type=int, default=MAX_SESSIONS, help="WebSocket sessions at once")
+    parser.add_argument("--graders", type=int, default=None, help="Grading processes (default: one per core)")
+    parser.add_argument("--grade-timeout", type=float, default=GRADE_TIMEOUT_S, help="Seconds one grade may take")
+    parser.add_argument("--max-body-bytes", type=int, default=MAX_BODY_BYTES, help="Largest request or message")
+    args = parser.parse_args(argv)
+    if args.episodes < 1 or args.max_sessions < 1 or (args.graders is not None and args.graders < 1) \
+            or not args.grade_timeout > 0 or args.max_body_bytes < 1:
+        parser.error("--episodes, --max-sessions, --graders, --grade-timeout and --max-body-bytes must be positive")
+    try:
+        app = make_app(args.episodes, args.task, args.max_sessions, args.graders, args.grade_timeout,
+                       args.max_body_bytes)
+    except TaskError as error:
+        parser.error(f"--task: {error}")
     import uvicorn
-    uvicorn.run(make_app(args.episodes, args.task), host=args.host, port=args.port)
+    uvicorn.run(app, host=args.host, port=args.port, ws_max_size=args.max_body_bytes, log_level="warning")
 
 
 if __name__ == "__main__":

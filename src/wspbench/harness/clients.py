@@ -2,19 +2,32 @@
 the `openai` package, and the built-in offline models, which answer through the same protocol code.
 
 The API key is read from an environment variable whose *name* is configured; the key itself is kept in
-the client only, and every error message is scrubbed of it before it can reach a log or a record.
-Retries are ours (the SDK's are off) so that each try, its wait and its error are visible: rate limits,
-server errors, timeouts and dropped connections are retried with exponential backoff (honouring
-Retry-After); other errors (bad request, wrong key, unknown model) fail at once.
+the client only, and every error message and reply is scrubbed of it before it can reach a log or a
+record. Retries are ours (the SDK's are off) so that each try, its wait and its error are visible: rate
+limits, server errors, timeouts and dropped connections are retried with exponential backoff (honouring a
+usable Retry-After); other errors (bad request, wrong key, unknown model, a reply over the size cap) fail
+at once.
+
+A server is not trusted to end its reply: each try has one deadline for the whole request (a server that
+trickles a byte a second cannot stretch it), and the reply body is read as a stream and abandoned past
+MAX_REPLY_BYTES instead of being buffered whole.
 """
 
 from __future__ import annotations
 
+import email.utils
+import functools
+import importlib
+import json
+import math
 import os
 import random
+import threading
 import time
+from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import asdict, dataclass
-from typing import Callable
+from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 import openai
@@ -22,6 +35,7 @@ import openai
 OFFLINE_MODELS = ("reference", "zero")
 RETRY_STATUSES = (408, 409, 429)
 MAX_WAIT_S = 60.0
+MAX_REPLY_BYTES = 8 * 1024 * 1024  # a 1,000,000-character answer plus reasoning fits many times over
 Status = Callable[[str], None]
 
 
@@ -72,8 +86,9 @@ class OpenAIClient:
     def __init__(self, model: str, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
                  timeout_s: float = 600.0, max_tries: int = 4, backoff_s: float = 2.0,
                  max_tokens: int | None = None, temperature: float | None = None,
-                 sleep: Callable[[float], None] = time.sleep):
+                 sleep: Callable[[float], None] = time.sleep, max_reply_bytes: int = MAX_REPLY_BYTES):
         key = os.environ.get(api_key_env, "")
+        self._secret = key  # scrubbed from everything stored; the local placeholder below is no secret
         if not key:
             if base_url is None:
                 raise ModelError(f"no API key: set the environment variable {api_key_env} "
@@ -81,9 +96,10 @@ class OpenAIClient:
             key = "none"  # local servers (vLLM, Ollama) ignore it; the SDK wants one
         self.name, self.base_url, self.api_key_env = model, base_url, api_key_env
         self.max_tries, self.backoff_s, self.timeout_s, self.sleep = max(1, max_tries), backoff_s, timeout_s, sleep
+        self.max_reply_bytes = max_reply_bytes
         self.params = {k: v for k, v in (("max_tokens", max_tokens), ("temperature", temperature)) if v is not None}
-        self._secret = key
-        self._client = openai.OpenAI(api_key=key, base_url=base_url, timeout=timeout_s, max_retries=0)
+        self._key = key
+        self._local = threading.local()  # one SDK client per calling thread: an abandoned one is closed alone
 
     def describe(self) -> dict:
         return {"kind": self.kind, "model": self.name, "endpoint": safe_endpoint(self.base_url),
@@ -94,11 +110,10 @@ class OpenAIClient:
         for attempt in range(1, self.max_tries + 1):
             started = time.perf_counter()
             try:
-                response = self._client.chat.completions.create(model=self.name, messages=messages, **self.params)
-                latency = time.perf_counter() - started
-                if not getattr(response, "choices", None) or response.choices[0].message is None:
-                    raise _Retryable("the endpoint returned no message")
-                return _reply(response, latency, attempt)
+                data = self._request(messages)
+                return _reply(data, time.perf_counter() - started, attempt, self._secret)
+            except _TooLarge as error:
+                raise ModelError(f"{self.name}: {error} (not retried)") from None
             except (openai.APIConnectionError, _Retryable) as error:  # APITimeoutError is one
                 last = self._describe(error)
                 wait = self._wait(attempt, None)
@@ -115,19 +130,83 @@ class OpenAIClient:
                 self.sleep(wait)
         raise ModelError(f"{self.name}: no reply after {self.max_tries} tries; last error: {last}")
 
-    def _wait(self, attempt: int, retry_after: str | None) -> float:
+    def _request(self, messages: list[dict]) -> dict:
+        """One request under one deadline: it runs in a helper thread; past the deadline its connection
+        is closed (which ends a trickling read) and the try counts as timed out."""
+        client = getattr(self._local, "client", None)
+        if client is None:
+            http = openai.DefaultHttpxClient(event_hooks={"response": [self._cap_body]})
+            client = self._local.client = openai.OpenAI(api_key=self._key, base_url=self.base_url,
+                                                        timeout=self.timeout_s, max_retries=0, http_client=http)
+        deadline = time.monotonic() + self.timeout_s
+        outcome: dict = {}
+        finished = threading.Event()
+
+        def fetch() -> None:
+            try:
+                outcome["data"] = self._fetch(client, messages, deadline)
+            except BaseException as error:  # noqa: BLE001 - handed to the caller, never lost with the thread
+                outcome["error"] = error
+            finally:
+                finished.set()
+
+        threading.Thread(target=fetch, daemon=True, name="wsp-request").start()
+        if not finished.wait(self.timeout_s + 1.0):
+            self._local.client = None
+            with suppress(Exception):  # best effort: the thread also checks the deadline between chunks
+                client.close()
+            raise _Retryable(f"timed out: no complete reply within {self.timeout_s:g} s")
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["data"]
+
+    def _cap_body(self, response) -> None:
+        """Every response body, error replies included (the SDK reads those whole), stops at the size cap."""
+        length = response.headers.get("content-length", "")
+        if length.isdigit() and int(length) > self.max_reply_bytes:
+            raise _TooLarge(f"the reply is {int(length):,} bytes, over the cap of {self.max_reply_bytes:,}")
+        response.stream = _capped_stream(response.stream, self.max_reply_bytes)
+
+    def _fetch(self, client: openai.OpenAI, messages: list[dict], deadline: float) -> dict:
+        """The reply body as JSON, read in chunks: past the size cap or the deadline it is abandoned."""
+        create = client.chat.completions.with_streaming_response.create
+        with create(model=self.name, messages=messages, **self.params) as response:
+            length = response.headers.get("content-length", "")
+            if length.isdigit() and int(length) > self.max_reply_bytes:
+                raise _TooLarge(f"the reply is {int(length):,} bytes, over the cap of {self.max_reply_bytes:,}")
+            body = bytearray()
+            try:
+                for chunk in response.iter_bytes():
+                    body += chunk
+                    if len(body) > self.max_reply_bytes:
+                        raise _TooLarge(f"the reply is over the cap of {self.max_reply_bytes:,} bytes")
+                    if time.monotonic() > deadline:
+                        raise _Retryable(f"timed out: no complete reply within {self.timeout_s:g} s")
+            except _http_library().HTTPError as error:  # the body broke off, stalled or could not be decoded
+                raise _Retryable(f"the reply broke off: {type(error).__name__}: {str(error)[:200]}") from None
         try:
-            if retry_after is not None:
-                return min(max(float(retry_after), 0.0), MAX_WAIT_S)
-        except ValueError:
-            pass
-        return min(self.backoff_s * 2 ** (attempt - 1) * random.uniform(0.8, 1.2), MAX_WAIT_S)
+            data = json.loads(bytes(body))
+        except (ValueError, RecursionError):
+            raise _Retryable("the endpoint returned a reply that is not JSON") from None
+        if not isinstance(data, dict):
+            raise _Retryable("the endpoint returned a reply that is not a JSON object")
+        return data
+
+    def _wait(self, attempt: int, retry_after: str | None) -> float:
+        """Retry-After when it is a usable number of seconds or an HTTP date, else exponential backoff;
+        always a finite wait in [0, MAX_WAIT_S]."""
+        wait = _retry_after_seconds(retry_after)
+        if wait is None:
+            wait = self.backoff_s * 2 ** min(attempt - 1, 30) * random.uniform(0.8, 1.2)
+        return min(max(wait, 0.0), MAX_WAIT_S)
 
     def _describe(self, error: Exception) -> str:
         if isinstance(error, openai.APITimeoutError):
             text = f"timed out after {self.timeout_s:g} s"
         elif isinstance(error, openai.APIStatusError):
             text = f"HTTP {error.status_code}: {error.message}"
+        elif isinstance(error, _Retryable):
+            text = str(error)
         else:
             text = f"{type(error).__name__}: {error}"
         return scrub(text[:500], self._secret)
@@ -137,18 +216,97 @@ class _Retryable(Exception):
     pass
 
 
-def _reply(response, latency: float, attempt: int) -> Reply:
-    choice = response.choices[0]
-    message = choice.message
+class _TooLarge(Exception):
+    pass
+
+
+@functools.cache
+def _http_library():
+    """The HTTP library the SDK is built on (httpx or a fork of it), from its client class."""
+    name = next(c.__module__ for c in openai.DefaultHttpxClient.__mro__ if not c.__module__.startswith("openai"))
+    return importlib.import_module(name.split(".")[0])
+
+
+def _capped_stream(stream, cap: int):
+    """`stream` (the HTTP library's response stream) that raises _TooLarge once more than `cap` bytes came."""
+    class Capped(_http_library().SyncByteStream):
+        def __iter__(self):
+            total = 0
+            for chunk in stream:
+                total += len(chunk)
+                if total > cap:
+                    raise _TooLarge(f"the reply is over the cap of {cap:,} bytes")
+                yield chunk
+
+        def close(self) -> None:
+            stream.close()
+
+    return Capped()
+
+
+def _retry_after_seconds(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (a number or an HTTP date), or None when it is unusable
+    (missing, nan, infinite, negative, garbage)."""
+    if not value or len(value) > 100:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        seconds = (when - datetime.now(UTC)).total_seconds()
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
+
+
+def _reply(data: dict, latency: float, attempt: int, secret: str) -> Reply:
+    """A Reply from the raw JSON, taking only fields of the expected types, scrubbed of the secret."""
+    choices = data.get("choices")
+    choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
+    message = choice.get("message")
+    if not isinstance(message, dict):
+        raise _Retryable("the endpoint returned no message")
     reasoning = None
     for name in ("reasoning_content", "reasoning"):  # vLLM/DeepSeek, OpenRouter/HF router
-        value = getattr(message, name, None)
+        value = message.get(name)
         if isinstance(value, str) and value:
-            reasoning = value
+            reasoning = scrub(value, secret)
             break
-    usage = response.usage.model_dump(exclude_none=True) if response.usage else None
-    return Reply(message.content or "", reasoning, choice.finish_reason, usage, round(latency, 3), attempt,
-                 response.model)
+    finish, model = choice.get("finish_reason"), data.get("model")
+    return Reply(scrub(_text(message.get("content")), secret), reasoning,
+                 scrub(finish[:100], secret) if isinstance(finish, str) else None, _usage(data.get("usage")),
+                 round(latency, 3), attempt, scrub(model[:200], secret) if isinstance(model, str) else None)
+
+
+def _text(content) -> str:
+    """Message content: a string, or the text parts of a list of parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part["text"] for part in content if isinstance(part, dict) and isinstance(part.get("text"), str))
+    return ""
+
+
+def _usage(usage) -> dict | None:
+    """The token counts of `usage`: numbers, and dicts of numbers one level down; anything else is dropped."""
+    if not isinstance(usage, dict):
+        return None
+
+    def number(value) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+    kept = {}
+    for key, value in list(usage.items())[:50]:
+        if number(value):
+            kept[str(key)[:100]] = value
+        elif isinstance(value, dict):
+            inner = {str(k)[:100]: v for k, v in list(value.items())[:50] if number(v)}
+            if inner:
+                kept[str(key)[:100]] = inner
+    return kept or None
 
 
 def scrub(text: str, secret: str) -> str:

@@ -4,10 +4,17 @@ summary table at the end. Rich's Progress is thread-safe, so worker threads upda
 from __future__ import annotations
 
 import threading
+from typing import Self
 
 from rich import box
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 from rich.text import Text
 
@@ -24,7 +31,7 @@ class RichDisplay(Display):
         self.lines: dict[str, int] = {}
         self.lock = threading.Lock()
 
-    def __enter__(self) -> "RichDisplay":
+    def __enter__(self) -> Self:
         self.progress.start()
         return self
 

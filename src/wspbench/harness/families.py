@@ -47,7 +47,7 @@ def select_task_ids(selector: str) -> list[str]:
 
 
 def make_task(task_id: str, episodes: int, train_episodes: int, workers: int | None,
-              engine: str = "fast") -> HarnessTask:
+              engine: str = "auto") -> HarnessTask:
     if task_id == superbeam_family.TASK_ID:
         return superbeam_family.SuperbeamHarnessTask()
     return minatar_family.MinAtarHarnessTask.from_id(task_id, episodes, train_episodes, workers, engine)

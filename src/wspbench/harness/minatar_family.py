@@ -40,7 +40,7 @@ class MinAtarHarnessTask(HarnessTask):
     prompt_version = MINATAR_PROMPT_VERSION
 
     def __init__(self, task: MinAtarTask, episodes: int, train_episodes: int, workers: int | None = None,
-                 engine: str = "fast"):
+                 engine: str = "auto"):
         if episodes > TRAIN_EPISODE_OFFSET:
             raise ValueError(f"at most {TRAIN_EPISODE_OFFSET:,} scoring episodes (training seeds start there)")
         self.task, self.episodes, self.train_episodes = task, episodes, train_episodes
@@ -49,7 +49,7 @@ class MinAtarHarnessTask(HarnessTask):
 
     @classmethod
     def from_id(cls, task_id: str, episodes: int, train_episodes: int, workers: int | None = None,
-                engine: str = "fast") -> "MinAtarHarnessTask":
+                engine: str = "auto") -> "MinAtarHarnessTask":
         source, _, game = task_id.partition("/")
         return cls(MinAtarTask(game, source), episodes, train_episodes, workers, engine)
 

@@ -52,8 +52,8 @@ def summary_markdown(manifest: dict, rows: list[dict]) -> str:
     mean = mean_test_score(rows)
     ok = sum(r["status"] == "ok" for r in rows)
     lines = [f"# {manifest['model']} · {manifest['protocol']}", "",
-             f"Mean held-out score: {'-' if mean is None else f'{mean:.4f}'} over {ok} of {len(rows)} tasks "
-             f"(prompt versions {manifest['prompt_versions']}).", "",
+             (f"Mean held-out score: {'-' if mean is None else f'{mean:.4f}'} over {ok} of {len(rows)} tasks "
+              f"(prompt versions {manifest['prompt_versions']})."), "",
              "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     lines += ["| " + " | ".join(cell(c, r[c]) for c in COLUMNS) + " |" for r in rows]
     return "\n".join(lines) + "\n"
