@@ -1,13 +1,16 @@
-"""`wsp export harbor`: every file of a task folder, and each folder's tests/test.sh, run here against a
-fake /logs root, writes the reward `wsp grade` gives the same answer on the same episodes. The real
-`harbor lint` runs on the folders when its virtual environment exists (benchmarks/harbor_lint.py)."""
+"""`wsp export harbor`: every file of a task folder; the agent's image holds nothing of this project; each
+folder's tests/test.sh, run here against a fake /logs root, writes the reward `wsp grade` gives the same
+answer, even when the agent planted modules and Python variables; two exports are byte-identical. The
+real `harbor lint` runs on the folders when its virtual environment exists (benchmarks/harbor_lint.py)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
 import sys
+import sysconfig
 import tomllib
 import zipfile
 from importlib import metadata, resources
@@ -18,14 +21,32 @@ from typer.testing import CliRunner
 
 from wspbench.cli import app
 from wspbench.export.catalog import select
-from wspbench.export.harbor import content_digest, export_harbor
-from wspbench.export.verifier_steps import grade_superbeam, numeric_reward, wrap
+from wspbench.export.harbor import (
+    TIMEOUTS_TABLE,
+    ZIP_DATE,
+    content_digest,
+    export_harbor,
+    measured_table,
+    normalize_wheel,
+    timeouts,
+)
+from wspbench.export.verifier_steps import (
+    FAILED,
+    GRADED,
+    MAX_ANSWER_BYTES,
+    REJECTED,
+    SETTINGS,
+    main,
+    run,
+)
 from wspbench.harness.families import select_task_ids
 
 EPISODES = 2
 ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src"
 RUNNER = CliRunner()
 HARBOR_VENV = Path(os.environ.get("WSP_HARBOR_VENV", "/tmp/harbor-venv"))
+ZERO_REWARD = {"reward": 0.0, "normalized_score": 0.0, "parse_success": 0.0}
 
 
 def synth_with_reference() -> str:
@@ -36,24 +57,28 @@ def synth_with_reference() -> str:
     return "synth/ferry" if "synth/ferry" in found else found[0]
 
 
-@pytest.fixture(scope="module")
-def exported(tmp_path_factory):
-    """original/breakout, a synthetic game and SUPERBEAM, exported with a stand-in wheel (building the
-    real one is tested on its own below)."""
-    out = tmp_path_factory.mktemp("harbor")
-    wheel = out.parent / "wspbench-0.1.0-py3-none-any.whl"
+def stand_in_wheel(folder: Path) -> Path:
+    """A wheel holding only METADATA (building the real one is tested on its own below)."""
+    wheel = folder / "wspbench-0.1.0-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w") as archive:
         requires = "".join(f"Requires-Dist: {r}\n" for r in metadata.requires("wspbench") or [])
         archive.writestr("wspbench-0.1.0.dist-info/METADATA", f"Name: wspbench\n{requires}")
+    return wheel
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """original/breakout, a synthetic game and SUPERBEAM."""
+    out = tmp_path_factory.mktemp("harbor")
     infos = select(f"original/breakout,{synth_with_reference()},superbeam", EPISODES)
-    folders = export_harbor(out, infos, wheel=wheel, measure_episodes=1)
+    folders = export_harbor(out, infos, wheel=stand_in_wheel(out.parent))
     return out, {info.task_id: (info, folder) for info, folder in zip(infos, folders)}
 
 
-def run_script(script: Path, env: dict) -> subprocess.CompletedProcess:
+def run_script(script: Path, env: dict, cwd: Path | None = None) -> subprocess.CompletedProcess:
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
     return subprocess.run(["bash", str(script)], env={**os.environ, "PATH": path, **env}, capture_output=True,
-                           text=True, timeout=120)
+                          text=True, timeout=120, cwd=cwd, check=False)
 
 
 def wsp_grade_score(info, answer_file: Path) -> float:
@@ -67,36 +92,93 @@ def wsp_grade_score(info, answer_file: Path) -> float:
     return json.loads(result.stdout.strip().splitlines()[-1])["normalized_score"]
 
 
+def file_hashes(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
 def test_every_file_of_every_folder(exported):
     out, tasks = exported
+    table = measured_table()
     for task_id, (info, folder) in tasks.items():
         assert folder.name == info.slug == task_id.replace("/", "-")
-        for name in ("task.toml", "instruction.md", "environment/Dockerfile", "environment/constraints.txt",
-                     "environment/wspbench-0.1.0-py3-none-any.whl", "tests/test.sh", "solution/solve.sh"):
-            assert (folder / name).is_file(), f"{folder.name}/{name}"
+        assert sorted(file_hashes(folder)) == sorted([
+            "task.toml", "instruction.md", "environment/Dockerfile", "tests/Dockerfile", "tests/constraints.txt",
+            "tests/wspbench-0.1.0-py3-none-any.whl", "tests/test.sh", "solution/solve.sh"])
         for script in ("tests/test.sh", "solution/solve.sh"):
             assert os.access(folder / script, os.X_OK)
         config = tomllib.loads((folder / "task.toml").read_text())
         assert config["task"]["name"] == f"wspbench/{info.slug}" and config["task"]["description"]
+        assert config["metadata"]["license"] == "GPL-3.0-or-later"
         assert config["verifier"]["environment_mode"] == "separate"
         assert config["verifier"]["network_mode"] == "no-network"
+        assert config["verifier"]["environment"]["cpus"] == config["environment"]["cpus"]
         assert config["verifier"]["env"] == info.verifier_env()
-        assert 300 <= config["verifier"]["timeout_sec"] < config["agent"]["timeout_sec"]
+        assert config["metadata"]["measured_worst_episode_s"] == table[task_id]  # the committed table
+        assert config["verifier"]["timeout_sec"] == timeouts(info, table[task_id], 4)[0] >= 300
         assert config["artifacts"] == ["/app/answer.md"] and config["agent"]["user"] == "agent"
         assert config["metadata"]["prompt_sha256"] == info.prompt_sha256
         instruction = (folder / "instruction.md").read_text()
         assert info.prompt.rstrip() in instruction and info.system_prompt in instruction
         assert "/app/answer.md" in instruction
-        dockerfile = (folder / "environment" / "Dockerfile").read_text()
-        assert "pip install" in dockerfile and "constraints.txt" in dockerfile
-        assert "numpy==" in (folder / "environment" / "constraints.txt").read_text()
-        assert 'export WEIGHT_SPACE_GAME="${WEIGHT_SPACE_GAME:-' + info.game in (folder / "tests" / "test.sh").read_text()
+        verifier_image = (folder / "tests" / "Dockerfile").read_text()
+        assert "-c /opt/wspbench/constraints.txt /opt/wspbench/wspbench-0.1.0-py3-none-any.whl" in verifier_image
+        assert "COPY test.sh /tests/test.sh" in verifier_image  # Harbor does not upload tests/ to this image
+        assert "numpy==" in (folder / "tests" / "constraints.txt").read_text()
+        test_sh = (folder / "tests" / "test.sh").read_text()
+        assert 'export WEIGHT_SPACE_GAME="${WEIGHT_SPACE_GAME:-' + info.game in test_sh
+        assert f"python -I -m wspbench.export.verifier_steps {info.family} " in test_sh
     registry = json.loads((out / "registry.json").read_text())
     assert [t["path"] for t in registry[0]["tasks"]] == [f.name for _, f in tasks.values()]
     dataset = tomllib.loads((out / "dataset.toml").read_text())
     assert {t["name"]: t["digest"] for t in dataset["tasks"]} == {
         info.harbor_name: content_digest(folder) for info, folder in tasks.values()}
     assert (out / "README.md").is_file()
+
+
+def test_the_timeouts_table_covers_every_task():
+    table = json.loads(TIMEOUTS_TABLE.read_text())["worst_episode_s"]
+    assert set(select_task_ids("all")) <= set(table)
+    assert all(0 < seconds < 60 for seconds in table.values())
+
+
+def reference_lines() -> list[str]:
+    """Every line of the shipped reference programs, except short ones (such as `W2[0, 0] = 3.0`, the
+    edits format's example in the prompt itself) that say nothing about a solution."""
+    files = sorted((SRC / "wspbench" / "examples").glob("*.txt")) + sorted(
+        (SRC / "minatar_synth" / "references").glob("*.txt"))
+    assert len(files) >= 20
+    return sorted({line.strip() for f in files for line in f.read_text().splitlines() if len(line.strip()) >= 16})
+
+
+def superbeam_reference_texts() -> list[str]:
+    """The SUPERBEAM reference network's notes and every row holding a non-zero weight, as JSON writes them."""
+    network = json.loads((SRC / "superbeam" / "reference_network.json").read_text())
+    texts = [note for note in network["notes"].values() if isinstance(note, str)]
+    for key in ("W1", "b1", "W2", "b2"):
+        rows = network[key] if isinstance(network[key][0], list) else [network[key]]
+        for row in rows:
+            if any(row):
+                texts += [json.dumps(row), json.dumps(row, separators=(",", ":"))]
+    return texts
+
+
+def test_the_agent_image_holds_no_reference_answer_no_grader_and_no_wspbench(tmp_path):
+    """Everything the agent receives (the environment/ build context and instruction.md), for every task."""
+    infos = select("all", 1000)
+    folders = export_harbor(tmp_path / "out", infos, wheel=stand_in_wheel(tmp_path))
+    secrets = reference_lines() + superbeam_reference_texts()
+    for folder in folders:
+        received = [folder / "instruction.md", *(p for p in (folder / "environment").rglob("*") if p.is_file())]
+        assert [p.name for p in received] == ["instruction.md", "Dockerfile"], folder.name
+        for path in received:
+            text = path.read_text()
+            assert "wspbench" not in text.lower() and ".whl" not in text, path
+            leaked = [secret[:60] for secret in secrets if secret in text]
+            assert not leaked, f"{path}: {leaked[:3]}"
+        dockerfile = (folder / "environment" / "Dockerfile").read_text()
+        assert not any(line.split()[:1] in (["COPY"], ["ADD"]) for line in dockerfile.splitlines())
+        assert "pip install --no-cache-dir --only-binary=:all: numpy==" in dockerfile
 
 
 def test_test_sh_with_the_reference_trajectory_writes_wsp_grades_score(exported, tmp_path):
@@ -109,7 +191,7 @@ def test_test_sh_with_the_reference_trajectory_writes_wsp_grades_score(exported,
         (logs / "agent" / "trajectory.json").write_text(json.dumps(
             {"steps": [{"source": "user", "message": info.prompt}, {"source": "agent", "message": answer}]}))
         done = run_script(folder / "tests" / "test.sh", {"WSP_LOGS_DIR": str(logs),
-                                                          "WSP_ANSWER_FILE": str(tmp_path / "absent.md")})
+                                                         "WSP_ANSWER_FILE": str(tmp_path / "absent.md")})
         assert done.returncode == 0, done.stderr
         reward = json.loads((logs / "verifier" / "reward.json").read_text())
         details = json.loads((logs / "verifier" / "details.json").read_text())
@@ -133,21 +215,162 @@ def test_the_oracle_hands_in_the_reference_as_an_answer_file(exported, tmp_path)
     assert reward["reward"] == wsp_grade_score(info, answer_file) and reward["parse_success"] == 1.0
 
 
-def test_a_missing_or_bad_answer_is_a_zero_reward(tmp_path):
-    environ = {"WEIGHT_SPACE_EPISODES": "1"}
-    missing = grade_superbeam(tmp_path / "none.json", environ)
-    assert missing["normalized_score"] == 0.0 and "no trajectory file" in missing["error"]
-    wrap_answer(tmp_path / "reply.md", tmp_path / "t.json", "no weights here")
-    assert "no JSON object" in grade_superbeam(tmp_path / "t.json", environ)["error"]
-    assert "1..20" in grade_superbeam(tmp_path / "t.json", {"WEIGHT_SPACE_EPISODES": "99"})["error"]
-    assert numeric_reward(tmp_path / "missing.json") == {"reward": 0.0, "normalized_score": 0.0, "parse_success": 0.0}
-    (tmp_path / "details.json").write_text(json.dumps({**missing, "normalized_score": "NaN"}))
-    assert numeric_reward(tmp_path / "details.json")["reward"] == 0.0
+def plant(app_dir: Path, logs: Path, marker: Path) -> dict[str, str]:
+    """The files and variables an agent could leave to run its own code in the verifier: a `wspbench`
+    package with its own verifier_steps, sitecustomize, usercustomize, .pth files (in the folder and in a
+    user site-packages), a PYTHONSTARTUP script. Each writes a reward of 1.0 and a marker file.
+    Returns the Python variables pointing at them."""
+    payload = (f"import json, pathlib\npathlib.Path({str(marker)!r}).write_text('planted code ran')\n"
+               f"reward = pathlib.Path({str(logs / 'verifier' / 'reward.json')!r})\n"
+               "reward.parent.mkdir(parents=True, exist_ok=True)\n"
+               "reward.write_text(json.dumps({'reward': 1.0, 'normalized_score': 1.0, 'parse_success': 1.0}))\n")
+    user_site = app_dir / "userbase" / Path(sysconfig.get_path("purelib", "posix_user",
+                                                               {"userbase": ""}).lstrip("/"))
+    for path in (app_dir / "wspbench" / "__init__.py", app_dir / "wspbench" / "export" / "__init__.py",
+                 app_dir / "wspbench" / "export" / "verifier_steps.py", app_dir / "sitecustomize.py",
+                 app_dir / "usercustomize.py", app_dir / "startup.py", user_site / "usercustomize.py",
+                 user_site / "sitecustomize.py"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(payload)
+    line = f"import runpy; runpy.run_path({str(app_dir / 'startup.py')!r})\n"
+    (app_dir / "planted.pth").write_text(line)
+    (user_site / "planted.pth").write_text(line)
+    return {"PYTHONPATH": str(app_dir), "PYTHONUSERBASE": str(app_dir / "userbase"),
+            "PYTHONSTARTUP": str(app_dir / "startup.py"), "HOME": str(app_dir)}
 
 
-def wrap_answer(answer_file: Path, trajectory: Path, text: str) -> None:
-    answer_file.write_text(text)
-    wrap(answer_file, trajectory)
+def test_a_planted_module_attack_changes_nothing(exported, tmp_path):
+    _, tasks = exported
+    info, folder = tasks["original/breakout"]
+    app_dir, logs, marker = tmp_path / "app", tmp_path / "logs", tmp_path / "planted-code-ran"
+    attack = plant(app_dir, logs, marker)
+    (app_dir / "answer.md").write_text(info.harness_task.offline_answer("zero"))
+    # the planted files do work on a Python that is not isolated: the old test.sh ran exactly this
+    subprocess.run([sys.executable, "-m", "wspbench.export.verifier_steps"], cwd=app_dir, capture_output=True,
+                   env={**os.environ, **attack}, timeout=60, check=False)
+    assert marker.is_file()
+    marker.unlink()
+    (logs / "verifier" / "reward.json").unlink()
+
+    done = run_script(folder / "tests" / "test.sh", {**attack, "WSP_LOGS_DIR": str(logs),
+                                                     "WSP_ANSWER_FILE": str(app_dir / "answer.md")}, cwd=app_dir)
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists(), "code the agent wrote ran inside the verifier"
+    reward = json.loads((logs / "verifier" / "reward.json").read_text())
+    expected = wsp_grade_score(info, app_dir / "answer.md")
+    assert reward == {"reward": expected, "normalized_score": expected, "parse_success": 1.0} and expected < 1.0
+
+
+SUPERBEAM = {"WEIGHT_SPACE_EPISODES": "1"}
+
+
+def rewards(logs: Path) -> tuple[dict, dict]:
+    verifier = logs / "verifier"
+    return json.loads((verifier / "reward.json").read_text()), json.loads((verifier / "details.json").read_text())
+
+
+@pytest.mark.parametrize("kind, message", [
+    ("missing", "does not exist"), ("symlink", "symbolic link"), ("fifo", "not a regular file"),
+    ("folder", "not a regular file"), ("huge", "more than"), ("no json", "no JSON object")])
+def test_a_bad_answer_file_is_a_zero_reward_never_a_hang(tmp_path, kind, message):
+    answer, logs = tmp_path / "answer.md", tmp_path / "logs"
+    if kind == "symlink":  # pointing at a reference answer of the verifier's own image
+        answer.symlink_to(SRC / "superbeam" / "reference_network.json")
+    elif kind == "fifo":
+        os.mkfifo(answer)  # opening it for reading would block until a writer comes
+    elif kind == "folder":
+        answer.mkdir()
+    elif kind == "huge":
+        answer.write_bytes(b"x" * (MAX_ANSWER_BYTES + 1))
+    elif kind == "no json":
+        answer.write_text("no weights here")
+    assert run("superbeam", answer, logs, SUPERBEAM) == REJECTED
+    reward, details = rewards(logs)
+    assert reward == ZERO_REWARD and message in details["error"]
+
+
+def test_bad_settings_usage_and_internal_errors_still_write_a_reward(tmp_path, monkeypatch, capsys):
+    answer, logs = tmp_path / "answer.md", tmp_path / "logs"
+    answer.write_text("{}")
+    assert run("superbeam", answer, logs, {"WEIGHT_SPACE_EPISODES": "99"}) == SETTINGS
+    assert "1..20" in rewards(logs)[1]["error"] and rewards(logs)[0] == ZERO_REWARD
+    assert run("minatar", answer, logs, {"WEIGHT_SPACE_GAME": "Breakout", "WEIGHT_SPACE_EPISODES": "1"}) == SETTINGS
+    assert rewards(logs)[0] == ZERO_REWARD
+    assert main(["pong", str(answer), str(logs)]) == SETTINGS and "usage:" in capsys.readouterr().err
+
+    import superbeam.task
+
+    def broken(*args, **kwargs):
+        raise RecursionError("a bug")
+    monkeypatch.setattr(superbeam.task, "grade", broken)
+    answer.write_text('```json\n{"W1": []}\n```')
+    assert run("superbeam", answer, logs, SUPERBEAM) == FAILED
+    reward, details = rewards(logs)
+    assert reward == ZERO_REWARD and "internal error of the verifier: RecursionError" in details["error"]
+
+
+def test_an_unwritable_reward_is_one_line_and_exit_3(tmp_path, capsys):
+    answer, logs = tmp_path / "answer.md", tmp_path / "logs"
+    answer.write_text("no weights here")
+    (logs / "verifier" / "reward.json").mkdir(parents=True)
+    assert run("superbeam", answer, logs, SUPERBEAM) == FAILED
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "cannot write the reward file" in lines[0]
+
+
+def test_the_trajectory_is_the_answer_when_there_is_no_answer_file(tmp_path):
+    logs = tmp_path / "logs"
+    (logs / "agent").mkdir(parents=True)
+    reference = (SRC / "superbeam" / "reference_network.json").read_text()
+    (logs / "agent" / "trajectory.json").write_text(json.dumps({"steps": [{"source": "agent", "message": reference}]}))
+    assert run("superbeam", tmp_path / "absent.md", logs, SUPERBEAM) == GRADED
+    assert rewards(logs)[0]["parse_success"] == 1.0
+
+
+def test_normalised_wheels_do_not_depend_on_dates_or_order(tmp_path):
+    files = {"wspbench/a.py": b"a = 1\n", "wspbench-0.1.0.dist-info/RECORD": b"r\n",
+             "wspbench-0.1.0.dist-info/METADATA": b"Name: wspbench\n", "superbeam/b.json": b"{}\n"}
+    made = []
+    for index, (names, date) in enumerate([(sorted(files), (2020, 5, 6, 7, 8, 10)),
+                                           (sorted(files, reverse=True), (2024, 1, 2, 3, 4, 6))]):
+        raw = tmp_path / f"raw{index}.whl"
+        with zipfile.ZipFile(raw, "w") as archive:
+            for name in names:
+                archive.writestr(zipfile.ZipInfo(name, date_time=date), files[name])
+        made.append(normalize_wheel(raw, tmp_path / f"n{index}.whl"))
+    assert made[0].read_bytes() == made[1].read_bytes()
+    with zipfile.ZipFile(made[0]) as archive:
+        assert archive.namelist() == ["superbeam/b.json", "wspbench/a.py", "wspbench-0.1.0.dist-info/METADATA",
+                                      "wspbench-0.1.0.dist-info/RECORD"]
+        assert {info.date_time for info in archive.infolist()} == {ZIP_DATE}
+        assert {info.external_attr >> 16 for info in archive.infolist()} == {0o100644}
+        assert archive.read("wspbench/a.py") == files["wspbench/a.py"]
+
+
+def test_two_exports_with_the_real_wheel_are_byte_identical(tmp_path):
+    """The wheel is built twice from the source tree, seconds apart; every file of both exports is equal."""
+    from wspbench.export.harbor import source_tree
+
+    if source_tree() is None:
+        pytest.skip("wspbench is not installed from a source checkout")
+    infos = select("original/breakout,superbeam", 100)
+    try:
+        export_harbor(tmp_path / "one", infos)
+        export_harbor(tmp_path / "two", infos)
+    except RuntimeError as error:
+        pytest.skip(f"pip cannot build the wheel here (it needs setuptools from an index): {error}")
+    one, two = file_hashes(tmp_path / "one"), file_hashes(tmp_path / "two")
+    assert one == two and len(one) == 2 * 8 + 3
+    assert {p.stat().st_mode & 0o777 for p in (tmp_path / "one").rglob("*") if p.is_file()} == {0o644, 0o755}
+    wheel = next((tmp_path / "one" / "superbeam" / "tests").glob("wspbench-*.whl"))
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        assert {info.date_time for info in archive.infolist()} == {ZIP_DATE}
+    for needed in ("wspbench/export/verifier_steps.py", "wspbench/verifier.py", "wspbench/examples/breakout.txt",
+                   "superbeam/roms/superbeam.asm", "superbeam/reference_network.json"):
+        assert needed in names
+    assert any(n.endswith("entry_points.txt") for n in names)
+    assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
 
 
 def test_harbor_lint_reports_no_errors(exported):
@@ -156,27 +379,31 @@ def test_harbor_lint_reports_no_errors(exported):
                     "set WSP_HARBOR_VENV)")
     out, _ = exported
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "harbor_lint.py"), str(out),
-                           "--harbor-venv", str(HARBOR_VENV)], capture_output=True, text=True, timeout=300)
+                           "--harbor-venv", str(HARBOR_VENV)], capture_output=True, text=True, timeout=300,
+                          check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "harbor lint on 3 folders: exit 0" in done.stdout and "digests unchanged" in done.stdout
+    assert done.stdout.count("image built from tests/ (tests baked in)") == 3
 
 
-def test_the_real_wheel_carries_the_package_data(tmp_path):
-    from wspbench.export.harbor import build_wheel, source_tree
-
-    if source_tree() is None:
-        pytest.skip("wspbench is not installed from a source checkout")
-    try:
-        wheel = build_wheel(tmp_path)
-    except RuntimeError as error:
-        pytest.skip(f"pip cannot build the wheel here (it needs setuptools from an index): {error}")
-    names = set(zipfile.ZipFile(wheel).namelist())
-    for needed in ("wspbench/export/verifier_steps.py", "wspbench/verifier.py", "wspbench/examples/breakout.txt",
-                   "superbeam/roms/superbeam.asm", "superbeam/reference_network.json"):
-        assert needed in names
-    assert any(n.endswith("entry_points.txt") for n in names)
-
-
-def test_cli_rejects_an_unknown_selector(tmp_path):
+def test_cli_rejects_an_unknown_selector_and_a_file_as_the_output_folder(tmp_path):
     result = RUNNER.invoke(app, ["export", "harbor", str(tmp_path), "--tasks", "original/nosuchgame"])
     assert result.exit_code == 2 and "no task matches" in result.output
+    existing = tmp_path / "existing.txt"
+    existing.write_text("keep me")
+    result = RUNNER.invoke(app, ["export", "harbor", str(existing), "--tasks", "superbeam"])
+    assert result.exit_code == 2 and "not a folder" in result.output and existing.read_text() == "keep me"
+    result = RUNNER.invoke(app, ["export", "harbor", str(tmp_path / "out"), "--install", "conda"])
+    assert result.exit_code == 2 and "wheel or pypi" in result.output
+
+
+def test_cli_exports_with_the_table_or_measures(tmp_path):
+    wheel = stand_in_wheel(tmp_path)
+    for out, extra in ((tmp_path / "table", []), (tmp_path / "measured", ["--measure", "--measure-episodes", "1"])):
+        result = RUNNER.invoke(app, ["export", "harbor", str(out), "--tasks", "superbeam", "--episodes", "2",
+                                     "--wheel", str(wheel), *extra])
+        assert result.exit_code == 0, result.output
+    table = tomllib.loads((tmp_path / "table" / "superbeam" / "task.toml").read_text())
+    assert table["metadata"]["measured_worst_episode_s"] == measured_table()["superbeam"]
+    measured = tomllib.loads((tmp_path / "measured" / "superbeam" / "task.toml").read_text())
+    assert measured["metadata"]["measured_worst_episode_s"] > 0

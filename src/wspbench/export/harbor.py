@@ -1,16 +1,20 @@
 """Harbor task folders: one per task, plus `registry.json` and `dataset.toml` for the exported set.
 
-    OUT/<slug>/task.toml               name wspbench/<slug>, timeouts sized from measured grading time
+    OUT/<slug>/task.toml               name wspbench/<slug>, timeouts from harbor_timeouts.json (or --measure)
     OUT/<slug>/instruction.md          the harness's one-shot prompt + where to hand in the answer
-    OUT/<slug>/environment/Dockerfile  Python with wspbench installed at build time (no network to grade)
-    OUT/<slug>/tests/test.sh           `wsp verify` with the task's WEIGHT_SPACE_* variables
+    OUT/<slug>/environment/Dockerfile  the agent's image: Python and numpy, nothing of this project
+    OUT/<slug>/tests/Dockerfile        the verifier's own image: this project's wheel + pinned dependencies
+    OUT/<slug>/tests/constraints.txt, wspbench-<version>-py3-none-any.whl, test.sh
     OUT/<slug>/solution/solve.sh       the reference program, handed in as an agent would
     OUT/registry.json, OUT/dataset.toml, OUT/README.md
 
-Why it looks like this: Harbor's linter wants a verifier in its own container ("separate" mode), and
-there the verifier sees files the agent left as artifacts, not the agent's trajectory. So the agent
-writes its reply to /app/answer.md (declared as an artifact); tests/test.sh grades that file, or the
-agent's trajectory when the verifier shares the agent's container. See docs/exports.md.
+Why it looks like this: the agent must not see the reference programs, the scripted players or the
+grader, and nothing the agent writes may run inside the verifier. So the agent's image holds Python
+only; the verifier runs in Harbor's separate mode in an image built from `tests/` (Harbor then builds
+that folder and does not upload it), and sees only the answer file the agent declared as an artifact
+(/app/answer.md). `tests/test.sh` runs Python isolated (`-I`, a fresh empty folder, a clean
+environment). Exports are reproducible: the wheel is normalised (sorted entries, fixed dates and
+permissions) and the timeouts come from a committed table. See docs/exports.md.
 """
 
 from __future__ import annotations
@@ -18,11 +22,14 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import platform
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
+import zipfile
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -30,12 +37,16 @@ from pathlib import Path
 from wspbench.export.catalog import HARBOR_ORG, TaskInfo
 
 ANSWER_FILE = "/app/answer.md"
+LICENSE = "GPL-3.0-or-later"
 SCHEMA_VERSION = "1.4"
 MIN_VERIFIER_S = 300
 STARTUP_S = 120      # container start, imports, process pool
-SAFETY = 2.0         # measured time is on this machine; Harbor's may be slower
-AGENT_BASE_S = 1800  # the model's own time, on top of one grading run it may do itself
+SAFETY = 2.0         # measured time is on the measuring machine; Harbor's may be slower
+AGENT_TIMEOUT_S = 1800  # the model's own time to think and write the answer (it cannot grade in its image)
 KEYWORDS = ["weight-space-programming", "neural-networks", "games", "reinforcement-learning"]
+TIMEOUTS_TABLE = Path(__file__).with_name("harbor_timeouts.json")
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # the earliest date a zip file can hold: the wheel carries no build time
+SOURCE_DATE_EPOCH = "315532800"   # the same date, for the build tools
 
 
 @dataclass(frozen=True)
@@ -65,14 +76,27 @@ def measure_grading(info: TaskInfo, episodes: int = 2) -> float:
     return result.get("seconds", 1.0) / steps * game_facts(info.source, info.game).max_steps
 
 
+def measured_table(path: Path = TIMEOUTS_TABLE) -> dict[str, float]:
+    """The committed worst-episode seconds per task id (benchmarks/harbor_timeouts.py writes them)."""
+    return {task: float(seconds) for task, seconds in json.loads(path.read_text())["worst_episode_s"].items()}
+
+
+def episode_seconds(info: TaskInfo, table: dict[str, float] | None, measure_episodes: int = 2) -> float:
+    """The task's worst-episode seconds: measured now when `table` is None, else the table's value
+    (a task the table does not know yet gets the table's largest value, so its timeout is not too short)."""
+    if table is None:
+        return measure_grading(info, measure_episodes)
+    return table.get(info.task_id, max(table.values(), default=1.0))
+
+
 def timeouts(info: TaskInfo, episode_s: float, cpus: int) -> tuple[int, int]:
     """(verifier, agent) timeouts in seconds, rounded up to whole minutes."""
     worst = info.scoring_episodes * episode_s / max(1, cpus)
     verifier = max(MIN_VERIFIER_S, 60 * math.ceil((SAFETY * worst + STARTUP_S) / 60))
-    return verifier, AGENT_BASE_S + verifier
+    return verifier, AGENT_TIMEOUT_S
 
 
-# --- how the environment installs wspbench --------------------------------------------------------
+# --- the verifier's wheel and pins ----------------------------------------------------------------
 
 def source_tree() -> Path | None:
     """The project folder (with pyproject.toml) this wspbench runs from, if it is a source checkout."""
@@ -81,24 +105,61 @@ def source_tree() -> Path | None:
     return root if (root / "pyproject.toml").is_file() and (root / "src" / "wspbench").is_dir() else None
 
 
+def _clean_copy(root: Path, target: Path) -> None:
+    """Copy the files a wheel is built from, without caches and old build output (which setuptools would
+    otherwise pick up from an in-tree build/ folder)."""
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".*")
+    for name in ("pyproject.toml", "README.md", "LICENSE", "COPYING", "setup.cfg", "setup.py", "MANIFEST.in"):
+        if (root / name).is_file():
+            shutil.copy2(root / name, target / name)
+    shutil.copytree(root / "src", target / "src", ignore=skip)
+
+
 def build_wheel(folder: Path) -> Path:
-    """Build this project's wheel (no dependencies) into `folder` with pip."""
+    """Build this project's wheel (no dependencies) into `folder` with pip, from a clean copy of the
+    source, and normalise it so that two builds of the same source are byte-identical."""
     root = source_tree()
     if root is None:
         raise RuntimeError("wspbench is not running from a source checkout; pass --wheel or --install pypi")
     folder.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(folder), str(root)],
-                          capture_output=True, text=True)
-    wheels = sorted(folder.glob("wspbench-*.whl"))
-    if done.returncode != 0 or not wheels:
-        raise RuntimeError(f"building the wspbench wheel failed: {done.stderr.strip()[-400:]}")
-    return wheels[-1]
+    with tempfile.TemporaryDirectory(prefix="wsp-wheel-") as scratch:
+        source, built = Path(scratch) / "source", Path(scratch) / "built"
+        source.mkdir()
+        _clean_copy(root, source)
+        done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(built),
+                               str(source)], check=False, capture_output=True, text=True,
+                              env={**os.environ, "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH, "PYTHONHASHSEED": "0"})
+        wheels = sorted(built.glob("wspbench-*.whl"))
+        if done.returncode != 0 or not wheels:
+            raise RuntimeError(f"building the wspbench wheel failed: {done.stderr.strip()[-400:]}")
+        return normalize_wheel(wheels[-1], folder / wheels[-1].name)
+
+
+def normalize_wheel(wheel: Path, target: Path) -> Path:
+    """Rewrite a wheel with sorted entries (the .dist-info folder last, RECORD at the very end, as the
+    wheel format asks), one fixed date, fixed permissions and fixed compression. The files, and so
+    RECORD's hashes, are unchanged."""
+    with zipfile.ZipFile(wheel) as archive:
+        entries = [(info.filename, archive.read(info)) for info in archive.infolist() if not info.is_dir()]
+
+    def order(entry: tuple[str, bytes]) -> tuple[bool, bool, str]:
+        top = entry[0].split("/", 1)[0]
+        return top.endswith(".dist-info"), entry[0].endswith(".dist-info/RECORD"), entry[0]
+
+    temporary = target.with_name(target.name + ".tmp")
+    with zipfile.ZipFile(temporary, "w") as archive:
+        for name, data in sorted(entries, key=order):
+            info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
+            info.create_system = 3  # unix, so that the permissions below are read
+            info.external_attr = 0o100644 << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, data, compresslevel=9)
+    os.replace(temporary, target)
+    return target
 
 
 def wheel_requirements(wheel: Path) -> list[str]:
     """The Requires-Dist lines of a wheel (the wheel may be newer than the installed metadata)."""
-    import zipfile
-
     with zipfile.ZipFile(wheel) as archive:
         name = next((n for n in archive.namelist() if n.endswith(".dist-info/METADATA")), None)
         text = archive.read(name).decode() if name else ""
@@ -107,7 +168,7 @@ def wheel_requirements(wheel: Path) -> list[str]:
 
 def constraints(top: list[str] | None = None) -> str:
     """Exact installed versions of the dependency closure of `top` (default: wspbench's requirements),
-    so the image is reproducible."""
+    so the verifier's image installs what was tested here."""
     pins: dict[str, str] = {}
     todo: list[str | list[str]] = [top if top is not None else "wspbench"]
     while todo:
@@ -131,22 +192,41 @@ def constraints(top: list[str] | None = None) -> str:
     return "".join(f"{pins[key]}\n" for key in sorted(pins))
 
 
+def pinned(pins: str, name: str) -> str | None:
+    """`name==version` from a constraints text, or None."""
+    return next((line for line in pins.splitlines() if line.lower().startswith(f"{name.lower()}==")), None)
+
+
 def default_base_image() -> str:
     return f"python:{'.'.join(platform.python_version_tuple()[:2])}-slim"
 
 
-def dockerfile(wheel_name: str | None, version: str, base_image: str | None = None) -> str:
-    if wheel_name:
-        install = (f"COPY {wheel_name} constraints.txt /opt/wspbench/\n"
-                   f"RUN pip install --no-cache-dir -c /opt/wspbench/constraints.txt /opt/wspbench/{wheel_name} \\\n")
-    else:
-        install = ("COPY constraints.txt /opt/wspbench/\n"
-                   f"RUN pip install --no-cache-dir -c /opt/wspbench/constraints.txt wspbench=={version} \\\n")
-    return (f"# wspbench task environment: wspbench and its pinned dependencies are installed at build time,\n"
-            f"# so grading (`wsp verify`) needs no network. The agent works as the non-root user `agent`.\n"
-            f"FROM {base_image or default_base_image()}\n{install}"
+def agent_dockerfile(pins: str, base_image: str | None = None) -> str:
+    """The agent's image: Python, numpy (pinned) and an empty /app owned by the non-root user `agent`.
+    Nothing of this project is in it: no reference answers, no scripted players, no grader."""
+    numpy = pinned(pins, "numpy") or "numpy"
+    return (f"# Agent environment: Python and numpy. Write the answer to {ANSWER_FILE}.\n"
+            f"FROM {base_image or default_base_image()}\n"
+            f"RUN pip install --no-cache-dir --only-binary=:all: {numpy} \\\n"
             f"    && useradd --create-home agent && mkdir -p /app && chown agent /app\n"
             f"WORKDIR /app\n")
+
+
+def verifier_dockerfile(wheel_name: str | None, version: str, base_image: str | None = None) -> str:
+    """The verifier's image, built by Harbor from tests/: this project and its pinned dependencies are
+    installed at build time (the only time it uses the network), and test.sh is baked in as /tests/test.sh."""
+    if wheel_name:
+        install = (f"COPY {wheel_name} constraints.txt /opt/wspbench/\n"
+                   f"RUN pip install --no-cache-dir --only-binary=:all: -c /opt/wspbench/constraints.txt "
+                   f"/opt/wspbench/{wheel_name}\n")
+    else:
+        install = ("COPY constraints.txt /opt/wspbench/\n"
+                   f"RUN pip install --no-cache-dir --only-binary=:all: -c /opt/wspbench/constraints.txt "
+                   f"wspbench=={version}\n")
+    return (f"# Verifier environment (Harbor's separate mode): grading runs offline with what is installed here.\n"
+            f"FROM {base_image or default_base_image()}\n{install}"
+            f"COPY test.sh /tests/test.sh\n"
+            f"RUN chmod 755 /tests/test.sh\n")
 
 
 # --- the files of one task ------------------------------------------------------------------------
@@ -162,29 +242,30 @@ def instruction(info: TaskInfo) -> str:
 
 
 def test_script(info: TaskInfo) -> str:
-    env = info.verifier_env()
-    if info.family == "superbeam":
-        grade = 'python -m wspbench.export.verifier_steps superbeam "$TRAJECTORY" "$LOGS/verifier/details.json"'
-    else:
-        grade = 'wsp verify --trajectory "$TRAJECTORY" --reward "$LOGS/verifier/details.json"'
-    exports = "".join(f'export {key}="${{{key}:-{value}}}"\n' for key, value in env.items())
+    exports = "".join(f'export {key}="${{{key}:-{value}}}"\n' for key, value in info.verifier_env().items())
+    passed = "".join(f'  {key}="${key}" \\\n' for key in info.verifier_env())
     return f"""#!/bin/bash
 # Verifier of {info.harbor_name}: grades the agent's answer and writes $LOGS/verifier/reward.json
-# (reward = normalised score in [0, 1]); the full result goes to $LOGS/verifier/details.json.
-# The answer is {ANSWER_FILE} (the agent's artifact) or else the agent's trajectory.
+# (numbers only; reward = normalised score in [0, 1]) and the full result to details.json.
+# The answer is {ANSWER_FILE} (the agent's artifact) or else $LOGS/agent/trajectory.json.
+# Python runs isolated: -I keeps the current folder, PYTHONPATH and the user's site-packages off
+# sys.path, it starts in a fresh empty folder with only the variables below, so nothing the agent
+# wrote can be imported. Exit status: 0 graded, 1 answer rejected, 2 bad WEIGHT_SPACE_* settings,
+# 3 no reward could be written (one line on stderr says why).
 # WSP_LOGS_DIR and WSP_ANSWER_FILE override the paths, for running this script outside Harbor.
 set -u
 LOGS="${{WSP_LOGS_DIR:-/logs}}"
 ANSWER_FILE="${{WSP_ANSWER_FILE:-{ANSWER_FILE}}}"
-{exports}mkdir -p "$LOGS/verifier"
-TRAJECTORY="$LOGS/agent/trajectory.json"
-if [ -f "$ANSWER_FILE" ]; then
-  TRAJECTORY="$LOGS/verifier/answer-trajectory.json"
-  python -m wspbench.export.verifier_steps wrap "$ANSWER_FILE" "$TRAJECTORY"
-fi
-{grade}
-python -m wspbench.export.verifier_steps reward "$LOGS/verifier/details.json" "$LOGS/verifier/reward.json"
-cat "$LOGS/verifier/reward.json"
+case "$LOGS" in /*) ;; *) LOGS="$PWD/$LOGS" ;; esac
+case "$ANSWER_FILE" in /*) ;; *) ANSWER_FILE="$PWD/$ANSWER_FILE" ;; esac
+{exports}WORK="$(mktemp -d)" || WORK=""
+cd "${{WORK:-/}}" || exit 3
+env -i PATH="$PATH" HOME="${{WORK:-/}}" \\
+{passed}  python -I -m wspbench.export.verifier_steps {info.family} "$ANSWER_FILE" "$LOGS"
+status=$?
+cd / && [ -n "$WORK" ] && rm -rf "$WORK"
+cat "$LOGS/verifier/reward.json" 2>/dev/null && echo
+exit $status
 """
 
 
@@ -209,6 +290,8 @@ def task_toml(info: TaskInfo, verifier_s: int, agent_s: int, resources: Resource
     q = json.dumps  # a JSON string is a valid TOML basic string
     keywords = KEYWORDS + [info.family, info.game] + ([info.source] if info.source != info.game else [])
     env = "".join(f"{key} = {q(value)}\n" for key, value in info.verifier_env().items())
+    limits = (f"cpus = {resources.cpus}\nmemory_mb = {resources.memory_mb}\n"
+              f"storage_mb = {resources.storage_mb}\n")
     return f"""schema_version = {q(SCHEMA_VERSION)}
 artifacts = [{q(ANSWER_FILE)}]
 
@@ -220,6 +303,7 @@ keywords = [{", ".join(q(k) for k in dict.fromkeys(keywords))}]
 
 [metadata]
 category = "weight-space-programming"
+license = {q(LICENSE)}
 wspbench_task = {q(info.task_id)}
 family = {q(info.family)}
 game = {q(info.game)}
@@ -240,46 +324,50 @@ network_mode = "no-network"
 
 [verifier.env]
 {env}
+[verifier.environment]
+build_timeout_sec = 900.0
+{limits}
 [agent]
 timeout_sec = {float(agent_s)!r}
 user = "agent"
 
 [environment]
 build_timeout_sec = 900.0
-cpus = {resources.cpus}
-memory_mb = {resources.memory_mb}
-storage_mb = {resources.storage_mb}
-"""
+{limits}"""
 
 
 def write_task(info: TaskInfo, out: Path, wheel: Path | None, pins: str, resources: Resources,
-               measure_episodes: int = 2, base_image: str | None = None) -> Path:
-    """Write one task folder (replacing an old one) and return it."""
+               table: dict[str, float] | None, measure_episodes: int = 2, base_image: str | None = None) -> Path:
+    """Write one task folder (replacing an old one) and return it. `table` None: measure the timeouts."""
     version = metadata.version("wspbench")
     folder = out / info.slug
-    if folder.exists():
+    if folder.is_symlink() or folder.is_file():
+        folder.unlink()
+    elif folder.exists():
         shutil.rmtree(folder)
     (folder / "environment").mkdir(parents=True)
     (folder / "tests").mkdir()
-    episode_s = measure_grading(info, measure_episodes) if measure_episodes > 0 else 0.0
+    episode_s = episode_seconds(info, table, measure_episodes)
     verifier_s, agent_s = timeouts(info, episode_s, resources.cpus)
-    (folder / "task.toml").write_text(task_toml(info, verifier_s, agent_s, resources, version, episode_s))
-    (folder / "instruction.md").write_text(instruction(info))
-    (folder / "environment" / "Dockerfile").write_text(dockerfile(wheel.name if wheel else None, version, base_image))
-    (folder / "environment" / "constraints.txt").write_text(pins)
+    _write(folder / "task.toml", task_toml(info, verifier_s, agent_s, resources, version, episode_s))
+    _write(folder / "instruction.md", instruction(info))
+    _write(folder / "environment" / "Dockerfile", agent_dockerfile(pins, base_image))
+    _write(folder / "tests" / "Dockerfile", verifier_dockerfile(wheel.name if wheel else None, version, base_image))
+    _write(folder / "tests" / "constraints.txt", pins)
     if wheel:
-        shutil.copyfile(wheel, folder / "environment" / wheel.name)
-    _script(folder / "tests" / "test.sh", test_script(info))
+        shutil.copyfile(wheel, folder / "tests" / wheel.name)
+        (folder / "tests" / wheel.name).chmod(0o644)
+    _write(folder / "tests" / "test.sh", test_script(info), 0o755)
     answer = info.reference_answer()
     if answer is not None:
         (folder / "solution").mkdir()
-        _script(folder / "solution" / "solve.sh", solve_script(info, answer))
+        _write(folder / "solution" / "solve.sh", solve_script(info, answer), 0o755)
     return folder
 
 
-def _script(path: Path, text: str) -> None:
+def _write(path: Path, text: str, mode: int = 0o644) -> None:
     path.write_text(text)
-    path.chmod(0o755)
+    path.chmod(mode)
 
 
 # --- the set --------------------------------------------------------------------------------------
@@ -303,44 +391,50 @@ def write_dataset(out: Path, infos: list[TaskInfo], folders: list[Path], name: s
     description = "wspbench: language models write the weights of small networks that play games."
     registry = [{"name": name, "version": version, "description": description,
                  "tasks": [{"name": f.name, "path": f.name} for f in folders], "metrics": [{"type": "mean"}]}]
-    (out / "registry.json").write_text(json.dumps(registry, indent=2) + "\n")
+    _write(out / "registry.json", json.dumps(registry, indent=2) + "\n")
     q = json.dumps
     tasks = "".join(f"\n[[tasks]]\nname = {q(i.harbor_name)}\ndigest = {q(content_digest(f))}\n"
                     for i, f in zip(infos, folders))
-    (out / "dataset.toml").write_text(
-        f"[dataset]\nname = {q(f'{HARBOR_ORG}/{name}')}\nversion = {q(version)}\ndescription = {q(description)}\n"
-        f"keywords = [{', '.join(q(k) for k in KEYWORDS)}]\n{tasks}")
+    _write(out / "dataset.toml",
+           f"[dataset]\nname = {q(f'{HARBOR_ORG}/{name}')}\nversion = {q(version)}\ndescription = {q(description)}\n"
+           f"keywords = [{', '.join(q(k) for k in KEYWORDS)}]\n{tasks}")
     rows = "".join(f"| `{i.harbor_name}` | {i.family} | {i.scoring_episodes} | "
                    f"{'yes' if (f / 'solution').is_dir() else 'no'} |\n" for i, f in zip(infos, folders))
-    (out / "README.md").write_text(
-        f"# {HARBOR_ORG}/{name}: weight-space programming tasks for Harbor\n\n{description}\n\n"
-        "Each folder is a Harbor task. The agent writes its reply (reasoning and the answer block) to\n"
-        f"`{ANSWER_FILE}`; `tests/test.sh` grades it with `wsp verify` and writes `/logs/verifier/reward.json`.\n\n"
-        "```bash\nharbor lint */             # static checks\n"
-        "harbor run -p original-breakout -a oracle   # the reference program through Harbor\n"
-        f"harbor run --registry-path registry.json -d {name}@{version} -a <agent> -m <model>   # from this folder\n```\n\n"
-        "| task | family | episodes | reference solution |\n|---|---|---|---|\n" + rows)
+    _write(out / "README.md",
+           f"# {HARBOR_ORG}/{name}: weight-space programming tasks for Harbor\n\n{description}\n"
+           f"Licence: {LICENSE}.\n\n"
+           "Each folder is a Harbor task. The agent writes its reply (reasoning and the answer block) to\n"
+           f"`{ANSWER_FILE}`; `tests/test.sh` grades it in the verifier's own image (built from `tests/`)\n"
+           "and writes `/logs/verifier/reward.json`. The agent's image holds Python and numpy only.\n\n"
+           "```bash\nharbor lint */             # static checks\n"
+           "harbor run -p original-breakout -a oracle   # the reference program through Harbor\n"
+           f"harbor run --registry-path registry.json -d {name}@{version} -a <agent> -m <model>   # from this folder\n"
+           "```\n\n| task | family | episodes | reference solution |\n|---|---|---|---|\n" + rows)
 
 
 def export_harbor(out: Path, infos: list[TaskInfo], wheel: Path | None = None, install: str = "wheel",
-                  resources: Resources = Resources(), measure_episodes: int = 2, name: str = "wspbench",
-                  base_image: str | None = None, progress=None) -> list[Path]:
+                  resources: Resources = Resources(), measure: bool = False, measure_episodes: int = 2,
+                  name: str = "wspbench", base_image: str | None = None, progress=None) -> list[Path]:
     """Write every task folder and the dataset files; returns the task folders.
-    install "wheel" copies a wheel of this project into each environment (built with pip unless
-    `wheel` is given); "pypi" installs the same version from PyPI at image build time. `base_image`
-    replaces the default python:X.Y-slim (e.g. pinned to a digest)."""
+    install "wheel" copies a wheel of this project into each verifier image (built with pip unless
+    `wheel` is given); "pypi" installs the same version from PyPI when the image is built. Timeouts
+    come from harbor_timeouts.json unless `measure`. `base_image` replaces the default
+    python:X.Y-slim (e.g. pinned to a digest)."""
     if install not in ("wheel", "pypi"):
         raise ValueError("install must be wheel or pypi")
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{out} exists and is not a folder")
     out.mkdir(parents=True, exist_ok=True)
-    if install == "wheel" and wheel is None:
-        wheel = build_wheel(out / ".wheel")
-    pins = constraints(wheel_requirements(wheel) if wheel is not None and install == "wheel" else None)
-    folders = []
-    for info in infos:
-        folders.append(write_task(info, out, wheel if install == "wheel" else None, pins, resources,
-                                  measure_episodes, base_image))
-        if progress:
-            progress(info)
-    shutil.rmtree(out / ".wheel", ignore_errors=True)
+    table = None if measure else measured_table()
+    with tempfile.TemporaryDirectory(prefix="wsp-export-") as scratch:
+        if install == "wheel" and wheel is None:
+            wheel = build_wheel(Path(scratch))
+        pins = constraints(wheel_requirements(wheel) if wheel is not None and install == "wheel" else None)
+        folders = []
+        for info in infos:
+            folders.append(write_task(info, out, wheel if install == "wheel" else None, pins, resources, table,
+                                      measure_episodes, base_image))
+            if progress:
+                progress(info)
     write_dataset(out, infos, folders, name)
     return folders
