@@ -36,8 +36,8 @@ def test_grade_reports_a_bad_answer_and_fails():
 
 
 def test_grade_reports_a_missing_file(tmp_path):
-    result = RUNNER.invoke(app, ["grade", "-g", "breakout", str(tmp_path / "absent.txt")])
-    assert result.exit_code == 2 and "cannot read" in result.output
+    result = RUNNER.invoke(app, ["grade", "-g", "breakout", str(tmp_path / "absent.txt")], env={"COLUMNS": "200"})
+    assert result.exit_code == 2 and "there is no answer file" in result.output
 
 
 def test_grade_rejects_unknown_engine():

@@ -2,14 +2,26 @@
 
 import json
 import os
+import stat
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 
+from wspbench.answers import AnswerError, parse_edits
 from wspbench.grading import grade_answer
 from wspbench.tasks import MinAtarTask
-from wspbench.verifier import MAX_TRAJECTORY_BYTES, verify
+from wspbench.verifier import (
+    FAILED,
+    MAX_TRAJECTORY_BYTES,
+    MAX_TRAJECTORY_VALUES,
+    REJECTED,
+    grade_trajectory,
+    main,
+    verify,
+)
 
 ENVIRON = {"WEIGHT_SPACE_GAME": "breakout", "WEIGHT_SPACE_SOURCE": "original", "WEIGHT_SPACE_EPISODES": "20"}
 ANSWER = "My plan.\n```edits\nb3[3] = 2.0\nb3[1] = 1.0\n```"
@@ -61,7 +73,7 @@ def test_reward_keys_follow_the_seed_contract(tmp_path):
 
 
 @pytest.mark.parametrize("content, message", [
-    (None, "no trajectory file"),
+    (None, "there is no trajectory file"),
     (b"", "is empty"),
     (b"{not json", "not valid JSON"),
     (b"[" * 100_000 + b"]" * 100_000, "not valid JSON"),
@@ -82,7 +94,7 @@ def test_huge_trajectory_is_not_read(tmp_path):
     with open(trajectory, "wb") as handle:
         handle.truncate(MAX_TRAJECTORY_BYTES + 1)  # sparse: no disk used
     reward = run(tmp_path, None)
-    assert "bytes; at most" in reward["error"] and reward["normalized_score"] == 0.0
+    assert "more than 33,554,432 bytes" in reward["error"] and reward["normalized_score"] == 0.0
 
 
 @pytest.mark.parametrize("environ, message", [
@@ -90,8 +102,10 @@ def test_huge_trajectory_is_not_read(tmp_path):
     ({**ENVIRON, "WEIGHT_SPACE_EPISODES": "0"}, "WEIGHT_SPACE_EPISODES must be an integer"),
     ({**ENVIRON, "WEIGHT_SPACE_SOURCE": "atari"}, "unknown source"),
     ({k: v for k, v in ENVIRON.items() if k != "WEIGHT_SPACE_GAME"}, "WEIGHT_SPACE_GAME is not set"),
-    ({**ENVIRON, "WEIGHT_SPACE_GAME": "pong"}, "evaluation failed"),
-    ({**ENVIRON, "WEIGHT_SPACE_SOURCE": "synth", "WEIGHT_SPACE_GAME": "no_such_game"}, "evaluation failed"),
+    ({**ENVIRON, "WEIGHT_SPACE_GAME": "pong"}, "unknown game 'pong'"),
+    ({**ENVIRON, "WEIGHT_SPACE_GAME": "Breakout"}, "did you mean breakout?"),
+    ({**ENVIRON, "WEIGHT_SPACE_GAME": "ferry"}, "ferry is a synth game"),
+    ({**ENVIRON, "WEIGHT_SPACE_SOURCE": "synth", "WEIGHT_SPACE_GAME": "no_such_game"}, "unknown game"),
 ])
 def test_bad_settings_give_zero_and_an_error(tmp_path, environ, message):
     reward = run(tmp_path, seed_trajectory(ANSWER), environ)
@@ -108,3 +122,125 @@ def test_wsp_verify_command(tmp_path):
                     "--reward", str(reward_path), "--workers", "1"], check=True, env=environment,
                    capture_output=True)
     assert json.loads(reward_path.read_text()) == expected_reward()
+
+
+# --- untrusted trajectories and reward paths: always a reward, or one line that says why not ---
+
+def within(seconds, function, *args):
+    """`function(*args)`, failing the test (instead of hanging it) when it takes longer than `seconds`."""
+    outcome = []
+    worker = threading.Thread(target=lambda: outcome.append(function(*args)), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert outcome, f"did not finish within {seconds} s"
+    return outcome[0]
+
+
+def test_a_directory_trajectory_is_rejected(tmp_path):
+    (tmp_path / "trajectory.json").mkdir()
+    reward, code = grade_trajectory(tmp_path / "trajectory.json", ENVIRON, workers=1)
+    assert code == REJECTED and "is not a regular file" in reward["error"]
+
+
+def test_a_fifo_trajectory_does_not_block(tmp_path):
+    fifo = tmp_path / "trajectory.json"
+    os.mkfifo(fifo)
+    reward, code = within(60, grade_trajectory, fifo, ENVIRON, 1)
+    assert code == REJECTED and "is not a regular file" in reward["error"]
+
+
+def test_too_many_values_are_refused_before_parsing(tmp_path):
+    bomb = b'{"steps": [' + b"[]," * MAX_TRAJECTORY_VALUES + b"[]]}"
+    reward = run(tmp_path, bomb)
+    assert f"more than {MAX_TRAJECTORY_VALUES:,} JSON values" in reward["error"]
+
+
+def test_brackets_and_commas_inside_strings_are_not_values(tmp_path):
+    chatter = {"role": "user", "content": "[{,\\\"" * (MAX_TRAJECTORY_VALUES // 2)}
+    trajectory = seed_trajectory(ANSWER)
+    trajectory["steps"][0]["messages"].insert(0, chatter)
+    assert run(tmp_path, trajectory) == expected_reward()
+
+
+def test_a_2000_term_sum_is_a_rejected_answer(tmp_path):
+    answer = "```edits\nW1[0, 0] = " + "+".join(["1"] * 2000) + "\n```"
+    reward = within(60, run, tmp_path, seed_trajectory(answer))
+    assert reward["normalized_score"] == 0.0 and reward["error"]
+
+
+def test_newline_runs_are_a_rejected_answer(tmp_path):
+    reward = within(120, run, tmp_path, seed_trajectory("```edits" + "\n" * 20_000))
+    assert reward["normalized_score"] == 0.0 and "edits" in reward["error"]
+
+
+def _block_search_is_linear() -> bool:
+    started = time.perf_counter()
+    try:
+        parse_edits("```edits" + "\n" * 10_000)
+    except AnswerError:
+        pass
+    return time.perf_counter() - started < 1.0
+
+
+@pytest.mark.skipif(not _block_search_is_linear(), reason="waits for the linear ```edits block search in "
+                                                          "src/wspbench/answers/edits.py (quadratic: ~1 hour)")
+def test_the_999000_newline_reply_is_rejected_quickly(tmp_path):
+    reward = within(60, run, tmp_path, seed_trajectory("```edits" + "\n" * 999_000))
+    assert reward["normalized_score"] == 0.0 and reward["error"]
+
+
+def test_an_unexpected_error_still_writes_a_reward(tmp_path, monkeypatch, capsys):
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr("wspbench.verifier.grade_answer", broken)
+    trajectory = tmp_path / "trajectory.json"
+    trajectory.write_text(json.dumps(seed_trajectory(ANSWER)))
+    reward, code = main(trajectory, tmp_path / "reward.json", ENVIRON, workers=1)
+    assert code == FAILED and "internal error of the verifier: RuntimeError: a bug" in reward["error"]
+    assert json.loads((tmp_path / "reward.json").read_text()) == reward
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+@pytest.mark.parametrize("where", ["a_directory", "/dev/full", "a_file/reward.json"])
+def test_an_unwritable_reward_path_is_one_line_and_exit_3(tmp_path, capsys, where):
+    (tmp_path / "a_directory").mkdir()
+    (tmp_path / "a_file").write_text("")
+    trajectory = tmp_path / "trajectory.json"
+    trajectory.write_text(json.dumps(seed_trajectory(ANSWER)))
+    reward_path = tmp_path / where
+    _, code = main(trajectory, reward_path, ENVIRON, workers=1)
+    err = capsys.readouterr().err
+    assert code == FAILED and err.startswith("wsp verify: cannot write the reward file") and err.count("\n") == 1
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)  # the device is left alone
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["a_directory", "a_file", "trajectory.json"]
+
+
+def test_the_reward_replaces_an_old_one_atomically(tmp_path):
+    reward_path = tmp_path / "verifier" / "reward.json"
+    reward_path.parent.mkdir()
+    reward_path.write_text("old")
+    trajectory = tmp_path / "trajectory.json"
+    trajectory.write_text(json.dumps(seed_trajectory(ANSWER)))
+    written = verify(trajectory, reward_path, environ=ENVIRON, workers=1)
+    assert json.loads(reward_path.read_text()) == written
+    assert [p.name for p in reward_path.parent.iterdir()] == ["reward.json"]
+
+
+@pytest.mark.parametrize("environ, trajectory, reward, code", [
+    (ENVIRON, seed_trajectory("no block"), "reward.json", 1),
+    ({**ENVIRON, "WEIGHT_SPACE_GAME": "ferry", "WEIGHT_SPACE_SOURCE": "original"}, seed_trajectory(ANSWER),
+     "reward.json", 2),
+    (ENVIRON, seed_trajectory(ANSWER), ".", 3),
+])
+def test_wsp_verify_exit_codes(tmp_path, environ, trajectory, reward, code):
+    path = tmp_path / "trajectory.json"
+    path.write_text(json.dumps(trajectory))
+    done = subprocess.run([sys.executable, "-m", "wspbench.cli", "verify", "--trajectory", str(path),
+                           "--reward", str(tmp_path / reward), "--workers", "1"], env={**os.environ, **environ},
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == code and "Traceback" not in done.stderr
+    if code == 3:
+        assert done.stderr.count("\n") == 1 and "is not a regular file" in done.stderr
+    else:
+        assert json.loads((tmp_path / reward).read_text())["error"]

@@ -1,9 +1,16 @@
-"""`wsp chip8 asm/run/disasm`: build, run and inspect CHIP-8 programs."""
+"""`wsp chip8 asm/run/disasm` and `wsp superbeam grade/play`.
+
+Exit codes, as in every `wsp` command: 0 done (graded), 1 the program or answer was rejected (assembly
+error, crash, unusable network), 2 usage error (bad option value, a file that is missing, unreadable, not a
+regular file, or cannot be written). Input files are read with a size bound (wspbench.inputs).
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import math
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -11,28 +18,66 @@ import typer
 from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
-from superbeam.assembler import AsmError, Program, assemble_file
-from superbeam.chip8 import Chip8, Chip8Error, Quirks
+from superbeam.assembler import AsmError, Program, assemble
+from superbeam.chip8 import PROGRAM_ADDR, RAM_SIZE, Chip8, Chip8Error, Quirks
 from superbeam.disassembler import disassemble
+from wspbench.inputs import InputFileError, InputTooLarge, check_output_file, read_bounded
 
 chip8_app = typer.Typer(help="CHIP-8 assembler, machine and disassembler.", no_args_is_help=True)
 console = Console()
+errors = Console(stderr=True)
 QUIRKS = [f.name for f in dataclasses.fields(Quirks)]
+MAX_ROM_BYTES = RAM_SIZE - PROGRAM_ADDR
+MAX_SOURCE_BYTES = 1024 * 1024
+MAX_FRAMES = 100_000
+
+
+def fail(message: str, code: int) -> typer.Exit:
+    """Print one error line on stderr (no markup: messages hold user text) and return the exit to raise."""
+    errors.print(f"error: {message}", style="red", markup=False, highlight=False)
+    return typer.Exit(code)
+
+
+def read_input(path: Path | str, limit: int, what: str) -> bytes:
+    """A bounded read: a missing or irregular file is a usage error (2), an oversized one is rejected (1)."""
+    try:
+        return read_bounded(path, limit, what)
+    except InputTooLarge as e:
+        raise fail(str(e), 1) from None
+    except InputFileError as e:
+        raise fail(str(e), 2) from None
+
+
+@contextmanager
+def writing(path: Path):
+    """An output file that cannot be written is a usage error (2), with one line."""
+    try:
+        yield
+    except (OSError, ValueError) as e:
+        raise fail(f"cannot write {path}: {getattr(e, 'strerror', None) or e}", 2) from None
+
+
+def output_file(path: Path | None) -> Path | None:
+    """A typer callback: an output path must not be a folder, a FIFO or a device."""
+    try:
+        return None if path is None else check_output_file(path)
+    except InputFileError as e:
+        raise typer.BadParameter(str(e)) from None
 
 
 def _load(path: Path) -> Program:
     """A .asm file is assembled; any other file is a raw ROM without symbols."""
+    if path.suffix.lower() != ".asm":
+        return Program(read_input(path, MAX_ROM_BYTES, "ROM"), {}, {})
+    text = read_input(path, MAX_SOURCE_BYTES, "source file").decode("utf-8", errors="replace")
     try:
-        if path.suffix.lower() == ".asm":
-            return assemble_file(path)
-        return Program(path.read_bytes(), {}, {})
+        return assemble(text, str(path))
     except AsmError as e:
-        console.print(f"[red]error:[/] {e}")
-        raise typer.Exit(1) from None
-    except OSError as e:
-        console.print(f"[red]error:[/] cannot read {path}: {e.strerror}")
-        raise typer.Exit(1) from None
+        raise fail(str(e), 1) from None
+    except OSError as e:  # an INCLUDEd file
+        raise fail(f"cannot read an included file: {e.strerror or e}", 2) from None
 
 
 def screen_text(pixels: np.ndarray) -> str:
@@ -55,34 +100,35 @@ def save_png(pixels: np.ndarray, path: Path, scale: int = 8) -> None:
 @chip8_app.command()
 def asm(
     source: Path = typer.Argument(..., help="Assembly source (.asm)."),
-    out: Path = typer.Option(None, "--out", "-o", help="ROM to write (default: SOURCE with .ch8)."),
-    sym: Path = typer.Option(None, help="Also write the symbol table as JSON here."),
+    out: Path = typer.Option(None, "--out", "-o", callback=output_file, help="ROM to write (default: SOURCE with "
+                                                                             ".ch8)."),
+    sym: Path = typer.Option(None, callback=output_file, help="Also write the symbol table as JSON here."),
 ) -> None:
     """Assemble SOURCE into a ROM."""
     program = _load(source)
     out = out or source.with_suffix(".ch8")
-    out.write_bytes(program.code)
+    with writing(out):
+        out.write_bytes(program.code)
     if sym:
-        sym.write_text(json.dumps(program.sym, indent=2) + "\n")
-    console.print(f"[green]{source}[/] -> [bold]{out}[/]: {len(program.code)} bytes at "
-                  f"0x{program.origin:03X}, {len(program.sym)} symbols")
+        with writing(sym):
+            sym.write_text(json.dumps(program.sym, indent=2) + "\n")
+    console.print(f"{source} -> {out}: {len(program.code)} bytes at 0x{program.origin:03X}, "
+                  f"{len(program.sym)} symbols", markup=False, highlight=False)
 
 
 @chip8_app.command()
 def run(
     rom: Path = typer.Argument(..., help="A .asm source or a raw ROM."),
-    frames: int = typer.Option(60, help="60 Hz frames to run."),
-    key: list[int] = typer.Option([], help="Hold this key (0..15) throughout; repeatable."),
+    frames: int = typer.Option(60, min=0, max=MAX_FRAMES, help="60 Hz frames to run."),
+    key: list[int] = typer.Option([], min=0, max=15, help="Hold this key (0..15) throughout; repeatable."),
     quirk: list[str] = typer.Option([], help=f"Turn on a quirk: {', '.join(QUIRKS)}; repeatable."),
-    png: Path = typer.Option(None, help="Save the final screen as a PNG here."),
+    png: Path = typer.Option(None, callback=output_file, help="Save the final screen as a PNG here."),
     show: bool = typer.Option(True, help="Print the final screen in the terminal."),
 ) -> None:
     """Run a program headless for some frames, then show its screen and registers."""
     unknown = set(quirk) - set(QUIRKS)
     if unknown:
-        console.print(f"[red]error:[/] unknown quirk {', '.join(sorted(unknown))}; "
-                      f"choose from {', '.join(QUIRKS)}")
-        raise typer.Exit(1)
+        raise fail(f"unknown quirk {', '.join(sorted(unknown))}; choose from {', '.join(QUIRKS)}", 1)
     program = _load(rom)
     machine = Chip8(program.code, quirks=Quirks(**{q: True for q in quirk}))
     machine.set_keys(key)
@@ -92,11 +138,10 @@ def run(
     except Chip8Error as e:
         file, line = program.lines.get(e.addr, ("", 0))
         where = f" ({file}:{line})" if file else ""
-        console.print(f"[red]error in frame {machine.frames + 1}:[/] {e}{where}")
-        raise typer.Exit(1) from None
+        raise fail(f"in frame {machine.frames + 1}: {e}{where}", 1) from None
     pixels = machine.display()
     if show:
-        console.print(Panel(screen_text(pixels), title=f"{rom.name} after {frames} frames",
+        console.print(Panel(screen_text(pixels), title=Text(f"{rom.name} after {frames} frames"),
                             expand=False))
     table = Table(show_header=False, box=None)
     table.add_row(*(f"V{i:X}={v}" for i, v in enumerate(machine.regs()[:8])))
@@ -106,8 +151,9 @@ def run(
                   f"instr={machine.executed}")
     console.print(table)
     if png:
-        save_png(pixels, png)
-        console.print(f"saved [bold]{png}[/]")
+        with writing(png):
+            save_png(pixels, png)
+        console.print(f"saved {png}", markup=False, highlight=False)
 
 
 @chip8_app.command()
@@ -123,6 +169,26 @@ def disasm(rom: Path = typer.Argument(..., help="A .asm source or a raw ROM.")) 
 
 superbeam_app = typer.Typer(help="SUPERBEAM: grade written networks, play levels, make GIFs.",
                             no_args_is_help=True)
+MAX_ANSWER_BYTES = 4 * 200_000  # UTF-8 bytes of superbeam.task.MAX_ANSWER_CHARS characters
+
+
+def finite(value: float) -> float:
+    """A typer callback: NaN is a usage error (typer's range check lets it through)."""
+    if not math.isfinite(value):
+        raise typer.BadParameter(f"must be a finite number, not {value}")
+    return value
+
+
+def check_level(level: str) -> str:
+    """A typer callback: an integer seed or 'classic'."""
+    text = level.strip().lower()
+    if text == "classic":
+        return text
+    try:
+        int(text)
+    except ValueError:
+        raise typer.BadParameter(f"must be an integer seed or 'classic', not {level!r:.40}") from None
+    return text
 
 
 def _levels(spec: str) -> list:
@@ -141,40 +207,44 @@ def _levels(spec: str) -> list:
             return list(range(a, b + 1))
         return [p if p == "classic" else int(p) for p in spec.split(",") if p]
     except ValueError:
-        console.print(f"[red]error:[/] --levels must be train, test, A..B or a comma list, got {spec!r}")
-        raise typer.Exit(2) from None
+        raise typer.BadParameter(f"must be train, test, A..B or a comma list of seeds, not {spec!r:.60}",
+                                 param_hint="--levels") from None
 
 
 @superbeam_app.command()
 def grade(
     answer: Path = typer.Argument(..., help="A model's answer (text with a ```json block) or a weights .json file."),
     levels: str = typer.Option("train", help="train (0..9), test (1000000..1000019), A..B, or seeds a,b,c."),
-    difficulty: float = typer.Option(0.5, help="Level difficulty, 0..1."),
+    difficulty: float = typer.Option(0.5, min=0.0, max=1.0, callback=finite, help="Level difficulty, 0..1."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
-    """Score a written network on SUPERBEAM levels."""
+    """Score a written network on SUPERBEAM levels (exit 1 when the answer is unusable, with --json too)."""
     from rich.progress import Progress
 
-    from superbeam.task import MAX_ANSWER_CHARS, grade as grade_answer
+    from superbeam.task import grade as grade_answer
 
     seeds = _levels(levels)
     try:
-        with answer.open("r", errors="replace") as f:
-            text = f.read(MAX_ANSWER_CHARS + 1)
-    except OSError as e:
-        console.print(f"[red]error:[/] cannot read {answer}: {e.strerror}")
-        raise typer.Exit(1) from None
+        text = read_bounded(answer, MAX_ANSWER_BYTES, "answer file").decode("utf-8", errors="replace")
+    except InputTooLarge as e:
+        result = {"error": f"{e}: an answer has at most {MAX_ANSWER_BYTES // 4:,} characters", "won": 0,
+                  "levels": len(seeds), "score": 0.0, "mean_progress": 0.0, "detail": []}
+    except InputFileError as e:
+        raise typer.BadParameter(str(e), param_hint="ANSWER") from None
+    else:
+        if as_json:
+            result = grade_answer(text, seeds, difficulty)
+        else:
+            with Progress(console=errors, transient=True) as bar:
+                job = bar.add_task("playing", total=len(seeds))
+                result = grade_answer(text, seeds, difficulty, progress=lambda r: bar.advance(job))
     if as_json:
-        result = grade_answer(text, seeds, difficulty)
         print(json.dumps(result, indent=1))
-        return
-    with Progress(console=console, transient=True) as bar:
-        job = bar.add_task("playing", total=len(seeds))
-        result = grade_answer(text, seeds, difficulty, progress=lambda r: bar.advance(job))
+        raise typer.Exit(1 if result["error"] else 0)
     if result["error"]:
-        console.print(f"[red]unusable answer:[/] {result['error']}\nscore 0")
+        console.print(Text("unusable answer: ", style="red") + Text(f"{result['error']}\nscore 0"))
         raise typer.Exit(1)
-    table = Table(title=f"SUPERBEAM, {answer.name}, difficulty {difficulty:g}")
+    table = Table(title=Text(f"SUPERBEAM, {answer.name}, difficulty {difficulty:g}"))
     for col in ("level", "result", "progress", "coins", "frames", "inputs at the end"):
         table.add_column(col)
     for r in result["detail"]:
@@ -188,21 +258,24 @@ def grade(
 
 @superbeam_app.command()
 def play(
-    level: str = typer.Option("0", help="A level seed, or 'classic'."),
+    level: str = typer.Option("0", callback=check_level, help="A level seed (an integer), or 'classic'."),
     weights: Path = typer.Option(None, help="Network weights (.json or an answer); default: the reference network."),
-    difficulty: float = typer.Option(0.5, help="Level difficulty, 0..1."),
-    gif: Path = typer.Option(None, help="Write the episode as an animated GIF here."),
+    difficulty: float = typer.Option(0.5, min=0.0, max=1.0, callback=finite, help="Level difficulty, 0..1."),
+    gif: Path = typer.Option(None, callback=output_file, help="Write the episode as an animated GIF here."),
     show: bool = typer.Option(True, help="Print the final screen."),
 ) -> None:
     """Let a network play one level; show the result (and save a GIF)."""
-    from superbeam.task import AnswerError, load_weights, play_level, reference_weights
+    from superbeam.task import AnswerError, parse_answer, play_level, reference_weights
 
-    try:
-        net = reference_weights() if weights is None else load_weights(weights)
-    except (AnswerError, OSError) as e:
-        console.print(f"[red]error:[/] {e}")
-        raise typer.Exit(1) from None
-    lv = level if level.strip().lower() == "classic" else int(level)
+    if weights is None:
+        net = reference_weights()
+    else:
+        text = read_input(weights, MAX_ANSWER_BYTES, "weights file").decode("utf-8", errors="replace")
+        try:
+            net = parse_answer(text)
+        except AnswerError as e:
+            raise fail(str(e), 1) from None
+    lv = level if level == "classic" else int(level)
     screens: list = []
     r = play_level(net, lv, difficulty, record=screens)
     if show:
@@ -210,8 +283,9 @@ def play(
     outcome = "[green]won[/]" if r["won"] else f"[red]{r['cause']}[/]"
     console.print(f"{outcome}: progress {100 * r['progress']:.0f}%, coins {r['coins']}, {r['frames']} frames")
     if gif:
-        save_gif(screens, gif)
-        console.print(f"saved [bold]{gif}[/] ({len(screens)} pictures)")
+        with writing(gif):
+            save_gif(screens, gif)
+        console.print(f"saved {gif} ({len(screens)} pictures)", markup=False, highlight=False)
 
 
 def save_gif(screens, path: Path, scale: int = 6, ms_per_picture: int = 67) -> None:

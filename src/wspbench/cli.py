@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import sys
+import math
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
@@ -12,11 +12,14 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from superbeam.cli import chip8_app, superbeam_app
+from wspbench.answers.edits import MAX_ANSWER_CHARS
 from wspbench.evaluation import ENGINES
-from wspbench.grading import grade_answer
-from wspbench.tasks import MinAtarTask, all_minatar_tasks
+from wspbench.grading import find_task, grade_answer
+from wspbench.inputs import InputFileError, InputTooLarge, check_output_file, read_bounded
+from wspbench.tasks import all_minatar_tasks
 
 app = typer.Typer(help="wspbench: weight-space programming benchmarks.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
@@ -25,7 +28,9 @@ app.add_typer(superbeam_app, name="superbeam", help="SUPERBEAM: grade a JSON net
 console = Console()
 errors = Console(stderr=True)
 
-MAX_ANSWER_FILE_BYTES = 16 * 1024 * 1024
+MAX_ANSWER_FILE_BYTES = 4 * MAX_ANSWER_CHARS  # UTF-8: a longer file has more characters than any parser reads
+MAX_EPISODES = 100_000
+MAX_WORKERS = 1024
 
 
 @contextmanager
@@ -38,22 +43,70 @@ def progress_bar(label: str, total: int):
 
 
 def read_answer(path: str) -> str:
-    """An answer file, or standard input for `-`, read with a size bound."""
+    """An answer file (a regular file), or standard input for `-`, read with a size bound.
+
+    A file that cannot be read is a usage error (exit 2); one over the bound raises InputTooLarge, which
+    callers report as a rejected answer (exit 1)."""
     try:
-        stream = sys.stdin.buffer if path == "-" else open(path, "rb")
-        with stream:
-            data = stream.read(MAX_ANSWER_FILE_BYTES + 1)
-    except OSError as error:
-        raise typer.BadParameter(f"cannot read {path}: {error.strerror or error}", param_hint="ANSWER") from None
-    if len(data) > MAX_ANSWER_FILE_BYTES:
-        raise typer.BadParameter(f"{path} is larger than {MAX_ANSWER_FILE_BYTES:,} bytes", param_hint="ANSWER")
+        data = read_bounded(path, MAX_ANSWER_FILE_BYTES, "answer file")
+    except InputTooLarge:
+        raise
+    except InputFileError as error:
+        raise typer.BadParameter(str(error), param_hint="ANSWER") from None
     return data.decode("utf-8", errors="replace")
+
+
+def finite(value: float | None) -> float | None:
+    """A typer callback: NaN and infinities are usage errors."""
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(f"must be a finite number, not {value}")
+    return value
 
 
 def check_engine(engine: str) -> str:
     if engine not in ENGINES:
         raise typer.BadParameter(f"choose one of {', '.join(ENGINES)}")
     return engine
+
+
+def output_file(path: Path | None) -> Path | None:
+    """A typer callback: an output path must not be a folder, a FIFO or a device."""
+    try:
+        return None if path is None else check_output_file(path)
+    except InputFileError as error:
+        raise typer.BadParameter(str(error)) from None
+
+
+def check_family(family: str | None) -> str | None:
+    from wspbench.report.answers import FAMILIES
+
+    if family is not None and family not in FAMILIES:
+        raise typer.BadParameter(f"choose one of {', '.join(FAMILIES)}")
+    return family
+
+
+def answer_or_exit(path: str) -> str:
+    """`read_answer` for commands without a result table: a file over the bound is a rejected answer (1)."""
+    try:
+        return read_answer(path)
+    except InputTooLarge as error:
+        errors.print(f"{error}: an answer has at most {MAX_ANSWER_CHARS:,} characters", markup=False)
+        raise typer.Exit(1) from None
+
+
+@contextmanager
+def rejected_or_unwritable(out: Path):
+    """An unusable answer exits 1; an output file that cannot be written exits 2; each with one line."""
+    from wspbench.report.answers import UnusableAnswer
+
+    try:
+        yield
+    except (UnusableAnswer, ValueError) as error:
+        errors.print(str(error), markup=False, style="red")
+        raise typer.Exit(1) from None
+    except OSError as error:
+        errors.print(f"cannot write {out}: {error.strerror or error}", markup=False, style="red")
+        raise typer.Exit(2) from None
 
 
 def grade_table(name: str, result: dict) -> Table:
@@ -65,7 +118,7 @@ def grade_table(name: str, result: dict) -> Table:
     table.add_row("episodes", str(result["episodes"]))
     if "error" in result:
         table.add_row("normalised score", "0")
-        table.add_row("error", f"[red]{result['error']}[/red]")
+        table.add_row("error", Text(result["error"], style="red"))
         return table
     for label, value in (
         ("normalised score", f"{result['normalized_score']:.5f}"),
@@ -83,18 +136,31 @@ def grade_table(name: str, result: dict) -> Table:
 @app.command()
 def grade(
     answer: str = typer.Argument(..., help="File with the model's reply, or - for standard input."),
-    game: str = typer.Option(..., "--game", "-g", help="Game name, e.g. breakout."),
-    source: str = typer.Option("original", help="original (the minatar package) or synth (minatar_synth)."),
-    episodes: int = typer.Option(1000, min=1, help="Episodes to play (episode e uses seeds 1729+e, 7919+e)."),
-    workers: int = typer.Option(None, min=1, help="Processes to use (default: all cores)."),
-    engine: str = typer.Option("fast", callback=check_engine, help="fast (batched, default) or reference."),
+    game: str = typer.Option(..., "--game", "-g", help="Game name, e.g. breakout (see `wsp games`)."),
+    source: str = typer.Option(None, help="original (the minatar package) or synth (minatar_synth); default: "
+                                          "the game's source (game names are unique)."),
+    episodes: int = typer.Option(1000, min=1, max=MAX_EPISODES, help="Episodes to play (episode e uses seeds "
+                                                                     "1729+e, 7919+e)."),
+    workers: int = typer.Option(None, min=1, max=MAX_WORKERS, help="Processes to use (default: all cores)."),
+    engine: str = typer.Option("auto", callback=check_engine,
+                              help="auto (default: compiled for original games, fast for synthetic), compiled, fast or reference."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
-    """Grade an answer (a reply with an ```edits block) on a MinAtar task."""
-    task = MinAtarTask(game, source)
-    text = read_answer(answer)
-    with progress_bar(task.task_id, episodes) as advance:
-        result = grade_answer(task, text, episodes, engine=engine, workers=workers, progress=advance)
+    """Grade an answer (a reply with an ```edits block) on a MinAtar task.
+
+    Exit codes: 0 graded, 1 answer rejected, 2 usage error (unknown game or source, unreadable file)."""
+    try:
+        task = find_task(game, source)
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="--game/--source") from None
+    try:
+        text = read_answer(answer)
+    except InputTooLarge as error:
+        result = {"normalized_score": 0.0, "game": task.game, "source": task.source, "episodes": episodes,
+                  "parse_success": 0.0, "error": f"{error}: an answer has at most {MAX_ANSWER_CHARS:,} characters"}
+    else:
+        with progress_bar(task.task_id, episodes) as advance:
+            result = grade_answer(task, text, episodes, engine=engine, workers=workers, progress=advance)
     if as_json:
         print(json.dumps(result))
     else:
@@ -132,13 +198,20 @@ def verify(
     trajectory: Path = typer.Option(None, help="Trajectory JSON (default: /logs/trajectory.json, "
                                                "else /logs/agent/trajectory.json)."),
     reward: Path = typer.Option(Path("/logs/verifier/reward.json"), help="Where to write the reward."),
-    workers: int = typer.Option(None, min=1, help="Processes to use (default: all cores)."),
+    workers: int = typer.Option(None, min=1, max=MAX_WORKERS, help="Processes to use (default: all cores)."),
 ) -> None:
-    """Harbor verifier: grade the trajectory's last assistant message (WEIGHT_SPACE_* variables)."""
-    from wspbench.verifier import verify as run_verifier
+    """Harbor verifier: grade the trajectory's last assistant message (WEIGHT_SPACE_* variables).
 
-    result = run_verifier(trajectory, reward, workers=workers)
-    console.print_json(json.dumps(result))
+    Exit codes: 0 graded, 1 answer rejected, 2 bad WEIGHT_SPACE_* settings (each with a reward file), 3 no
+    reward file could be written or the verifier failed (one line on stderr says why)."""
+    from wspbench.verifier import main as run_verifier
+
+    result, code = run_verifier(trajectory, reward, workers=workers)
+    try:
+        console.print_json(json.dumps(result))
+    except OSError:  # a closed standard output does not change the reward already written
+        pass
+    raise typer.Exit(code)
 
 
 @app.command()
@@ -147,23 +220,27 @@ def run(
     tasks: str = typer.Option("original/*", help="Tasks: all, original/*, synth/*, original/breakout, superbeam, "
                                                  "comma-separated."),
     protocol: str = typer.Option("one-shot", help="one-shot or feedback."),
-    rounds: int = typer.Option(4, min=1, help="Feedback rounds (feedback protocol)."),
-    concurrency: int = typer.Option(4, min=1, help="Tasks in flight at once."),
+    rounds: int = typer.Option(4, min=1, max=1000, help="Feedback rounds (feedback protocol)."),
+    concurrency: int = typer.Option(4, min=1, max=1000, help="Tasks in flight at once."),
     episodes: int = typer.Option(1000, min=1, max=100_000, help="Held-out scoring episodes per MinAtar task "
                                                                 "(0..N-1)."),
-    train_episodes: int = typer.Option(100, min=1, help="Training episodes per feedback round (MinAtar; ids "
+    train_episodes: int = typer.Option(100, min=1, max=MAX_EPISODES, help="Training episodes per feedback round (MinAtar; ids "
                                                         "from 100000, disjoint from the scoring episodes)."),
     out: Path = typer.Option(None, help="Run directory (default runs/<model>-<protocol>); re-running with the "
                                         "same directory resumes it."),
     base_url: str = typer.Option(None, help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1."),
     api_key_env: str = typer.Option("OPENAI_API_KEY", help="Name of the environment variable with the API key."),
-    timeout: float = typer.Option(600.0, min=0.001, help="Seconds to wait for one reply."),
-    max_tries: int = typer.Option(4, min=1, help="Tries per request (rate limits, server errors, timeouts)."),
-    backoff: float = typer.Option(2.0, min=0.0, help="First retry wait in seconds (doubles each try)."),
+    timeout: float = typer.Option(600.0, min=0.001, callback=finite, help="Seconds to wait for one reply."),
+    max_tries: int = typer.Option(4, min=1, max=100, help="Tries per request (rate limits, server errors, "
+                                                          "timeouts)."),
+    backoff: float = typer.Option(2.0, min=0.0, max=3600.0, callback=finite, help="First retry wait in seconds "
+                                                                                  "(doubles each try)."),
     max_tokens: int = typer.Option(None, min=1, help="max_tokens sent with each request (default: not sent)."),
-    temperature: float = typer.Option(None, help="temperature sent with each request (default: not sent)."),
-    workers: int = typer.Option(None, min=1, help="Processes for grading (default: all cores)."),
-    engine: str = typer.Option("fast", callback=check_engine, help="fast (batched, default) or reference."),
+    temperature: float = typer.Option(None, min=0.0, callback=finite, help="temperature sent with each request "
+                                                                           "(default: not sent)."),
+    workers: int = typer.Option(None, min=1, max=MAX_WORKERS, help="Processes for grading (default: all cores)."),
+    engine: str = typer.Option("auto", callback=check_engine,
+                              help="auto (default: compiled for original games, fast for synthetic), compiled, fast or reference."),
 ) -> None:
     """Run a model on tasks (one-shot or feedback), grade its weights, and write a resumable run directory."""
     from wspbench.harness.clients import ModelError, make_client
@@ -183,7 +260,7 @@ def run(
         client = make_client(model, base_url, api_key_env, timeout_s=timeout, max_tries=max_tries,
                              backoff_s=backoff, max_tokens=max_tokens, temperature=temperature)
     except ModelError as error:
-        errors.print(f"[red]{error}[/red]")
+        errors.print(str(error), style="red", markup=False)
         raise typer.Exit(2) from None
     safe_model = "".join(c if c.isalnum() or c in "-_." else "_" for c in model)
     run_dir = RunDir(out or Path("runs") / f"{safe_model}-{protocol}")
@@ -191,18 +268,24 @@ def run(
     try:
         manifest = run_dir.open(manifest)
     except RunDirError as error:
-        errors.print(f"[red]{error}[/red]")
+        errors.print(str(error), style="red", markup=False)
         raise typer.Exit(2) from None
+    for note in run_dir.notes:  # corrupt records or manifest that open() set aside
+        errors.print(note, style="yellow", markup=False)
     done = sum(run_dir.finished(t) for t in task_ids)
 
     def build(task_id: str):
         return make_task(task_id, episodes, train_episodes, workers, engine)
 
-    with RichDisplay(errors, len(task_ids), done) as display:
-        run_batch(run_dir, task_ids, build, client, protocol, rounds, concurrency, display)
+    try:
+        with RichDisplay(errors, len(task_ids), done) as display:
+            run_batch(run_dir, task_ids, build, client, protocol, rounds, concurrency, display)
+    except RunDirError as error:  # a file that cannot be written (the message names it), or a failed worker
+        errors.print(str(error), style="red", markup=False)
+        raise typer.Exit(2) from None
     rows = [row for row in summary_rows(run_dir.records(), manifest["tasks"]) if row["task"] in task_ids]
     console.print(summary_table(manifest, rows))
-    console.print(f"run directory: {run_dir.path}")
+    console.print(f"run directory: {run_dir.path}", markup=False)
     if any(row["status"] != "ok" for row in rows):
         raise typer.Exit(1)
 
@@ -266,61 +349,82 @@ def export_harbor_command(
     out: Path = typer.Argument(..., help="Folder for the task folders, registry.json and dataset.toml."),
     tasks: str = typer.Option("all", help="Tasks, as for `wsp run`: all, original/*, synth/ferry, superbeam, ..."),
     episodes: int = typer.Option(1000, min=1, help="Scoring episodes (SUPERBEAM: held-out levels, at most 20)."),
-    wheel: Path = typer.Option(None, help="A built wspbench wheel to install in the images (default: build one)."),
+    wheel: Path = typer.Option(None, help="A built wspbench wheel for the verifier's image (default: build one)."),
     install: str = typer.Option("wheel", help="wheel (this project's wheel, copied in) or pypi (wspbench==version)."),
     base_image: str = typer.Option(None, help="Docker base image (default python:X.Y-slim; pin a digest here)."),
     cpus: int = typer.Option(4, min=1, help="CPUs per container (the verifier timeout is sized with it)."),
     memory_mb: int = typer.Option(4096, min=256, help="Memory per container."),
-    measure_episodes: int = typer.Option(2, min=0, help="Episodes graded here to size the timeouts (0: minimum)."),
+    measure: bool = typer.Option(False, "--measure", help="Size the timeouts by grading here instead of taking "
+                                                          "them from the committed table (not reproducible)."),
+    measure_episodes: int = typer.Option(2, min=1, help="Episodes graded per task with --measure."),
     name: str = typer.Option("wspbench", help="Dataset name in registry.json and dataset.toml."),
 ) -> None:
     """Write one Harbor task folder per task, plus registry.json and dataset.toml."""
     from wspbench.export.harbor import Resources, export_harbor
 
+    if out.exists() and not out.is_dir():
+        raise typer.BadParameter(f"{out} exists and is not a folder", param_hint="OUT")
+    if install not in ("wheel", "pypi"):
+        raise typer.BadParameter("choose wheel or pypi", param_hint="--install")
+    if wheel is not None and not wheel.is_file():
+        raise typer.BadParameter(f"{wheel} is not a wheel file", param_hint="--wheel")
     infos = _select_tasks(tasks, episodes)
     try:
         folders = export_harbor(out, infos, wheel=wheel, install=install, resources=Resources(cpus, memory_mb),
-                                measure_episodes=measure_episodes, name=name, base_image=base_image,
-                                progress=lambda info: errors.print(f"exported {info.harbor_name}"))
-    except (RuntimeError, ValueError) as error:
-        errors.print(f"[red]{error}[/red]")
+                                measure=measure, measure_episodes=measure_episodes, name=name, base_image=base_image,
+                                progress=lambda info: errors.print(f"exported {info.harbor_name}", markup=False))
+    except OSError as error:  # the output cannot be written: a usage error
+        errors.print(f"export failed: {error}", style="red", markup=False)
+        raise typer.Exit(2) from None
+    except (RuntimeError, ValueError) as error:  # the wheel could not be built
+        errors.print(f"export failed: {error}", style="red", markup=False)
         raise typer.Exit(1) from None
-    console.print(f"{len(folders)} Harbor tasks in {out} (registry.json, dataset.toml, README.md)")
+    console.print(f"{len(folders)} Harbor tasks in {out} (registry.json, dataset.toml, README.md)", markup=False)
 
 
 @export_app.command("jsonl")
 def export_jsonl_command(
-    out: Path = typer.Argument(..., help="The .jsonl file to write (a .parquet copy is added when pyarrow is installed)."),
+    out: Path = typer.Argument(..., callback=output_file, help="The .jsonl file to write (a .parquet copy is added "
+                                                               "when pyarrow is installed)."),
     tasks: str = typer.Option("all", help="Tasks, as for `wsp run`."),
     episodes: int = typer.Option(1000, min=1, help="Scoring episodes (SUPERBEAM: held-out levels, at most 20)."),
 ) -> None:
     """Write one dataset row per task (prompt, system prompt, game, episodes, ...)."""
     from wspbench.export.jsonl import export_jsonl
 
-    for path in export_jsonl(out, _select_tasks(tasks, episodes)):
-        console.print(f"wrote {path}")
+    infos = _select_tasks(tasks, episodes)
+    try:
+        paths = export_jsonl(out, infos)
+    except OSError as error:
+        errors.print(f"cannot write {out}: {error.strerror or error}", markup=False)
+        raise typer.Exit(2) from None
+    for path in paths:
+        console.print(f"wrote {path}", markup=False)
 
 
 @app.command("replay")
 def replay_command(
     task: str = typer.Argument(..., help="Task id: original/breakout, synth/ferry, superbeam, ..."),
     answer: str = typer.Argument(..., help="File with the reply (or weights JSON), or - for standard input."),
-    out: Path = typer.Option(Path("replay.gif"), help="The GIF to write."),
+    out: Path = typer.Option(Path("replay.gif"), callback=output_file, help="The GIF to write."),
     episodes: int = typer.Option(1, min=1, max=20, help="Episodes (SUPERBEAM: levels) to play one after another."),
-    seed: int = typer.Option(None, help="First episode index (seeds 1729+e, 7919+e; default 0), or for SUPERBEAM "
+    seed: int = typer.Option(None, min=0, max=10**9, help="First episode index (seeds 1729+e, 7919+e; default 0), or for SUPERBEAM "
                                         "the first level (default: the first held-out level)."),
-    max_frames: int = typer.Option(1000, min=1, help="Frames kept per episode (the episode is still played out)."),
-    frame_ms: int = typer.Option(80, min=10, help="Milliseconds per frame."),
+    max_frames: int = typer.Option(1000, min=1, max=10_000, help="Frames kept per episode (the episode is still "
+                                                                 "played out)."),
+    frame_ms: int = typer.Option(80, min=10, max=60_000, help="Milliseconds per frame."),
 ) -> None:
     """Animated GIF of the network playing the graded episodes, with actions and probabilities."""
-    from wspbench.report.answers import UnusableAnswer
+    from wspbench.export.catalog import task_info
     from wspbench.report.replay import replay
 
     try:
-        summary = replay(task, read_answer(answer), out, episodes, seed, max_frames, frame_ms)
-    except (UnusableAnswer, ValueError) as error:
-        errors.print(f"[red]{error}[/red]")
-        raise typer.Exit(1) from None
+        task_info(task, 1)
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="TASK") from None
+    text = answer_or_exit(answer)
+    with rejected_or_unwritable(out):
+        summary = replay(task, text, out, episodes, seed, max_frames, frame_ms)
     table = Table(title=f"{task}: {out} ({summary.frames} frames, {summary.size[0]}x{summary.size[1]})")
     for column in ("episode", "return", "steps", "result"):
         table.add_column(column)
@@ -332,19 +436,17 @@ def replay_command(
 @app.command("weights")
 def weights_command(
     answer: str = typer.Argument(..., help="File with the reply (or weights JSON), or - for standard input."),
-    out: Path = typer.Option(Path("weights.png"), help="The PNG to write."),
-    family: str = typer.Option(None, help="minatar or superbeam (default: from the answer's format)."),
+    out: Path = typer.Option(Path("weights.png"), callback=output_file, help="The PNG to write."),
+    family: str = typer.Option(None, callback=check_family, help="minatar or superbeam (default: from the "
+                                                                  "answer's format)."),
 ) -> None:
     """A picture of the weights: W1 as channel maps per hidden unit, the other tensors as heatmaps."""
-    from wspbench.report.answers import UnusableAnswer
     from wspbench.report.weights import weights_png
 
-    try:
-        kind, size = weights_png(read_answer(answer), out, family)
-    except (UnusableAnswer, ValueError) as error:
-        errors.print(f"[red]{error}[/red]")
-        raise typer.Exit(1) from None
-    console.print(f"wrote {out} ({kind} network, {size[0]}x{size[1]})")
+    text = answer_or_exit(answer)
+    with rejected_or_unwritable(out):
+        kind, size = weights_png(text, out, family)
+    console.print(f"wrote {out} ({kind} network, {size[0]}x{size[1]})", markup=False)
 
 
 @app.command("report")
@@ -352,20 +454,21 @@ def report_command(
     run_dirs: list[Path] = typer.Argument(..., help="Run directories written by `wsp run`."),
     out: Path = typer.Option(Path("report"), help="Folder for index.html, report.md, charts and replays."),
     replays: bool = typer.Option(True, help="Write a replay GIF of each usable answer's first graded episode."),
-    replay_frames: int = typer.Option(200, min=1, help="Frames kept per replay."),
+    replay_frames: int = typer.Option(200, min=1, max=10_000, help="Frames kept per replay."),
     regrade: bool = typer.Option(True, help="Grade answers again when a record lacks per-episode returns "
                                             "(needed for the MinAtar confidence intervals)."),
-    workers: int = typer.Option(None, min=1, help="Processes for grading again (default: all cores)."),
+    workers: int = typer.Option(None, min=1, max=MAX_WORKERS, help="Processes for grading again (default: all "
+                                                                   "cores)."),
 ) -> None:
     """Static HTML and Markdown report with 95% intervals, parse failures, tokens, cost and replays."""
     from wspbench.report.report import build_report
 
     try:
         files = build_report(run_dirs, out, replays, replay_frames, regrade, workers)
-    except (FileNotFoundError, ValueError) as error:
-        errors.print(f"[red]{error}[/red]")
-        raise typer.Exit(1) from None
-    console.print(f"wrote {files[0]} and {len(files) - 1} more files in {out}")
+    except (OSError, ValueError) as error:  # a missing or corrupt run directory, an unwritable folder
+        errors.print(str(error), style="red", markup=False)
+        raise typer.Exit(2) from None
+    console.print(f"wrote {files[0]} and {len(files) - 1} more files in {out}", markup=False)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,21 @@
-"""The Harbor verifier of the MinAtar weight tasks (the seed grader's contract, DESIGN 3).
+"""The Harbor verifier of the MinAtar weight tasks (the seed grader's contract, see README.md).
 
-Reads the game from `WEIGHT_SPACE_GAME`, `WEIGHT_SPACE_SOURCE` (original | synth) and
-`WEIGHT_SPACE_EPISODES` (default 1000), takes the last assistant message of the trajectory, grades it
-and writes `reward.json`. It always writes a reward file: a missing, empty, huge or malformed trajectory
-gives score 0 with an `error` field.
+Reads the game from `WEIGHT_SPACE_GAME`, `WEIGHT_SPACE_SOURCE` (original | synth; inferred from the game
+when unset) and `WEIGHT_SPACE_EPISODES` (default 1000), takes the last assistant message of the
+trajectory, grades it and writes `reward.json`. The reward file is written atomically (a temporary file
+in the same folder, then `os.replace`), so a reader never sees half of it.
+
+`main` never raises. Its exit codes:
+  0  graded: the reward holds the metrics;
+  1  the answer was rejected (bad trajectory or bad answer): the reward is 0 with an `error` field;
+  2  the settings are wrong (unknown game or source, bad episode count): the reward is 0 with an `error`;
+  3  the verifier failed: no reward could be written (the path is a directory, a device, read-only, the
+     disk is full), or an unexpected error (then a reward of 0 with an `error` is still written when
+     possible). One line on stderr says why.
+
+Trajectories are untrusted and bounded: at most MAX_TRAJECTORY_BYTES bytes of a regular file (never a
+FIFO or a device, which could block), at most MAX_TRAJECTORY_VALUES JSON values (counted before parsing,
+so that a file of tiny containers cannot take gigabytes) and the JSON decoder's own nesting limit.
 
 Two trajectory layouts are read: the seed's `steps[].messages[] {role, content}` and Harbor's ATIF
 `steps[] {source: "agent", message}`, where a message or content is a string or a list of text parts.
@@ -11,37 +23,70 @@ Two trajectory layouts are read: the seed's `steps[].messages[] {role, content}`
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
+import sys
+import tempfile
 from pathlib import Path
 
-from wspbench.grading import grade_answer
-from wspbench.tasks import MinAtarTask
+from wspbench.grading import find_task, grade_answer, safe_message
+from wspbench.inputs import InputFileError, read_bounded
 
 TRAJECTORY_PATHS = (Path("/logs/trajectory.json"), Path("/logs/agent/trajectory.json"))
 REWARD_PATH = Path("/logs/verifier/reward.json")
-MAX_TRAJECTORY_BYTES = 64 * 1024 * 1024
+MAX_TRAJECTORY_BYTES = 32 * 1024 * 1024
+MAX_TRAJECTORY_VALUES = 1_000_000
 MAX_EPISODES = 100_000
+MAX_ERROR_CHARS = 2_000
+GRADED, REJECTED, SETTINGS, FAILED = 0, 1, 2, 3
+
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_STRUCTURE = (b",", b"[", b"{")
 
 
 class TrajectoryError(ValueError):
     """The trajectory cannot be read; the message says why."""
 
 
+class SettingsError(ValueError):
+    """A WEIGHT_SPACE_* setting is wrong; the message says which."""
+
+
+def _value_count(data: bytes) -> int:
+    """An upper bound on the JSON values in `data`: commas and opening brackets outside strings, plus one.
+
+    Counting the whole text first is a few passes in C; only when that count is over the limit are the
+    brackets inside strings subtracted, string by string (stopping once the strings alone are too many)."""
+    count = 1 + sum(data.count(char) for char in _STRUCTURE)
+    if count <= MAX_TRAJECTORY_VALUES:
+        return count
+    for strings, match in enumerate(_STRING.finditer(data)):
+        if strings > MAX_TRAJECTORY_VALUES:
+            break
+        start, end = match.span()
+        count -= sum(data.count(char, start, end) for char in _STRUCTURE)
+    return count
+
+
 def read_trajectory(path: Path) -> dict:
-    """The parsed trajectory file, read with a size bound."""
+    """The parsed trajectory file, read with bounds on its size and its number of values."""
     try:
-        size = path.stat().st_size
-    except OSError:
-        raise TrajectoryError(f"no trajectory file at {path}") from None
-    if size == 0:
+        data = read_bounded(path, MAX_TRAJECTORY_BYTES, "trajectory file")
+    except InputFileError as error:
+        raise TrajectoryError(str(error)) from None
+    if not data:
         raise TrajectoryError(f"the trajectory file {path} is empty")
-    if size > MAX_TRAJECTORY_BYTES:
-        raise TrajectoryError(f"the trajectory file {path} has {size:,} bytes; at most {MAX_TRAJECTORY_BYTES:,} are read")
+    if _value_count(data) > MAX_TRAJECTORY_VALUES:
+        raise TrajectoryError(f"the trajectory file {path} holds more than {MAX_TRAJECTORY_VALUES:,} JSON values "
+                              f"(the limit)")
     try:
-        trajectory = json.loads(path.read_bytes())
-    except (ValueError, RecursionError) as error:
-        raise TrajectoryError(f"the trajectory file {path} is not valid JSON ({type(error).__name__}: {error})"[:400]) from None
+        trajectory = json.loads(data)
+    except RecursionError:
+        raise TrajectoryError(f"the trajectory file {path} is not valid JSON: it is nested too deeply") from None
+    except ValueError as error:
+        raise TrajectoryError(f"the trajectory file {path} is not valid JSON ({safe_message(error, 300)})") from None
     if not isinstance(trajectory, dict):
         raise TrajectoryError("the trajectory must be a JSON object with a `steps` list")
     return trajectory
@@ -72,8 +117,13 @@ def _text(content: object) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+        return "\n".join(_part_text(part) for part in content if isinstance(part, dict))
     return None
+
+
+def _part_text(part: dict) -> str:
+    text = part.get("text", "")
+    return text if isinstance(text, str) else ""
 
 
 def _episode_count(text: str) -> int:
@@ -82,7 +132,7 @@ def _episode_count(text: str) -> int:
     except ValueError:
         episodes = 0
     if not 1 <= episodes <= MAX_EPISODES:
-        raise ValueError(f"WEIGHT_SPACE_EPISODES must be an integer from 1 to {MAX_EPISODES:,}, not {text!r:.40}")
+        raise SettingsError(f"WEIGHT_SPACE_EPISODES must be an integer from 1 to {MAX_EPISODES:,}, not {text!r:.40}")
     return episodes
 
 
@@ -92,25 +142,86 @@ def find_trajectory(explicit: Path | None) -> Path:
     return next((path for path in TRAJECTORY_PATHS if path.exists()), TRAJECTORY_PATHS[0])
 
 
-def verify(trajectory_path: Path | None = None, reward_path: Path = REWARD_PATH,
-           environ: dict[str, str] | None = None, workers: int | None = None) -> dict:
-    """Grade the trajectory's final answer and write the reward file; returns what was written."""
+def grade_trajectory(trajectory_path: Path | None = None, environ: dict[str, str] | None = None,
+                     workers: int | None = None) -> tuple[dict, int]:
+    """The reward for the trajectory's final answer, and the exit code (see the module docstring).
+
+    Never raises: an unexpected error is a reward of 0 with an `error` field and exit code 3."""
     environ = os.environ if environ is None else environ
     game = environ.get("WEIGHT_SPACE_GAME", "")
-    source = environ.get("WEIGHT_SPACE_SOURCE", "original")
+    source = environ.get("WEIGHT_SPACE_SOURCE") or None
     episodes_text = environ.get("WEIGHT_SPACE_EPISODES", "1000")
-    head = {"normalized_score": 0.0, "game": game, "source": source, "episodes": episodes_text, "parse_success": 0.0}
+    head = {"normalized_score": 0.0, "game": game[:100], "source": (source or "original")[:100],
+            "episodes": episodes_text[:40], "parse_success": 0.0}
+    code = GRADED
     try:
         episodes = _episode_count(episodes_text)
         head["episodes"] = episodes
         if not game:
-            raise ValueError("WEIGHT_SPACE_GAME is not set")
-        task = MinAtarTask(game, source)
+            raise SettingsError("WEIGHT_SPACE_GAME is not set")
+        try:
+            task = find_task(game, source)
+        except ValueError as error:
+            raise SettingsError(f"WEIGHT_SPACE_GAME/WEIGHT_SPACE_SOURCE: {error}") from None
+        head["source"] = task.source
         answer = final_answer(read_trajectory(find_trajectory(trajectory_path)))
         reward = grade_answer(task, answer, episodes, workers=workers)
         reward.pop("seconds", None)
-    except ValueError as error:  # a TrajectoryError, an unknown source, a bad episode count
-        reward = {**head, "error": str(error)}
-    reward_path.parent.mkdir(parents=True, exist_ok=True)
-    reward_path.write_text(json.dumps(reward))
+        if "error" in reward:
+            code = REJECTED
+    except SettingsError as error:
+        reward, code = {**head, "error": str(error)}, SETTINGS
+    except TrajectoryError as error:
+        reward, code = {**head, "error": str(error)}, REJECTED
+    except Exception as error:  # noqa: BLE001 - a bug must still end in a reward of 0, not a traceback
+        reward, code = {**head, "error": f"internal error of the verifier: {safe_message(error)}"}, FAILED
+    if "error" in reward:
+        reward["error"] = reward["error"][:MAX_ERROR_CHARS]
+    return reward, code
+
+
+def write_reward(path: Path, reward: dict) -> None:
+    """Write `reward` as JSON at `path` atomically; OSError says why it could not."""
+    path = Path(os.path.realpath(path))
+    if path.exists() and not path.is_file():
+        raise OSError("it is not a regular file")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise OSError(f"{path.parent} is not a folder") from None
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as stream:
+            stream.write(json.dumps(reward))
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def verify(trajectory_path: Path | None = None, reward_path: Path = REWARD_PATH,
+           environ: dict[str, str] | None = None, workers: int | None = None) -> dict:
+    """Grade the trajectory's final answer and write the reward file; returns what was written.
+
+    Raises OSError only when the reward file cannot be written."""
+    reward, _ = grade_trajectory(trajectory_path, environ, workers)
+    write_reward(reward_path, reward)
     return reward
+
+
+def main(trajectory_path: Path | None = None, reward_path: Path = REWARD_PATH,
+         environ: dict[str, str] | None = None, workers: int | None = None) -> tuple[dict, int]:
+    """`verify`, never raising: the reward and the exit code; a failure is one line on stderr."""
+    reward, code = grade_trajectory(trajectory_path, environ, workers)
+    if code == FAILED:
+        print(f"wsp verify: {reward['error']}", file=sys.stderr)
+    try:
+        write_reward(reward_path, reward)
+    except Exception as error:  # noqa: BLE001 - reported in one line
+        why = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        print(f"wsp verify: cannot write the reward file {reward_path}: {why[:MAX_ERROR_CHARS]}", file=sys.stderr)
+        return reward, FAILED
+    return reward, code
