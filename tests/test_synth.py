@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 import minatar_synth.games
-from wspbench.evaluation import evaluate
 from wspbench.games import synth
 from wspbench.grading import grade_answer
 from wspbench.networks import MINATAR_NETWORK

@@ -1,6 +1,6 @@
 """Scripted Ferry player: time-expanded search for the quickest debris-free path to the passenger or landing spot."""
 
-from minatar_synth.games.ferry import LANE_DIR, LANES
+from minatar_synth.games.ferry import LANE_DIR
 
 MOVES = ((0, 0, 0), (1, 0, -1), (2, -1, 0), (3, 0, 1), (4, 1, 0))  # action, drow, dcol
 HORIZON = 16
