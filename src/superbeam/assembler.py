@@ -62,6 +62,7 @@ FORMS: dict[tuple[str, tuple[str, ...]], str] = {
 MNEMONICS = {name for name, _ in FORMS}
 FIXED_OPERANDS = {"I", "[I]", "DT", "ST", "K", "F", "B"}
 RANGES = {"nnn": (0, 0xFFF), "kk": (-128, 0xFF), "n": (0, 0xF)}
+MAX_INCLUDE_CHARS = 1_000_000  # an included source file, as large as a top-level one may be
 
 REGISTER = re.compile(r"V[0-9A-F]$", re.IGNORECASE)
 LABEL = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.]*):")
@@ -158,10 +159,15 @@ class _Assembler:
             chain = stack + (Path(file).resolve(),)
             if path.resolve() in chain:
                 raise AsmError(file, number, f"INCLUDE {arg} includes itself")
+            if path.exists() and not path.is_file():  # a FIFO or a device would block or never end
+                raise AsmError(file, number, f"cannot read {arg}: not a regular file")
             try:
-                inner = path.read_text()
+                with path.open(encoding="utf-8", errors="replace") as stream:
+                    inner = stream.read(MAX_INCLUDE_CHARS + 1)
             except OSError as e:
                 raise AsmError(file, number, f"cannot read {arg}: {e.strerror}") from None
+            if len(inner) > MAX_INCLUDE_CHARS:
+                raise AsmError(file, number, f"{arg} has more than {MAX_INCLUDE_CHARS:,} characters")
             yield from self.expand(inner, str(path), chain)
 
     def place(self, lines) -> list[_Line]:

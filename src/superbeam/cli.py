@@ -128,7 +128,7 @@ def run(
     """Run a program headless for some frames, then show its screen and registers."""
     unknown = set(quirk) - set(QUIRKS)
     if unknown:
-        raise fail(f"unknown quirk {', '.join(sorted(unknown))}; choose from {', '.join(QUIRKS)}", 1)
+        raise fail(f"unknown quirk {', '.join(sorted(unknown))}; choose from {', '.join(QUIRKS)}", 2)
     program = _load(rom)
     machine = Chip8(program.code, quirks=Quirks(**{q: True for q in quirk}))
     machine.set_keys(key)

@@ -1,6 +1,7 @@
 """The assembler, the disassembler and the `wsp chip8` commands."""
 
 import json
+import os
 import random
 from importlib.resources import files
 
@@ -96,6 +97,17 @@ def test_include_errors(tmp_path):
     (tmp_path / "outer.asm").write_text('INCLUDE "bad.asm"\n')
     with pytest.raises(AsmError, match=r"bad.asm:2: undefined symbol 'nowhere'"):
         assemble_file(tmp_path / "outer.asm")
+
+
+def test_include_of_a_fifo_or_a_huge_file_is_an_error_not_a_hang(tmp_path):
+    os.mkfifo(tmp_path / "pipe.asm")
+    (tmp_path / "main.asm").write_text('CLS\nINCLUDE "pipe.asm"\n')
+    with pytest.raises(AsmError, match=r"main.asm:2: cannot read \"pipe.asm\": not a regular file"):
+        assemble_file(tmp_path / "main.asm")
+    (tmp_path / "huge.asm").write_text("CLS\n" * 300_000)
+    (tmp_path / "main.asm").write_text('INCLUDE "huge.asm"\n')
+    with pytest.raises(AsmError, match=r"main.asm:1: \"huge.asm\" has more than 1,000,000 characters"):
+        assemble_file(tmp_path / "main.asm")
 
 
 @pytest.mark.parametrize("source, line, message", [
@@ -213,4 +225,4 @@ def test_command_errors(tmp_path):
     result = runner.invoke(chip8_app, ["run", str(crash), "--no-show"])
     assert result.exit_code == 1 and "invalid opcode 0x5121 at 0x202" in result.output
     result = runner.invoke(chip8_app, ["run", str(crash), "--quirk", "nope"])
-    assert result.exit_code == 1 and "unknown quirk" in result.output
+    assert result.exit_code == 2 and "unknown quirk" in result.output
