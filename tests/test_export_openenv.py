@@ -2,7 +2,7 @@
 reply with the same functions as `wsp grade`; and a real server (uvicorn on 127.0.0.1, a free port) under
 hostile requests: unknown tasks, huge bodies, 50 sessions at once, a grade past its time limit. Runs in
 this interpreter when openenv-core is installed, else with the Python named by WSP_OPENENV_PYTHON (e.g.
-/tmp/openenv-venv/bin/python, a venv with `pip install openenv-core minatar==1.0.15 threadpoolctl`), else
+/tmp/openenv-venv/bin/python, a venv with `pip install openenv-core minatar==1.0.15 threadpoolctl numba`), else
 it is skipped. (Importing openenv-core takes ~10 s because it loads gradio, so this is opt-in.)"""
 
 from __future__ import annotations
