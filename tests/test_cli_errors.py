@@ -78,6 +78,7 @@ CASES = [
     (["replay", "original/breakout", "{huge}"], 1, "more than"),
     (["replay", "original/breakout", "{good}", "--episodes", "0"], 2, "--episodes"),
     (["replay", "original/breakout", "{good}", "--max-frames", "3", "--out", "{dir}"], 2, "is not a regular file"),
+    (["replay", "original/breakout", "{good}", "--out", "{good}.xyz"], 2, "does not end in .gif"),
     (["weights", "{good}", "--family", "nope"], 2, "choose one of minatar, superbeam"),
     (["weights", "{bad}", "--out", "{dir}/w.png"], 1, "no ```edits block"),
     (["weights", "{good}", "--out", "{dir}"], 2, "is not a regular file"),

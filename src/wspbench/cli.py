@@ -77,6 +77,14 @@ def output_file(path: Path | None) -> Path | None:
         raise typer.BadParameter(str(error)) from None
 
 
+def gif_file(path: Path) -> Path:
+    """A typer callback: a replay is written as a GIF, so its path must end in .gif."""
+    output_file(path)
+    if path.suffix.lower() != ".gif":
+        raise typer.BadParameter(f"{path} does not end in .gif (a replay is a GIF)")
+    return path
+
+
 def check_family(family: str | None) -> str | None:
     from wspbench.report.answers import FAMILIES
 
@@ -142,8 +150,8 @@ def grade(
     episodes: int = typer.Option(1000, min=1, max=MAX_EPISODES, help="Episodes to play (episode e uses seeds "
                                                                      "1729+e, 7919+e)."),
     workers: int = typer.Option(None, min=1, max=MAX_WORKERS, help="Processes to use (default: all cores)."),
-    engine: str = typer.Option("auto", callback=check_engine,
-                              help="auto (default: compiled for original games, fast for synthetic), compiled, fast or reference."),
+    engine: str = typer.Option("auto", callback=check_engine, help="auto (default: compiled for original games, "
+                               "fast for synthetic ones), compiled, fast or reference."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Grade an answer (a reply with an ```edits block) on a MinAtar task.
@@ -239,8 +247,8 @@ def run(
     temperature: float = typer.Option(None, min=0.0, callback=finite, help="temperature sent with each request "
                                                                            "(default: not sent)."),
     workers: int = typer.Option(None, min=1, max=MAX_WORKERS, help="Processes for grading (default: all cores)."),
-    engine: str = typer.Option("auto", callback=check_engine,
-                              help="auto (default: compiled for original games, fast for synthetic), compiled, fast or reference."),
+    engine: str = typer.Option("auto", callback=check_engine, help="auto (default: compiled for original games, "
+                               "fast for synthetic ones), compiled, fast or reference."),
 ) -> None:
     """Run a model on tasks (one-shot or feedback), grade its weights, and write a resumable run directory."""
     from wspbench.harness.clients import ModelError, make_client
@@ -406,7 +414,7 @@ def export_jsonl_command(
 def replay_command(
     task: str = typer.Argument(..., help="Task id: original/breakout, synth/ferry, superbeam, ..."),
     answer: str = typer.Argument(..., help="File with the reply (or weights JSON), or - for standard input."),
-    out: Path = typer.Option(Path("replay.gif"), callback=output_file, help="The GIF to write."),
+    out: Path = typer.Option(Path("replay.gif"), callback=gif_file, help="The GIF to write."),
     episodes: int = typer.Option(1, min=1, max=20, help="Episodes (SUPERBEAM: levels) to play one after another."),
     seed: int = typer.Option(None, min=0, max=10**9, help="First episode index (seeds 1729+e, 7919+e; default 0), or for SUPERBEAM "
                                         "the first level (default: the first held-out level)."),
