@@ -23,7 +23,7 @@ from rich.text import Text
 from superbeam.assembler import AsmError, Program, assemble
 from superbeam.chip8 import PROGRAM_ADDR, RAM_SIZE, Chip8, Chip8Error, Quirks
 from superbeam.disassembler import disassemble
-from wspbench.inputs import InputFileError, InputTooLarge, check_output_file, read_bounded
+from wspbench.inputs import InputFileError, InputTooLarge, output_file, read_bounded
 
 chip8_app = typer.Typer(help="CHIP-8 assembler, machine and disassembler.", no_args_is_help=True)
 console = Console()
@@ -57,14 +57,6 @@ def writing(path: Path):
         yield
     except (OSError, ValueError) as e:
         raise fail(f"cannot write {path}: {getattr(e, 'strerror', None) or e}", 2) from None
-
-
-def output_file(path: Path | None) -> Path | None:
-    """A typer callback: an output path must not be a folder, a FIFO or a device."""
-    try:
-        return None if path is None else check_output_file(path)
-    except InputFileError as e:
-        raise typer.BadParameter(str(e)) from None
 
 
 def _load(path: Path) -> Program:

@@ -18,7 +18,7 @@ from superbeam.cli import chip8_app, superbeam_app
 from wspbench.answers.edits import MAX_ANSWER_CHARS
 from wspbench.evaluation import ENGINES
 from wspbench.grading import find_task, grade_answer
-from wspbench.inputs import InputFileError, InputTooLarge, check_output_file, read_bounded
+from wspbench.inputs import InputFileError, InputTooLarge, output_file, read_bounded
 from wspbench.tasks import all_minatar_tasks
 
 app = typer.Typer(help="wspbench: weight-space programming benchmarks.", no_args_is_help=True,
@@ -67,14 +67,6 @@ def check_engine(engine: str) -> str:
     if engine not in ENGINES:
         raise typer.BadParameter(f"choose one of {', '.join(ENGINES)}")
     return engine
-
-
-def output_file(path: Path | None) -> Path | None:
-    """A typer callback: an output path must not be a folder, a FIFO or a device."""
-    try:
-        return None if path is None else check_output_file(path)
-    except InputFileError as error:
-        raise typer.BadParameter(str(error)) from None
 
 
 def gif_file(path: Path) -> Path:

@@ -12,6 +12,8 @@ import stat
 import sys
 from pathlib import Path
 
+import typer
+
 
 class InputFileError(ValueError):
     """The file cannot be read (missing, not a regular file, unreadable); the message says why."""
@@ -57,3 +59,11 @@ def check_output_file(path: Path) -> Path:
     if path.exists() and not path.is_file():
         raise InputFileError(f"{path} exists and is not a regular file")
     return path
+
+
+def output_file(path: Path | None) -> Path | None:
+    """A typer callback for an output option: the path must not be a folder, a FIFO or a device."""
+    try:
+        return None if path is None else check_output_file(path)
+    except InputFileError as error:
+        raise typer.BadParameter(str(error)) from None
