@@ -11,12 +11,11 @@ import time
 import numpy as np
 
 from wspbench.answers import AnswerError, parse_edits
+from wspbench.answers.edits import MAX_MESSAGE_CHARS
 from wspbench.evaluation import EpisodeResults, evaluate
 from wspbench.evaluation.engine import Progress
 from wspbench.games import minatar_original, synth
 from wspbench.tasks import MinAtarTask
-
-MAX_MESSAGE_CHARS = 2_000
 
 
 def safe_message(error: BaseException, limit: int = MAX_MESSAGE_CHARS) -> str:

@@ -31,7 +31,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from wspbench.grading import find_task, grade_answer, safe_message
+from wspbench.grading import MAX_MESSAGE_CHARS, find_task, grade_answer, safe_message
 from wspbench.inputs import InputFileError, read_bounded
 
 TRAJECTORY_PATHS = (Path("/logs/trajectory.json"), Path("/logs/agent/trajectory.json"))
@@ -39,7 +39,6 @@ REWARD_PATH = Path("/logs/verifier/reward.json")
 MAX_TRAJECTORY_BYTES = 32 * 1024 * 1024
 MAX_TRAJECTORY_VALUES = 1_000_000
 MAX_EPISODES = 100_000
-MAX_ERROR_CHARS = 2_000
 GRADED, REJECTED, SETTINGS, FAILED = 0, 1, 2, 3
 
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
@@ -176,7 +175,7 @@ def grade_trajectory(trajectory_path: Path | None = None, environ: dict[str, str
     except Exception as error:  # noqa: BLE001 - a bug must still end in a reward of 0, not a traceback
         reward, code = {**head, "error": f"internal error of the verifier: {safe_message(error)}"}, FAILED
     if "error" in reward:
-        reward["error"] = reward["error"][:MAX_ERROR_CHARS]
+        reward["error"] = reward["error"][:MAX_MESSAGE_CHARS]
     return reward, code
 
 
@@ -222,6 +221,6 @@ def main(trajectory_path: Path | None = None, reward_path: Path = REWARD_PATH,
         write_reward(reward_path, reward)
     except Exception as error:  # noqa: BLE001 - reported in one line
         why = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        print(f"wsp verify: cannot write the reward file {reward_path}: {why[:MAX_ERROR_CHARS]}", file=sys.stderr)
+        print(f"wsp verify: cannot write the reward file {reward_path}: {why[:MAX_MESSAGE_CHARS]}", file=sys.stderr)
         return reward, FAILED
     return reward, code

@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from wspbench.answers.edits import MAX_MESSAGE_CHARS
 from wspbench.harness.base import HarnessTask
 from wspbench.harness.clients import ModelError, Reply
 from wspbench.harness.prompts import prompt_hash
@@ -195,7 +196,7 @@ def _totals(record: dict, clock: dict) -> None:
 def error_text(error: Exception) -> str:
     """An exception's message, at most 2,000 characters; never raises (str() of some values can)."""
     try:
-        return str(error)[:2000]
+        return str(error)[:MAX_MESSAGE_CHARS]
     except Exception:  # noqa: BLE001 - e.g. an int too long to print
         return "(its message could not be printed)"
 
