@@ -9,7 +9,7 @@ The engines give identical results, episode by episode:
   environment and action generator, so it sees the same random draws as in the reference loop. A
   batched product can differ from a one-row product in the last bits; when the uniform draw lies so close
   to a cumulative-probability boundary that this could change the action (see
-  `Network.forward_batch`), that one action is recomputed the reference way.
+  `Network.batched` in `wspbench/networks.py`), that one action is recomputed the reference way.
 
 - `compiled`: the original MinAtar games stepped, observed and decided in compiled code (numba, imported
   only when this engine grades an original game; see `wspbench/evaluation/compiled/`). Its decisions use a
@@ -34,7 +34,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from wspbench.networks import Weights, sample_action, softmax_cdf
-from wspbench.tasks.minatar import MAX_STEPS, MinAtarTask
+from wspbench.games.minatar import MAX_STEPS, MinAtarGame
 
 ENGINES = ("auto", "compiled", "fast", "reference")
 BATCH_SIZE = 64
@@ -60,20 +60,27 @@ class EpisodeResults:
         return float(np.mean(self.lengths))
 
 
-def play_reference(task: MinAtarTask, weights: Weights, episode_ids: Sequence[int],
-                   progress: Progress | None = None) -> list[tuple[float, int]]:
-    """The specification: each episode on its own, one observation and one action at a time."""
+def play_reference(task: MinAtarGame, weights: Weights, episode_ids: Sequence[int],
+                   progress: Progress | None = None, observe: Callable | None = None) -> list[tuple[float, int]]:
+    """The specification: each episode on its own, one observation and one action at a time. `observe`, if
+    given, is called with (screen, logits, action, return so far) before each decision, and once with the final
+    screen and no logits or action (replays draw these)."""
     results = []
     for episode in episode_ids:
         environment, action_random = task.start_episode(episode)
         score = 0.0
         for step in range(MAX_STEPS):
             x = task.observation(environment.state())
-            action = sample_action(task.network.forward_one(weights, x), action_random)
+            logits = task.network.forward_one(weights, x)
+            action = sample_action(logits, action_random)
+            if observe is not None:
+                observe(x.reshape(10, 10, -1), logits, action, score)
             reward, terminal = environment.act(action)
             score += float(reward)
             if terminal:
                 break
+        if observe is not None:
+            observe(task.observation(environment.state()).reshape(10, 10, -1), None, None, score)
         results.append((score, step + 1))
         if progress:
             progress(1)
@@ -83,13 +90,13 @@ def play_reference(task: MinAtarTask, weights: Weights, episode_ids: Sequence[in
 class _Slot:
     __slots__ = ("action_random", "environment", "episode", "score", "steps")
 
-    def __init__(self, task: MinAtarTask, episode: int):
+    def __init__(self, task: MinAtarGame, episode: int):
         self.episode = episode
         self.environment, self.action_random = task.start_episode(episode)
         self.score = 0.0
         self.steps = 0
 
-    def restart(self, task: MinAtarTask, episode: int) -> _Slot:
+    def restart(self, task: MinAtarGame, episode: int) -> _Slot:
         self.episode = episode
         self.environment, self.action_random = task.restart_episode(self.environment, self.action_random, episode)
         self.score = 0.0
@@ -97,7 +104,7 @@ class _Slot:
         return self
 
 
-def play_lockstep(task: MinAtarTask, weights: Weights, episode_ids: Sequence[int],
+def play_lockstep(task: MinAtarGame, weights: Weights, episode_ids: Sequence[int],
                   progress: Progress | None = None, batch_size: int = BATCH_SIZE) -> list[tuple[float, int]]:
     """The same episodes as `play_reference`, up to `batch_size` of them advancing together."""
     network = task.network
@@ -153,10 +160,10 @@ def _exact_action(network, weights: Weights, x: np.ndarray, uniform: float) -> i
     return int(np.searchsorted(cdf, uniform, side="right"))
 
 
-def play_compiled(task: MinAtarTask, weights: Weights, episode_ids: Sequence[int],
+def play_compiled(task: MinAtarGame, weights: Weights, episode_ids: Sequence[int],
                   progress: Progress | None = None, batch_size: int = BATCH_SIZE) -> list[tuple[float, int]]:
     """The same episodes as `play_reference`, in compiled code for the original games (`fast` otherwise)."""
-    if task.source != "original":
+    if not task.compiled:
         return play_lockstep(task, weights, episode_ids, progress, batch_size)
     from wspbench.evaluation.compiled.engine import Overflow, play
 
@@ -172,12 +179,12 @@ def play_compiled(task: MinAtarTask, weights: Weights, episode_ids: Sequence[int
 PLAYERS = {"compiled": play_compiled, "fast": play_lockstep, "reference": play_reference}
 
 
-def resolve_engine(task: MinAtarTask, engine: str) -> str:
+def resolve_engine(task: MinAtarGame, engine: str) -> str:
     """The engine that plays `task`: `auto` is `compiled` for the original games and `fast` for the others."""
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r} (engines: {', '.join(ENGINES)})")
     if engine == "auto":
-        return "compiled" if task.source == "original" else "fast"
+        return "compiled" if task.compiled else "fast"
     return engine
 
 
@@ -185,7 +192,7 @@ def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def evaluate(task: MinAtarTask, weights: Weights, episode_ids: Sequence[int] | int, engine: str = "auto",
+def evaluate(task: MinAtarGame, weights: Weights, episode_ids: Sequence[int] | int, engine: str = "auto",
              workers: int | None = None, progress: Progress | None = None) -> EpisodeResults:
     """Play `episode_ids` (or episodes 0..n-1 for an int) and return every episode's return and length."""
     engine = resolve_engine(task, engine)
@@ -197,7 +204,7 @@ def evaluate(task: MinAtarTask, weights: Weights, episode_ids: Sequence[int] | i
     player = _single_threaded_blas(play)
     if workers == 1:
         results = player(task, weights, ids, progress)
-    elif engine == "compiled" and task.source == "original":
+    elif engine == "compiled" and task.compiled:
         results = _play_compiled_spread(player, task, weights, ids, workers, progress)
     else:
         results = _play_in_pool(player, task, weights, ids, workers, progress)

@@ -9,7 +9,6 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from minatar import Environment
 
 ORIGINAL_CHANNEL_GROUPS: dict[str, tuple[tuple[int, ...], ...]] = {
     "asterix": ((0,), (1,), (3,), (), (2,), ()),
@@ -35,8 +34,11 @@ ORIGINAL_DESCRIPTIONS: dict[str, str] = {
 }
 
 
-def make_environment(game: str) -> Environment:
-    """A fresh environment as the reference makes it: sticky actions 0.1, no difficulty ramping."""
+def make_environment(game: str):
+    """A fresh `minatar.Environment` as the reference makes it: sticky actions 0.1, no difficulty ramping.
+    (`minatar` is imported here: it loads seaborn, pandas and scipy, which commands that play no game skip.)"""
+    from minatar import Environment
+
     if game not in ORIGINAL_CHANNEL_GROUPS:
         raise ValueError(f"unknown original MinAtar game {game!r} (games: {', '.join(ORIGINAL_CHANNEL_GROUPS)})")
     return Environment(game, sticky_action_prob=0.1, difficulty_ramping=False)

@@ -1,5 +1,14 @@
-"""Tasks: a game, a network, an answer format, an episode protocol and a score."""
+"""Tasks: a game, a network, an answer format and a score, one registry for all of them.
 
-from wspbench.tasks.minatar import EPISODE_SEED, ACTION_SEED, MAX_STEPS, MinAtarTask, all_minatar_tasks
+`get_task(id)`, `all_tasks()` and `select(selector)` (registry.py) are what every command, export, record
+and report use; `spec.py` is the contract a family implements; `minatar.py` and `superbeam.py` are the
+built-in families.
+"""
 
-__all__ = ["ACTION_SEED", "EPISODE_SEED", "MAX_STEPS", "MinAtarTask", "all_minatar_tasks"]
+from wspbench.games.minatar import MinAtarGame as MinAtarTask  # the game binding the engines play
+from wspbench.tasks.registry import (UnknownTask, all_tasks, get_task, register_family, select, suite,
+                                     unregister_family)
+from wspbench.tasks.spec import AnswerError, Game, Protocol, Score, Task
+
+__all__ = ["AnswerError", "Game", "MinAtarTask", "Protocol", "Score", "Task", "UnknownTask", "all_tasks",
+           "get_task", "register_family", "select", "suite", "unregister_family"]

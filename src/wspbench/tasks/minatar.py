@@ -1,96 +1,154 @@
-"""MinAtar weight tasks: a 10x10x6 grid game played by the 600-32-32-6 tanh network (DESIGN 3).
+"""The MinAtar family: a 10x10x6 grid game played by the 600-32-32-6 tanh network, written in `edits`.
 
-Episode `e` seeds the environment with 1729 + e and the action sampler with RandomState(7919 + e), and
-lasts at most 10,000 steps. The score is the mean return, normalised by the game's cap.
+One task per game: `original/<game>` (the `minatar` package) and `synth/<game>` (`minatar_synth`). The
+game itself (environment, inputs, seeds, cap) is `wspbench/games/minatar.py`; the engines that play it
+exactly are `wspbench/evaluation/`; the prompt is `minatar_prompt.py`. Scoring episodes are 0..N-1;
+training episodes start at TRAIN_EPISODE_OFFSET, so they never share a seed with a scoring episode.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import importlib
+import inspect
+import json
+from collections.abc import Sequence
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
 
-import numpy as np
+from wspbench.games.minatar import (ACTION_NAMES, ACTION_SEED, CHANNEL_NAMES, EPISODE_SEED, MinAtarGame,
+                                    all_games)
+from wspbench.networks import MINATAR_NETWORK, Weights
+from wspbench.tasks.spec import Game, Progress, Protocol, Score, Step, Task
 
-from wspbench.games import minatar_original, synth
-from wspbench.networks import MINATAR_NETWORK, Network
-
-EPISODE_SEED = 1729
-ACTION_SEED = 7919
-MAX_STEPS = 10_000
-SOURCES = ("original", "synth")
+TRAIN_EPISODE_OFFSET = 100_000
+DEFAULT_EPISODES = 1000
+FEEDBACK_GROUPS = 5
 
 
-@dataclass(frozen=True)
-class MinAtarTask:
-    """One game from one source ("original": the `minatar` package; "synth": `minatar_synth`)."""
+class MinAtarTask(Task):
+    family = "minatar"
+    network = MINATAR_NETWORK
+    answer_format = "edits"
+    default_episodes = DEFAULT_EPISODES
 
-    game: str
-    source: str = "original"
-
-    network: Network = MINATAR_NETWORK
-    answer_format: str = "edits"
-
-    def __post_init__(self) -> None:
-        if self.source not in SOURCES:
-            raise ValueError(f"unknown source {self.source!r} (sources: {', '.join(SOURCES)})")
-
-    @property
-    def task_id(self) -> str:
-        return f"minatar/{self.source}/{self.game}"
-
-    def make_environment(self):
-        if self.source == "original":
-            return minatar_original.make_environment(self.game)
-        return synth.environment_class(self.game)(sticky_action_prob=0.1)
-
-    def start_episode(self, episode: int):
-        """A fresh environment and action generator for episode `episode`, reset and ready."""
-        environment = self.make_environment()
-        environment.seed(EPISODE_SEED + episode)
-        action_random = np.random.RandomState(ACTION_SEED + episode)
-        environment.reset()
-        return environment, action_random
-
-    def restart_episode(self, environment, action_random, episode: int):
-        """`start_episode`, reusing a finished episode's objects where that is exactly equivalent.
-
-        Reseeding a RandomState in place gives the same stream as a new one (in 1 us rather than 100), and
-        an original MinAtar game's `reset()` sets every field of the game; the wrapper's last action is the
-        one thing to clear. Synthetic games get a fresh environment, as the reference makes them.
-        """
-        action_random.seed(ACTION_SEED + episode)
-        if self.source != "original":
-            environment = self.make_environment()
-            environment.seed(EPISODE_SEED + episode)
-        else:
-            environment.random.seed(EPISODE_SEED + episode)  # the generator the game shares with its wrapper
-            environment.last_action = 0
-        environment.reset()
-        return environment, action_random
-
-    def observation(self, state: np.ndarray) -> np.ndarray:
-        if self.source == "original":
-            return minatar_original.observation(self.game, state)
-        return synth.observation(state)
-
-    def observations(self, states: list[np.ndarray]) -> np.ndarray:
-        if self.source == "original":
-            return minatar_original.observations(self.game, states)
-        return synth.observations(states)
+    def __init__(self, game: MinAtarGame):
+        self.binding = game
+        self.id = game.task_id
 
     @property
-    def score_cap(self) -> float:
-        if self.source == "original":
-            if self.game not in minatar_original.ORIGINAL_SCORE_CAPS:
-                raise ValueError(f"unknown original MinAtar game {self.game!r}")
-            return minatar_original.ORIGINAL_SCORE_CAPS[self.game]
-        return float(synth.environment_class(self.game).score_cap)
+    def prompt_version(self) -> str:
+        from wspbench.tasks.minatar_prompt import MINATAR_PROMPT_VERSION
+        return MINATAR_PROMPT_VERSION
 
-    def normalize(self, raw_score: float) -> float:
-        cap = self.score_cap
-        return min(max(raw_score, 0.0), cap) / cap
+    @cached_property
+    def game(self) -> Game:
+        return Game(self.binding.game, self.binding.description, self.binding.score_cap, self.binding.max_steps,
+                    (10, 10, len(CHANNEL_NAMES)), CHANNEL_NAMES, ACTION_NAMES, self.binding.module.replace(".", "/") + ".py")
+
+    # --- the prompt ---------------------------------------------------------------------------------
+    def messages(self, protocol: Protocol = Protocol()) -> list[dict]:
+        from wspbench.tasks.minatar_prompt import render
+
+        return render(self, protocol)
+
+    def game_source(self) -> str:
+        return Path(inspect.getsourcefile(importlib.import_module(self.binding.module))).read_text()
+
+    # --- answers ------------------------------------------------------------------------------------
+    def read(self, text: str) -> tuple[Weights, dict]:
+        import numpy as np
+
+        from wspbench.answers import parse_edits
+
+        weights, edit_count = parse_edits(text, self.network)
+        return weights, {"edit_count": edit_count,
+                         "nonzero_weights": sum(int(np.count_nonzero(w)) for w in weights.values())}
+
+    def parse_feedback(self, error: str) -> str:
+        from wspbench.tasks.minatar_prompt import parse_feedback
+
+        return parse_feedback(error)
+
+    def offline_answer(self, model: str) -> str | None:
+        if model == "zero":
+            return (resources.files("wspbench") / "examples" / "zero.txt").read_text()
+        folder = (resources.files("wspbench") / "examples" if self.binding.source == "original"
+                  else resources.files("minatar_synth") / "references")
+        path = folder / f"{self.binding.game}.txt"
+        return path.read_text() if model == "reference" and path.is_file() else None
+
+    # --- scoring ------------------------------------------------------------------------------------
+    def scoring_episodes(self, count: int | None = None) -> list[int]:
+        count = DEFAULT_EPISODES if count is None else count
+        if not 1 <= count <= TRAIN_EPISODE_OFFSET:
+            raise ValueError(f"choose 1 to {TRAIN_EPISODE_OFFSET:,} scoring episodes (training episodes start there)")
+        return list(range(count))
+
+    def training_episodes(self, count: int) -> list[int]:
+        return list(range(TRAIN_EPISODE_OFFSET, TRAIN_EPISODE_OFFSET + max(1, count)))
+
+    def play(self, weights: Weights, episodes: Sequence[int], engine: str = "auto", workers: int | None = None,
+             progress: Progress | None = None) -> tuple[list[float], list[int], dict]:
+        from wspbench.evaluation import evaluate
+
+        run = evaluate(self.binding, weights, episodes, engine=engine, workers=workers, progress=progress)
+        return list(run.returns), list(run.lengths), {}
+
+    def watch(self, weights: Weights, episode: int, observe) -> tuple[float, int, dict]:
+        from wspbench.evaluation.engine import play_reference
+
+        ((value, length),) = play_reference(self.binding, weights, [episode], observe=lambda *step: observe(Step(*step)))
+        return value, length, {"outcome": f"return {value:g} after {length} steps"}
+
+    # --- feedback rounds ----------------------------------------------------------------------------
+    def feedback(self, score: Score) -> str:
+        if score.error:
+            return self.parse_feedback(score.error)
+        first, last = score.episodes[0], score.episodes[-1]
+        lines = [f"Your network on {len(score.episodes)} training episodes (ids {first}..{last}; the scoring "
+                 f"episodes are others): mean return {score.raw:.2f}, normalised score "
+                 f"{score.normalized:.4f} (cap {score.score_cap:g}), mean episode length "
+                 f"{score.mean_length:.1f} steps.", "By group of episodes:"]
+        for g in episode_groups(score, self.game.max_steps):
+            line = (f"  episodes {g['first']}..{g['last']}: mean return {g['mean_return']:.2f} "
+                    f"(min {g['min_return']:g}, max {g['max_return']:g}), mean length {g['mean_length']:.1f} steps")
+            if g["hit_step_limit"]:
+                line += f", {g['hit_step_limit']} ran to the {self.game.max_steps:,}-step limit"
+            lines.append(line)
+        lines.append("Improve the weights to score higher. Reply with your reasoning, then the complete network "
+                     "in one ```edits block (all weights start at 0 again).")
+        return "\n".join(lines)
+
+    # --- records ------------------------------------------------------------------------------------
+    def seeds(self, protocol: Protocol = Protocol()) -> dict:
+        return {**super().seeds(protocol), "episode_seed": seed_rule()}
+
+    def calibration(self) -> dict[str, float]:
+        if self.binding.source != "synth":
+            return {}
+        table = json.loads((resources.files("minatar_synth") / "calibration.json").read_text())
+        return {k: v for k, v in table.get(self.binding.game, {}).items() if isinstance(v, (int, float))}
 
 
-def all_minatar_tasks() -> list[MinAtarTask]:
-    """Every MinAtar task: the five original games, then the synthetic suite."""
-    originals = [MinAtarTask(game, "original") for game in minatar_original.ORIGINAL_CHANNEL_GROUPS]
-    return originals + [MinAtarTask(game, "synth") for game in synth.available_games()]
+def seed_rule() -> str:
+    """How episode e is seeded, in words (the prompt and the manifests say it this way)."""
+    return f"game {EPISODE_SEED} + e, actions RandomState({ACTION_SEED} + e)"
+
+
+def episode_groups(score: Score, max_steps: int, groups: int = FEEDBACK_GROUPS) -> list[dict]:
+    """Consecutive groups of episodes with their mean/min/max return and mean length."""
+    import numpy as np
+
+    out = []
+    for part in np.array_split(np.arange(len(score.episodes)), min(groups, len(score.episodes))):
+        r = np.asarray(score.values)[part]
+        n = np.asarray(score.lengths)[part]
+        out.append({"first": int(score.episodes[part[0]]), "last": int(score.episodes[part[-1]]),
+                    "mean_return": float(r.mean()), "min_return": float(r.min()), "max_return": float(r.max()),
+                    "mean_length": float(n.mean()), "hit_step_limit": int((n >= max_steps).sum())})
+    return out
+
+
+def tasks() -> list[Task]:
+    return [MinAtarTask(game) for game in all_games()]

@@ -1,32 +1,34 @@
-"""Versioned prompt templates. A result is only comparable with results made from the same prompt, so
-every record carries the template's version and the rendered text's hash.
+"""The MinAtar prompt, built from the task's own facts (`minatar.py`, `wspbench/games/minatar.py`, the
+network, the edits parser's bounds), so that it cannot drift from what is graded. A result is only
+comparable with results made from the same prompt: records keep MINATAR_PROMPT_VERSION and the rendered
+text's hash. Change the text => bump the version (the snapshot in tests/test_harness_prompts.py fails
+until you do).
 
-Change the text of a template => bump its version (a snapshot test fails until you do).
-
-The MinAtar prompt has these sections, in this order: THE TASK (constraints), THE GAME (rules and the
-game's exact source file), THE OBSERVATION, THE ACTIONS, THE NETWORK, SCORING, THE EDITS LANGUAGE.
-The SUPERBEAM prompt is the one `superbeam.task` renders (the reference `task_prompt()`).
+Sections, in this order: THE TASK (constraints), THE GAME (rules and the game's exact source file), THE
+OBSERVATION, THE ACTIONS, THE NETWORK, SCORING, THE EDITS LANGUAGE.
 """
 
 from __future__ import annotations
 
-import hashlib
 import textwrap
 from dataclasses import dataclass
+from functools import lru_cache
 
 from wspbench.answers import edits
+from wspbench.games.minatar import ACTION_NAMES, ACTION_SEED, CHANNEL_NAMES, EPISODE_SEED, MinAtarGame
+from wspbench.games.minatar_original import ORIGINAL_CHANNEL_GROUPS
+from wspbench.networks import MINATAR_NETWORK
+from wspbench.tasks.spec import Protocol
 
-MINATAR_PROMPT_VERSION = "minatar-v1"
+MINATAR_PROMPT_VERSION = "minatar-v2"
 MINATAR_SYSTEM = "You directly program neural-network weights. Follow the task constraints exactly."
 SECTION_TITLES = ("THE TASK", "THE GAME", "THE OBSERVATION", "THE ACTIONS", "THE NETWORK", "SCORING",
                   "THE EDITS LANGUAGE")
-CHANNEL_NAMES = ("player", "danger", "reward", "projectile", "trail", "gauge")
-ACTION_NAMES = ("no-op", "left", "up", "right", "down", "fire")
 
 
 @dataclass(frozen=True)
 class GameFacts:
-    """What the MinAtar prompt says about one game; gathered in `families.py` from the game itself."""
+    """What the prompt says about one game (a fake one in the snapshot test)."""
 
     task_id: str              # "original/breakout"
     game: str
@@ -39,38 +41,60 @@ class GameFacts:
     max_steps: int
 
 
-@dataclass(frozen=True)
-class ProtocolFacts:
-    """What the prompt says about the protocol: one reply, or feedback rounds on training episodes."""
-
-    protocol: str             # "one-shot" | "feedback"
-    rounds: int
-    episodes: int             # scoring episodes
-    train_episodes: int = 0
+def render(task, protocol: Protocol) -> list[dict]:
+    """The opening conversation of a MinAtar task (`minatar.MinAtarTask`)."""
+    episodes = task.scoring_episodes(protocol.episodes)
+    user = render_minatar(game_facts(task.binding), protocol.name, protocol.rounds, len(episodes),
+                          protocol.train_episodes)
+    return [{"role": "system", "content": MINATAR_SYSTEM}, {"role": "user", "content": user}]
 
 
-def prompt_hash(system: str, user: str) -> str:
-    return hashlib.sha256((system + "\n\x00\n" + user).encode()).hexdigest()
+@lru_cache(maxsize=None)
+def game_facts(binding: MinAtarGame) -> GameFacts:
+    """Everything the prompt states about a game, read from the game itself."""
+    import importlib
+    import inspect
+    from pathlib import Path
+
+    source = Path(inspect.getsourcefile(importlib.import_module(binding.module))).read_text()
+    path = binding.module.replace(".", "/") + ".py"
+    if binding.game in ORIGINAL_CHANNEL_GROUPS and binding.source == "original":
+        env = binding.make_environment()
+        own = {index: name for name, index in env.env.channels.items()}
+        mapping = "\n".join(
+            f"  {out} {CHANNEL_NAMES[out]} = " + (" OR ".join(own[s] for s in group) if group else "(unused, always 0)")
+            for out, group in enumerate(ORIGINAL_CHANNEL_GROUPS[binding.game]))
+        channel_notes = (f"In {binding.game} the game's own channels (`self.channels` in its source) are combined "
+                         f"into these six: an input channel is on where any of its source channels is on.\n{mapping}")
+        used = env.minimal_action_set()
+        action_notes = (f"In {binding.game} all six actions do something." if len(used) == len(ACTION_NAMES) else
+                        f"In {binding.game} these actions do something: "
+                        f"{', '.join(f'{a} {ACTION_NAMES[a]}' for a in used)}; the others act like no-op.")
+    else:
+        channel_notes = "The game's state() returns these six channels directly; its docstring says what each holds."
+        action_notes = "The game's docstring says which actions do something."
+    return GameFacts(binding.task_id, binding.game, binding.description, path, source, channel_notes, action_notes,
+                     binding.score_cap, binding.max_steps)
 
 
 def flat_index(row: int, col: int, channel: int) -> int:
     return (row * 10 + col) * 6 + channel
 
 
-def render_minatar(game: GameFacts, protocol: ProtocolFacts) -> str:
+def render_minatar(game: GameFacts, protocol: str, rounds: int, episodes: int, train_episodes: int = 0) -> str:
     """The user prompt of a MinAtar task (original or synthetic game)."""
-    sections = [_task(game, protocol), _game(game), _observation(game), _actions(game), _network(),
-                _scoring(game, protocol), _edits_language()]
+    sections = [_task(game, protocol, rounds, train_episodes), _game(game), _observation(game), _actions(game),
+                _network(), _scoring(game, protocol, episodes), _edits_language()]
     return "\n\n".join(sections) + "\n\nReply with your reasoning, then one ```edits block.\n"
 
 
-def _task(game: GameFacts, protocol: ProtocolFacts) -> str:
-    if protocol.protocol == "one-shot":
+def _task(game: GameFacts, protocol: str, rounds: int, train_episodes: int) -> str:
+    if protocol == "one-shot":
         mode = ("This is one-shot mode: you get no training, no data, no gradients, no code execution, no "
                 "calculator and no feedback from the environment. You write ONE reply; it is graded as it is.")
     else:
-        mode = (f"This is feedback mode: you may reply up to {protocol.rounds} times. After each reply your "
-                f"network plays {protocol.train_episodes} TRAINING episodes (seeds different from the scoring "
+        mode = (f"This is feedback mode: you may reply up to {rounds} times. After each reply your "
+                f"network plays {train_episodes} TRAINING episodes (seeds different from the scoring "
                 "episodes) and you are told the results, grouped by episodes; a reply without a usable edits "
                 "block is answered with the error. The reply with the best training score is then graded "
                 "once on the held-out scoring episodes. You still get no training, data, gradients, code "
@@ -128,8 +152,9 @@ previous one."""
 
 
 def _network() -> str:
-    return """THE NETWORK
-600 -> 32 -> 32 -> 6, tanh, float32:
+    sizes = " -> ".join(map(str, MINATAR_NETWORK.sizes))
+    return f"""THE NETWORK
+{sizes}, {MINATAR_NETWORK.activation}, {MINATAR_NETWORK.dtype.__name__}:
   h1 = tanh(x @ W1 + b1)       # x: 600 inputs, W1: (600, 32), b1: (32,)
   h2 = tanh(h1 @ W2 + b2)      # W2: (32, 32), b2: (32,)
   logits = h2 @ W3 + b3        # W3: (32, 6), b3: (6,)
@@ -139,15 +164,14 @@ tanh saturates: tanh(3) = 0.995, tanh(-3) = -0.995, so a unit with a large weigh
 that is +1 or -1, and a unit with small sums (|z| < 0.3) is nearly linear (tanh(z) ~ z)."""
 
 
-def _scoring(game: GameFacts, protocol: ProtocolFacts) -> str:
-    n = protocol.episodes
+def _scoring(game: GameFacts, protocol: str, n: int) -> str:
     training = ""
-    if protocol.protocol == "feedback":
+    if protocol == "feedback":
         training = ("\nTraining episodes (feedback rounds) use other seeds; the scoring episodes are never "
                     "shown to you.")
     return f"""SCORING
-The network plays {n} episodes. Episode e (e = 0..{n - 1}) seeds the game with 1729 + e and the action
-sampler with RandomState(7919 + e); sticky actions 0.1; an episode lasts until the game ends it or for
+The network plays {n} episodes. Episode e (e = 0..{n - 1}) seeds the game with {EPISODE_SEED} + e and the action
+sampler with RandomState({ACTION_SEED} + e); sticky actions 0.1; an episode lasts until the game ends it or for
 at most {game.max_steps:,} steps. The raw score is the mean episode return; the normalised score is
 min(max(raw, 0), {game.score_cap:g}) / {game.score_cap:g}, in [0, 1] ({game.score_cap:g} is this game's cap).
 A reply whose edits block is missing or rejected scores 0.{training}"""
@@ -176,11 +200,12 @@ Rejected (the reply then scores 0 and the error says why): names, arithmetic or 
 value (write 0.5, not 1/2; write 60, not 6*10), any other kind of statement, other operators (/=, **=),
 an int index out of range (slices are clipped as in numpy), a value whose shape does not broadcast,
 and, after all edits, any weight that is not finite or has |w| > {edits.MAX_ABS_WEIGHT:,.0f}.
-Bounds: at most {edits.MAX_ANSWER_CHARS:,} characters in the reply, {edits.MAX_STATEMENTS:,} statements,
-{edits.MAX_LITERAL_ELEMENTS:,} list elements in one value, nesting depth {edits.MAX_NESTING}."""
+Bounds: at most {edits.MAX_ANSWER_CHARS:,} characters in the reply, {edits.MAX_TOKENS:,} tokens (numbers, names and
+signs) and {edits.MAX_STATEMENTS:,} statements in the block, {edits.MAX_LITERAL_ELEMENTS:,} list elements in one value,
+nesting depth {edits.MAX_NESTING}."""
 
 
-def minatar_parse_feedback(error: str) -> str:
+def parse_feedback(error: str) -> str:
     """What the model is told when its reply has no usable edits block (feedback protocol)."""
     return (f"I could not use that: {error}. Reply with your reasoning, then the complete network in one "
             "```edits block (all weights start at 0 again).")

@@ -23,9 +23,11 @@ from rich.text import Text
 from superbeam.assembler import AsmError, Program, assemble
 from superbeam.chip8 import PROGRAM_ADDR, RAM_SIZE, Chip8, Chip8Error, Quirks
 from superbeam.disassembler import disassemble
+from wspbench.cli.app import app
 from wspbench.inputs import InputFileError, InputTooLarge, output_file, read_bounded
 
 chip8_app = typer.Typer(help="CHIP-8 assembler, machine and disassembler.", no_args_is_help=True)
+app.add_typer(chip8_app, name="chip8", help="CHIP-8 tools: assemble, run and disassemble programs.")
 console = Console()
 errors = Console(stderr=True)
 QUIRKS = [f.name for f in dataclasses.fields(Quirks)]
@@ -161,6 +163,7 @@ def disasm(rom: Path = typer.Argument(..., help="A .asm source or a raw ROM.")) 
 
 superbeam_app = typer.Typer(help="SUPERBEAM: grade written networks, play levels, make GIFs.",
                             no_args_is_help=True)
+app.add_typer(superbeam_app, name="superbeam", help="SUPERBEAM: grade a JSON network on levels, or watch one play.")
 MAX_ANSWER_BYTES = 4 * 200_000  # UTF-8 bytes of superbeam.task.MAX_ANSWER_CHARS characters
 
 

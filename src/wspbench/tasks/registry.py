@@ -1,0 +1,120 @@
+"""The task registry: every task of the suite, by canonical id. The one place where families are listed.
+
+A family is a module with a `tasks()` function that returns its `Task` objects (see `spec.py`). The
+built-in families are listed in FAMILIES; `register_family` adds one more at run time (a plugin, or the
+toy family of `tests/test_tasks_registry.py`). Building the list is cheap: a task loads its game only when
+it is graded or prompted, so `wsp --help` and `wsp games` stay fast.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from wspbench.tasks.spec import Task
+
+SUITE_NAME = "wspbench"
+SUITE_VERSION = "1"  # bump with any change that moves a score: a prompt, a game, a cap, the episodes
+FAMILIES = ("wspbench.tasks.minatar", "wspbench.tasks.superbeam")
+
+_registered: dict[str, Callable[[], list[Task]]] = {}
+_tasks: dict[str, Task] | None = None
+
+
+class UnknownTask(ValueError):
+    """A task id or selector that names no task: a usage error, with the ids to choose from."""
+
+
+def register_family(name: str, tasks: Callable[[], list[Task]]) -> None:
+    """Add a family: `tasks()` returns its Task objects. Registering a name again replaces it."""
+    global _tasks
+    _registered[name] = tasks
+    _tasks = None
+
+
+def unregister_family(name: str) -> None:
+    global _tasks
+    _registered.pop(name, None)
+    _tasks = None
+
+
+def _all() -> dict[str, Task]:
+    global _tasks
+    if _tasks is None:
+        found: dict[str, Task] = {}
+        makers = [importlib.import_module(module).tasks for module in FAMILIES] + list(_registered.values())
+        for make in makers:
+            for task in make():
+                if task.id in found:
+                    raise ValueError(f"two tasks have the id {task.id!r}")
+                found[task.id] = task
+        _tasks = found
+    return _tasks
+
+
+def all_tasks() -> list[Task]:
+    """Every task, in suite order (original MinAtar games, synthetic ones, SUPERBEAM, then plugins)."""
+    return list(_all().values())
+
+
+def get_task(task_id: str) -> Task:
+    """The task with this canonical id; a bare game name is accepted when it names one task.
+    UnknownTask (a ValueError) otherwise, saying what to write instead."""
+    tasks = _all()
+    if task_id in tasks:
+        return tasks[task_id]
+    by_game = [task for task in tasks.values() if task.game.name == task_id]
+    if len(by_game) == 1:
+        return by_game[0]
+    raise UnknownTask(f"unknown task {task_id!r:.80}{_hint(task_id)}; tasks: {', '.join(tasks)}")
+
+
+def select(selector: str) -> list[Task]:
+    """Tasks matching a selector: comma-separated `all`, ids, bare game names, families or fnmatch patterns
+    over the ids (`original/*`, `synth/f*`); in suite order of first mention, without repeats."""
+    tasks = _all()
+    chosen: dict[str, Task] = {}
+    for item in (part.strip() for part in selector.split(",")):
+        if not item:
+            continue
+        pattern = "*" if item == "all" else item
+        matches = [task for task in tasks.values()
+                   if fnmatch.fnmatchcase(task.id, pattern) or task.game.name == pattern
+                   or task.id.startswith(pattern + "/") or task.family == pattern]
+        if not matches:
+            raise UnknownTask(f"no task matches {item!r:.80}{_hint(item)}; tasks: {', '.join(tasks)}")
+        chosen.update((task.id, task) for task in matches)
+    if not chosen:
+        raise UnknownTask("the task selector is empty")
+    return list(chosen.values())
+
+
+def _hint(text: str) -> str:
+    close = text.strip().lower().replace("-", "_").replace("__", "/")
+    for task in _all().values():
+        if close in (task.id, task.game.name) and close != text:
+            return f" (did you mean {task.id}?)"
+    return ""
+
+
+@dataclass(frozen=True)
+class Suite:
+    """The suite's name, version and a digest over every task's prompt, game, cap, calibration and
+    episodes: two runs are comparable only when their suites are equal."""
+
+    name: str
+    version: str
+    digest: str
+    tasks: int
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "version": self.version, "digest": self.digest, "tasks": self.tasks}
+
+
+def suite() -> Suite:
+    tasks = all_tasks()
+    combined = hashlib.sha256("".join(f"{t.id}={t.digest()}\n" for t in tasks).encode()).hexdigest()
+    return Suite(SUITE_NAME, SUITE_VERSION, combined, len(tasks))

@@ -1,0 +1,303 @@
+"""What every task is, whatever its family: the contract that commands, exports, records and reports read.
+
+A task is a game, a network, an answer format and a score. A family (one module in this package, such as
+`minatar.py` or `superbeam.py`) implements `Task` once for all of its tasks; nothing above this package
+asks which family a task belongs to. `docs/architecture.md` shows how to add a family.
+
+Episodes: a task plays numbered episodes (MinAtar: episode ids, whose seeds the game fixes; SUPERBEAM:
+level seeds). `scoring_episodes(n)` are the held-out ones that a grade uses, `training_episodes(n)` the
+disjoint ones that feedback rounds use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from wspbench.answers.edits import MAX_MESSAGE_CHARS, AnswerError
+from wspbench.networks import Network, Weights
+
+PROTOCOLS = ("one-shot", "feedback")
+OFFLINE_MODELS = ("reference", "zero")
+SCORE_FORMAT = "wspbench.score/1"
+Z95 = 1.959963984540054
+Progress = Callable[[int], None]
+
+__all__ = ["OFFLINE_MODELS", "PROTOCOLS", "AnswerError", "Game", "Protocol", "Score", "Step", "Task", "prompt_hash",
+           "safe_message", "weights_record"]
+
+
+@dataclass(frozen=True)
+class Game:
+    """What a task's prompt, `wsp games` and the exports say about its game: each fact written once."""
+
+    name: str                       # "breakout", "ferry", "superbeam"
+    description: str                # one line
+    score_cap: float                # the raw score that counts as 1.0
+    max_steps: int                  # the most network decisions in one episode
+    input_shape: tuple[int, ...]    # the network's inputs before flattening: (10, 10, 6) grid, (8,) features
+    input_names: tuple[str, ...]    # names along the last axis: MinAtar's six channels, SUPERBEAM's features
+    action_names: tuple[str, ...]
+    source_path: str                # the game's source file as the prompt names it
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """How a model meets a task; the prompt states it. `episodes`: held-out scoring episodes."""
+
+    name: str = "one-shot"          # one of PROTOCOLS
+    rounds: int = 1
+    episodes: int | None = None     # None: the task's default
+    train_episodes: int = 0
+
+    def __post_init__(self) -> None:
+        if self.name not in PROTOCOLS:
+            raise ValueError(f"unknown protocol {self.name!r} (protocols: {', '.join(PROTOCOLS)})")
+
+
+@dataclass(frozen=True)
+class Score:
+    """One graded answer: what every command prints with --json, and what run records keep.
+
+    `values` and `lengths` hold every episode's return (SUPERBEAM: 1.0 for a level won, else 0.0) and
+    length in decisions, in the order of `episodes`, so intervals never need the episodes played again.
+    A rejected answer has `error` set, a normalised score of 0 and no episodes.
+    """
+
+    task: str
+    normalized: float
+    raw: float
+    score_cap: float
+    episodes: tuple[int, ...] = ()
+    values: tuple[float, ...] = ()
+    lengths: tuple[int, ...] = ()
+    error: str | None = None
+    metadata: dict = field(default_factory=dict)   # the family's own details (edit count, per-level causes...)
+    seconds: float = 0.0
+
+    @property
+    def parsed(self) -> bool:
+        return self.error is None
+
+    @property
+    def mean_length(self) -> float:
+        return float(np.mean(self.lengths)) if self.lengths else 0.0  # np.mean: the reference's rounding
+
+    def interval(self) -> tuple[float, float]:
+        """A 95% interval on the normalised score: normal approximation on the mean episode value, clipped and
+        normalised like the score (a rejected answer: (0, 0)). Proportions use Wilson's interval."""
+        n = len(self.values)
+        if self.error is not None or n == 0:
+            return 0.0, 0.0
+        if all(v in (0.0, 1.0) for v in self.values) and self.score_cap == 1.0:
+            return wilson(int(sum(self.values)), n)
+        low, high = mean_interval(self.values)
+        return normalize(low, self.score_cap), normalize(high, self.score_cap)
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        for key in ("episodes", "values", "lengths"):
+            data[key] = list(data[key])
+        return {"format": SCORE_FORMAT, **data, "mean_length": self.mean_length, "interval": list(self.interval())}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Score:
+        """A Score from `to_json`'s dict (extra keys are ignored); ValueError for anything else."""
+        if not isinstance(data, dict) or data.get("format") != SCORE_FORMAT:
+            raise ValueError("not a wspbench score")
+        try:
+            return cls(task=str(data["task"]), normalized=float(data["normalized"]), raw=float(data["raw"]),
+                       score_cap=float(data["score_cap"]), episodes=tuple(int(e) for e in data["episodes"]),
+                       values=tuple(float(v) for v in data["values"]),
+                       lengths=tuple(int(n) for n in data["lengths"]), error=data.get("error"),
+                       metadata=dict(data.get("metadata") or {}), seconds=float(data.get("seconds") or 0.0))
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"not a wspbench score: {safe_message(error)}") from None
+
+
+@dataclass(frozen=True)
+class Step:
+    """One network decision as `Task.watch` shows it (replays draw these)."""
+
+    screen: np.ndarray              # (rows, cols, channels) 0/1 grid, or (rows, cols) 0/1 pixels
+    logits: np.ndarray | None       # None on the closing step, after the episode ended
+    action: int | None
+    value: float                    # the episode's return so far
+
+
+class Task(ABC):
+    """One task. A family subclasses it once; the registry (`registry.py`) holds the instances."""
+
+    id: str                         # canonical: "original/breakout", "synth/ferry", "superbeam"
+    family: str                     # the family module's name
+    network: Network
+    answer_format: str              # the fenced block a reply ends with: "edits", "json"
+    game: Game
+    prompt_version: str             # bump when the prompt text changes (tests/test_harness_prompts.py)
+    default_episodes: int           # scoring episodes when none are given
+
+    # --- the prompt ---------------------------------------------------------------------------------
+    @abstractmethod
+    def messages(self, protocol: Protocol = Protocol()) -> list[dict]:
+        """The opening conversation: a system and a user message."""
+
+    @abstractmethod
+    def game_source(self) -> str:
+        """The text of `game.source_path`, exactly as the prompt shows it."""
+
+    # --- answers ------------------------------------------------------------------------------------
+    @abstractmethod
+    def read(self, text: str) -> tuple[Weights, dict]:
+        """The weights in a reply and what a grade records about the answer itself (e.g. its edit count),
+        or AnswerError with a message a model can act on. Bounded in time and memory for any text."""
+
+    def parse(self, text: str) -> Weights:
+        """The weights in a reply, or AnswerError."""
+        return self.read(text)[0]
+
+    def parse_feedback(self, error: str) -> str:
+        """What a model is told after a reply without a usable answer (feedback protocol)."""
+        return (f"I could not use that: {error}. Reply with your reasoning, then the complete network in one "
+                f"```{self.answer_format} block.")
+
+    @abstractmethod
+    def offline_answer(self, model: str) -> str | None:
+        """The reply of a built-in offline model ("reference": the shipped program; "zero"), or None."""
+
+    # --- scoring ------------------------------------------------------------------------------------
+    @abstractmethod
+    def scoring_episodes(self, count: int | None = None) -> list[int]:
+        """The held-out episodes (the first `count`, default `default_episodes`)."""
+
+    @abstractmethod
+    def training_episodes(self, count: int) -> list[int]:
+        """Episodes disjoint from every scoring episode, for feedback rounds."""
+
+    @abstractmethod
+    def play(self, weights: Weights, episodes: Sequence[int], engine: str = "auto", workers: int | None = None,
+             progress: Progress | None = None) -> tuple[list[float], list[int], dict]:
+        """Play `episodes`: each one's value and length, and the family's metadata."""
+
+    @abstractmethod
+    def watch(self, weights: Weights, episode: int, observe: Callable[[Step], None]) -> tuple[float, int, dict]:
+        """Play one episode exactly as it is scored, calling `observe` before each decision and once after
+        the end: its value, its length and the family's summary of how it ended."""
+
+    def score(self, weights: Weights, episodes: Sequence[int] | None = None, engine: str = "auto",
+              workers: int | None = None, progress: Progress | None = None, metadata: dict | None = None) -> Score:
+        """Play the episodes (default: the scoring ones) and score them: the mean value, normalised by the cap."""
+        import time
+
+        episodes = list(self.scoring_episodes() if episodes is None else episodes)
+        started = time.perf_counter()
+        values, lengths, details = self.play(weights, episodes, engine, workers, progress)
+        raw = float(np.mean(values))  # the reference's rounding (pairwise summation)
+        return Score(self.id, normalize(raw, self.game.score_cap), raw, self.game.score_cap, tuple(episodes),
+                     tuple(float(v) for v in values), tuple(int(n) for n in lengths),
+                     metadata={**(metadata or {}), **details}, seconds=round(time.perf_counter() - started, 3))
+
+    def grade(self, text: str, episodes: Sequence[int] | None = None, engine: str = "auto",
+              workers: int | None = None, progress: Progress | None = None) -> Score:
+        """Parse and score a reply. Never raises for a bad reply or a broken game: those are a Score with
+        `error` (so one bad answer cannot stop a batch)."""
+        try:
+            weights, about = self.read(text)
+        except AnswerError as error:
+            return self.rejected(str(error)[:MAX_MESSAGE_CHARS])
+        except Exception as error:  # noqa: BLE001 - untrusted text gives a rejection, never a crash
+            return self.rejected(f"the answer cannot be read: {safe_message(error)}")
+        try:
+            return self.score(weights, episodes, engine, workers, progress, about)
+        except Exception as error:  # noqa: BLE001 - a broken game module is a result, not a crash
+            return self.rejected(f"evaluation failed: {safe_message(error)}")
+
+    def rejected(self, error: str) -> Score:
+        return Score(self.id, 0.0, 0.0, self.game.score_cap, error=error)
+
+    # --- feedback rounds ----------------------------------------------------------------------------
+    def train_key(self, score: Score) -> tuple:
+        """Orders candidates by training score (higher is better), then a tie-break."""
+        return (score.normalized, score.raw)
+
+    def perfect(self, score: Score) -> bool:
+        """A training score that no reply can beat: the feedback protocol stops early."""
+        return score.error is None and score.normalized >= 1.0
+
+    @abstractmethod
+    def feedback(self, score: Score) -> str:
+        """What a model is told about a reply scored on training episodes."""
+
+    # --- records and the suite ----------------------------------------------------------------------
+    def seeds(self, protocol: Protocol = Protocol()) -> dict:
+        """The episodes a run with this protocol plays, for its manifest."""
+        episodes = self.scoring_episodes(protocol.episodes)
+        facts = {"scoring_episodes": [episodes[0], episodes[-1]], "count": len(episodes)}
+        if protocol.name == "feedback":
+            train = self.training_episodes(protocol.train_episodes)
+            facts["training_episodes"] = [train[0], train[-1]]
+        return facts
+
+    def calibration(self) -> dict[str, float]:
+        """Measured normalised scores of reference players (e.g. {"zero": 0.0, "reference": 0.6}), if any."""
+        return {}
+
+    def digest(self) -> str:
+        """A hash over everything that decides this task's scores: prompt, game source, cap, episodes, seeds."""
+        facts = {"id": self.id, "prompt_version": self.prompt_version, "messages": self.messages(),
+                 "source": self.game_source(), "game": asdict(self.game), "calibration": self.calibration(),
+                 "seeds": self.seeds(), "network": repr(self.network)}
+        return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
+
+
+def normalize(raw: float, cap: float) -> float:
+    """min(max(raw, 0), cap) / cap: every task's normalised score."""
+    return min(max(raw, 0.0), cap) / cap
+
+
+def mean_interval(values: Sequence[float]) -> tuple[float, float]:
+    """A 95% normal-approximation interval on the mean; zero width for a single value."""
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return mean, mean
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    half = Z95 * sd / math.sqrt(n)
+    return mean - half, mean + half
+
+
+def wilson(successes: int, n: int) -> tuple[float, float]:
+    """Wilson's 95% interval for a proportion."""
+    if n == 0:
+        return 0.0, 0.0
+    p = successes / n
+    centre = (p + Z95 ** 2 / (2 * n)) / (1 + Z95 ** 2 / n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + Z95 ** 2 / (4 * n * n)) / (1 + Z95 ** 2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def safe_message(error: BaseException, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """`Type: message`, at most `limit` characters; never raises (some messages cannot be built)."""
+    try:
+        text = str(error)
+    except Exception:  # noqa: BLE001 - e.g. an int too long to print
+        text = ""
+    text = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def prompt_hash(messages: list[dict]) -> str:
+    """The hash a record keeps of the opening conversation (system and user message)."""
+    return hashlib.sha256((messages[0]["content"] + "\n\x00\n" + messages[1]["content"]).encode()).hexdigest()
+
+
+def weights_record(weights: Weights) -> dict:
+    """Non-zero weights as [index..., value] rows, for run records (written programs are sparse)."""
+    rows = {name: [[*map(int, where), float(tensor[tuple(where)])] for where in np.argwhere(tensor != 0)]
+            for name, tensor in weights.items()}
+    return {"format": "nonzero", "shapes": {name: list(t.shape) for name, t in weights.items()}, "nonzero": rows}
