@@ -70,14 +70,6 @@ def gif_file(path: Path) -> Path:
     return path
 
 
-def check_family(family: str | None) -> str | None:
-    from wspbench.report.answers import FAMILIES
-
-    if family is not None and family not in FAMILIES:
-        raise typer.BadParameter(f"choose one of {', '.join(FAMILIES)}")
-    return family
-
-
 def answer_or_exit(path: str) -> str:
     """`read_answer` for commands without a result table: a file over the bound is a rejected answer (1)."""
     try:

@@ -7,8 +7,17 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from wspbench.cli.app import (MAX_WORKERS, answer_or_exit, app, check_family,
+from wspbench.cli.app import (MAX_WORKERS, answer_or_exit, app,
                               console, errors, gif_file, output_file, rejected_or_unwritable)
+
+def check_family(family: str | None) -> str | None:
+    from wspbench.report.answers import FAMILIES
+
+    if family is not None and family not in FAMILIES:
+        raise typer.BadParameter(f"choose one of {', '.join(FAMILIES)}")
+    return family
+
+
 
 @app.command("replay")
 def replay_command(

@@ -142,6 +142,11 @@ class Task(ABC):
     prompt_version: str             # bump when the prompt text changes (tests/test_harness_prompts.py)
     default_episodes: int           # scoring episodes when none are given
 
+    @property
+    def slug(self) -> str:
+        """The id as a file or folder name: `original-breakout`, `superbeam`."""
+        return self.id.replace("/", "-")
+
     # --- the prompt ---------------------------------------------------------------------------------
     @abstractmethod
     def messages(self, protocol: Protocol = Protocol()) -> list[dict]:
