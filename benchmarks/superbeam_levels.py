@@ -4,8 +4,8 @@ replayed on the CHIP-8 machine.
     python benchmarks/superbeam_levels.py [--proof-seeds 500] [--no-proofs]
 
 1. The hand-written reference network, the zero network (always noop) and an always-right network
-   on the training levels (0..9) and the test levels (1000000..1000019), difficulty 0.5: levels
-   won and mean progress.
+   on the training levels (0..9) and the test levels (1000000..1000019), difficulty 0.5, scored by the
+   `superbeam` task (wspbench/tasks/superbeam.py): levels won and mean progress.
 2. Seconds per level: a full 600-frame episode (the zero network never finishes), features and
    network included, and the mean over the reference network's test levels.
 3. The winnability proofs: for seeds 0..N-1 at difficulties 0.2, 0.5, 0.8 the search on the
@@ -23,8 +23,9 @@ import numpy as np
 from superbeam import physics
 from superbeam.env import SuperBeamEnv
 from superbeam.levels import generate
-from superbeam.task import TEST_LEVELS, TRAIN_LEVELS, play_level, reference_weights, score
 from wspbench.networks import SUPERBEAM_NETWORK
+from wspbench.tasks import get_task
+from wspbench.tasks.superbeam import TEST_LEVELS, TRAIN_LEVELS, reference_weights
 
 
 def networks():
@@ -40,12 +41,12 @@ def main() -> None:
     parser.add_argument("--no-proofs", action="store_true")
     args = parser.parse_args()
 
+    task = get_task("superbeam")
     print("network        levels  won      mean progress  s/level")
     for name, w in networks().items():
         for label, levels in (("train", TRAIN_LEVELS), ("test", TEST_LEVELS)):
-            t = time.perf_counter()
-            r = score(w, levels)
-            dt = (time.perf_counter() - t) / len(levels)
+            result = task.score(w, levels)
+            r, dt = result.metadata, result.seconds / len(levels)
             print(f"{name:14s} {label:6s}  {r['won']:2d}/{r['levels']:<3d}  {100 * r['mean_progress']:6.1f}%"
                   f"        {dt:.3f}")
 
@@ -53,7 +54,7 @@ def main() -> None:
     times = []
     for _ in range(3):
         t = time.perf_counter()
-        r = play_level(zero, 0)
+        _, _, r = task.watch(zero, 0)
         times.append(time.perf_counter() - t)
     assert r["frames"] == 600
     print(f"\na 600-frame level (zero network, features + network every step): {min(times):.3f} s "

@@ -233,7 +233,7 @@ class _Assembler:
                                 for name, k in FORMS if name == item.op)
             raise item.error(f"bad operands '{', '.join(item.args)}' for {item.op} "
                              f"(expected {forms}; V is a register, n a value)")
-        regs = [int(a[1], 16) for a, k in zip(item.args, kinds) if k == "V"]
+        regs = [int(a[1], 16) for a, k in zip(item.args, kinds, strict=False) if k == "V"]
         if template == "Bnnn" and regs != [0]:
             raise item.error("JP with a register only takes V0: JP V0, addr")
         word = int(re.sub("[xykn]", "0", template), 16)

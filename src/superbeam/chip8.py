@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 RAM_SIZE = 4096
 FONT_ADDR = 0x050
@@ -97,7 +99,7 @@ class Chip8:
         pc = self.pc
         done = self.ipf
         try:
-            for n in range(done):
+            for n in range(done):  # noqa: B007 - n is read when the program yields
                 pc = code[pc](pc)
         except _Yield:
             pc = self.pc
@@ -168,6 +170,8 @@ class Chip8:
 
     def display(self) -> np.ndarray:
         """The screen as a (32, 64) uint8 array of 0/1, indexed [y, x]."""
+        import numpy as np  # here, not at the top: `wsp chip8 --help` does not need it
+
         rows = np.array(self._rows, dtype=">u8").view(np.uint8).reshape(HEIGHT, 8)
         return np.unpackbits(rows, axis=1)
 

@@ -27,8 +27,8 @@ def decode(word: int, names: dict[int, str] | None = None) -> str | None:
     if word == 0x0000:
         return None  # SYS 0 is almost always zero-filled data
     digits = f"{word:04X}"
-    for template, name, kinds in PATTERNS:
-        if all(t == d for t, d in zip(template, digits) if t in "0123456789ABCDEF"):
+    for template, name, kinds in PATTERNS:  # noqa: B007 - the matching row is read after the loop
+        if all(t == d for t, d in zip(template, digits, strict=False) if t in "0123456789ABCDEF"):
             break
     else:
         return None

@@ -24,8 +24,7 @@ import numpy as np
 
 from superbeam.assembler import Program, assemble_file
 from superbeam.chip8 import Chip8
-from superbeam.levels import (COIN_ROW, FLAG_COL, NCOL, START_X, TOP, WIN_X, Level,
-                              get_level)
+from superbeam.levels import COIN_ROW, FLAG_COL, NCOL, START_X, TOP, WIN_X, Level, get_level
 
 ACTIONS = ["noop", "left", "right", "jump", "right+jump", "left+jump"]
 KEY_LEFT, KEY_JUMP, KEY_RIGHT = 4, 5, 6

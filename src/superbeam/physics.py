@@ -32,8 +32,7 @@ overlaps" are those of its x and x + 7):
 
 from __future__ import annotations
 
-from superbeam.levels import (COIN_ROW, FLAG_COL, GROUND, NCOL, STAND_Y, START_X, TOP, WIN_X,
-                              Level)
+from superbeam.levels import COIN_ROW, FLAG_COL, GROUND, NCOL, STAND_Y, START_X, TOP, WIN_X, Level
 
 JTAB = (6, 6, 6, 7, 7, 7, 7, 8, 8, 8, 8, 9, 9, 9, 9, 10)  # vertical speed + 8, per jump phase
 FALL_PHASE = 11
@@ -56,7 +55,7 @@ class Game:
         self.walkers = [list(level.etab()[4 * e:4 * e + 4]) for e in range(2)]
         self.cause = None
 
-    def copy(self) -> "Game":
+    def copy(self) -> Game:
         g = Game.__new__(Game)
         for name in Game.__slots__:
             setattr(g, name, getattr(self, name))

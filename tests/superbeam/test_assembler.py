@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from superbeam.assembler import FORMS, AsmError, assemble, assemble_file
-from superbeam.cli import chip8_app
 from superbeam.disassembler import decode, disassemble
+from wspbench.cli.superbeam import chip8_app
 
 DEMO = files("superbeam") / "roms" / "demo.asm"
 

@@ -13,9 +13,9 @@ def rom(*words: int) -> bytes:
     return b"".join(w.to_bytes(2, "big") for w in words)
 
 
-def machine(*words: int, quirks: Quirks = Quirks(), **state) -> Chip8:
+def machine(*words: int, quirks: Quirks | None = None, **state) -> Chip8:
     """A machine with the words at 0x200 and state such as V3=7, I=0x300, keys=[5]."""
-    m = Chip8(rom(*words), quirks=quirks)
+    m = Chip8(rom(*words), quirks=quirks or Quirks())
     for name, value in state.items():
         if name.startswith("V") and len(name) == 2:
             m.V[int(name[1], 16)] = value
@@ -129,7 +129,7 @@ def test_draw_xors_and_sets_collision():
     m.step()
     m.step()
     d = m.display()
-    assert {(x, y) for y, x in zip(*np.nonzero(d))} == {(3, 4), (4, 4), (10, 5)}
+    assert {(x, y) for y, x in zip(*np.nonzero(d), strict=True)} == {(3, 4), (4, 4), (10, 5)}
     assert m.V[15] == 0
     m.step()  # same sprite again: everything turns off, with a collision
     assert m.display().sum() == 0 and m.V[15] == 1

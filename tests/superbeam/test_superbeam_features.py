@@ -7,11 +7,12 @@ the comment from the definitions (front edge = world x + 8, feet = y + 6).
 """
 
 import numpy as np
-
 from sb_helpers import level, put
+
 from superbeam.env import SuperBeamEnv
 from superbeam.features import FEATURE_NAMES, FEATURES, features
-from superbeam.task import act, reference_weights
+from wspbench.networks import SUPERBEAM_NETWORK
+from wspbench.tasks.superbeam import reference_weights
 
 
 def feats(text, x, y, vc=8, ve=None, walkers=()):
@@ -74,6 +75,11 @@ def test_walker_touching_and_out_of_range():
     assert feats("########", 28, 18, walkers=[(1, 2, 3, 1), (1, 8, 5, 0)])[6] == 32
     # exactly 32 px ahead (x 68) is seen (and is 32); the nearer of two (x 43: 7 ahead) wins.
     assert feats("########", 28, 18, walkers=[(1, 8, 4, 0), (1, 5, 3, 0)])[6] == 7
+
+
+def act(weights, x) -> int:
+    """The action the task's network takes (its action rule: the first largest logit)."""
+    return int(np.argmax(SUPERBEAM_NETWORK.forward_one(weights, x)))
 
 
 def test_reference_network_acts_on_these_situations():

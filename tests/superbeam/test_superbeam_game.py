@@ -5,8 +5,8 @@ import random
 
 import numpy as np
 import pytest
-
 from sb_helpers import level
+
 from superbeam import levels as lv
 from superbeam import physics
 from superbeam.env import RULES, SuperBeamEnv, rom
@@ -139,7 +139,7 @@ def test_determinism():
                 break
         return screens, out
     a, b = episode(), episode()
-    assert a[1] == b[1] and all(np.array_equal(x, y) for x, y in zip(a[0], b[0]))
+    assert a[1] == b[1] and all(np.array_equal(x, y) for x, y in zip(a[0], b[0], strict=False))
 
 
 def _state(env):

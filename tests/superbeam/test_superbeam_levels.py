@@ -11,7 +11,7 @@ import pytest
 
 from superbeam import physics
 from superbeam.env import SuperBeamEnv
-from superbeam.levels import (FLAG_COL, GAP, GROUND, NCOL, PIPE, TALL, classic, generate, get_level)
+from superbeam.levels import FLAG_COL, GAP, GROUND, NCOL, PIPE, TALL, classic, generate, get_level
 
 DIFFICULTIES = (0.2, 0.5, 0.8)
 
@@ -55,7 +55,7 @@ def test_difficulty_raises_gaps_pipes_and_walkers():
             walkers += sum(w is not None for w in L.walkers)
         return gaps, tall, walkers
     easy, hard = stats(0.2), stats(0.8)
-    assert all(h > e for h, e in zip(hard, easy))
+    assert all(h > e for h, e in zip(hard, easy, strict=True))
 
 
 @pytest.mark.parametrize("d", DIFFICULTIES)

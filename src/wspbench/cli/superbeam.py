@@ -13,7 +13,6 @@ import math
 from contextlib import contextmanager
 from pathlib import Path
 
-import numpy as np
 import typer
 from rich.console import Console
 from rich.panel import Panel
@@ -31,6 +30,7 @@ app.add_typer(chip8_app, name="chip8", help="CHIP-8 tools: assemble, run and dis
 console = Console()
 errors = Console(stderr=True)
 QUIRKS = [f.name for f in dataclasses.fields(Quirks)]
+QUIRK_NAMES = ", ".join(QUIRKS)
 MAX_ROM_BYTES = RAM_SIZE - PROGRAM_ADDR
 MAX_SOURCE_BYTES = 1024 * 1024
 MAX_FRAMES = 100_000
@@ -74,17 +74,18 @@ def _load(path: Path) -> Program:
         raise fail(f"cannot read an included file: {e.strerror or e}", 2) from None
 
 
-def screen_text(pixels: np.ndarray) -> str:
+def screen_text(pixels) -> str:
     """The display as text, two pixel rows per line with half-block characters."""
     glyphs = {(0, 0): " ", (1, 0): "\u2580", (0, 1): "\u2584", (1, 1): "\u2588"}
     return "\n".join(
-        "".join(glyphs[int(top), int(bottom)] for top, bottom in zip(pixels[y], pixels[y + 1]))
+        "".join(glyphs[int(top), int(bottom)] for top, bottom in zip(pixels[y], pixels[y + 1], strict=False))
         for y in range(0, pixels.shape[0], 2)
     )
 
 
-def save_png(pixels: np.ndarray, path: Path, scale: int = 8) -> None:
-    """Write the display as a black-and-white PNG, each pixel scale x scale."""
+def save_png(pixels, path: Path, scale: int = 8) -> None:
+    """Write the display ((32, 64) 0/1 array) as a black-and-white PNG, each pixel scale x scale."""
+    import numpy as np
     from PIL import Image
 
     big = np.kron(pixels, np.ones((scale, scale), dtype=np.uint8)) * 255
@@ -115,7 +116,7 @@ def run(
     rom: Path = typer.Argument(..., help="A .asm source or a raw ROM."),
     frames: int = typer.Option(60, min=0, max=MAX_FRAMES, help="60 Hz frames to run."),
     key: list[int] = typer.Option([], min=0, max=15, help="Hold this key (0..15) throughout; repeatable."),
-    quirk: list[str] = typer.Option([], help=f"Turn on a quirk: {', '.join(QUIRKS)}; repeatable."),
+    quirk: list[str] = typer.Option([], help=f"Turn on a quirk: {QUIRK_NAMES}; repeatable."),
     png: Path = typer.Option(None, callback=output_file, help="Save the final screen as a PNG here."),
     show: bool = typer.Option(True, help="Print the final screen in the terminal."),
 ) -> None:
@@ -159,17 +160,16 @@ def disasm(rom: Path = typer.Argument(..., help="A .asm source or a raw ROM.")) 
 
 
 # --------------------------------------------------------------------------------------------------
-# `wsp superbeam grade/play`: the SUPERBEAM weights task.
+# `wsp superbeam grade/play`: the SUPERBEAM task (wspbench/tasks/superbeam.py), through the registry.
 
 superbeam_app = typer.Typer(help="SUPERBEAM: grade written networks, play levels, make GIFs.",
                             no_args_is_help=True)
 app.add_typer(superbeam_app, name="superbeam", help="SUPERBEAM: grade a JSON network on levels, or watch one play.")
-MAX_ANSWER_BYTES = 4 * 200_000  # UTF-8 bytes of superbeam.task.MAX_ANSWER_CHARS characters
 
 
-def finite(value: float) -> float:
+def finite(value: float | None) -> float | None:
     """A typer callback: NaN is a usage error (typer's range check lets it through)."""
-    if not math.isfinite(value):
+    if value is not None and not math.isfinite(value):
         raise typer.BadParameter(f"must be a finite number, not {value}")
     return value
 
@@ -186,21 +186,41 @@ def check_level(level: str) -> str:
     return text
 
 
-def _levels(spec: str) -> list:
-    """train, test, classic, a range A..B (inclusive) or a comma list of seeds."""
-    from superbeam.task import TEST_LEVELS, TRAIN_LEVELS
-    spec = spec.strip().lower()
-    if spec == "train":
+def superbeam_task(difficulty: float | None = None):
+    """The registry's SUPERBEAM task, or the same task on levels of another difficulty (not the suite's task:
+    its scores are for exploring)."""
+    from wspbench.tasks import get_task
+
+    task = get_task("superbeam")
+    return task if difficulty is None else task.at_difficulty(difficulty)
+
+
+def answer_bytes() -> int:
+    """The most bytes an answer file may hold: the task's character limit, 4 UTF-8 bytes each."""
+    from wspbench.tasks.superbeam import MAX_ANSWER_CHARS
+
+    return 4 * MAX_ANSWER_CHARS
+
+
+def _levels(spec: str, task) -> list[int]:
+    """train (the feedback rounds' levels), test (the scored ones), a range A..B (inclusive) or a comma list."""
+    from wspbench.tasks.superbeam import TRAIN_LEVELS
+
+    text = spec.strip().lower()
+    if text == "train":
         return list(TRAIN_LEVELS)
-    if spec == "test":
-        return list(TEST_LEVELS)
+    if text == "test":
+        return task.scoring_episodes()
     try:
-        if ".." in spec:
-            a, b = (int(p) for p in spec.split("..", 1))
+        if ".." in text:
+            a, b = (int(p) for p in text.split("..", 1))
             if b < a or b - a > 100_000:
                 raise ValueError
             return list(range(a, b + 1))
-        return [p if p == "classic" else int(p) for p in spec.split(",") if p]
+        seeds = [int(p) for p in text.split(",") if p.strip()]
+        if not seeds:
+            raise ValueError
+        return seeds
     except ValueError:
         raise typer.BadParameter(f"must be train, test, A..B or a comma list of seeds, not {spec!r:.60}",
                                  param_hint="--levels") from None
@@ -209,70 +229,67 @@ def _levels(spec: str) -> list:
 @superbeam_app.command()
 def grade(
     answer: Path = typer.Argument(..., help="A model's answer (text with a ```json block) or a weights .json file."),
-    levels: str = typer.Option("train", help="train (0..9), test (1000000..1000019), A..B, or seeds a,b,c."),
-    difficulty: float = typer.Option(0.5, min=0.0, max=1.0, callback=finite, help="Level difficulty, 0..1."),
-    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    levels: str = typer.Option("test", help="test (1000000..1000019, the held-out levels that `wsp grade` and "
+                                            "`wsp run` score), train (0..9), A..B, or seeds a,b,c."),
+    difficulty: float = typer.Option(None, min=0.0, max=1.0, callback=finite, show_default=False,
+                                     help="Level difficulty, 0..1; default: the task's. Another difficulty is "
+                                          "not the suite's task."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON (the shape of `wsp grade --json`)."),
 ) -> None:
     """Score a written network on SUPERBEAM levels (exit 1 when the answer is unusable, with --json too)."""
     from rich.progress import Progress
 
-    from superbeam.task import grade as grade_answer
-
-    seeds = _levels(levels)
+    task = superbeam_task(difficulty)
+    seeds = _levels(levels, task)
     try:
-        text = read_bounded(answer, MAX_ANSWER_BYTES, "answer file").decode("utf-8", errors="replace")
+        text = read_bounded(answer, answer_bytes(), "answer file").decode("utf-8", errors="replace")
     except InputTooLarge as e:
-        result = {"error": f"{e}: an answer has at most {MAX_ANSWER_BYTES // 4:,} characters", "won": 0,
-                  "levels": len(seeds), "score": 0.0, "mean_progress": 0.0, "detail": []}
+        score = task.rejected(f"{e}: an answer has at most {answer_bytes() // 4:,} characters")
     except InputFileError as e:
         raise typer.BadParameter(str(e), param_hint="ANSWER") from None
     else:
-        if as_json:
-            result = grade_answer(text, seeds, difficulty)
-        else:
-            with Progress(console=errors, transient=True) as bar:
-                job = bar.add_task("playing", total=len(seeds))
-                result = grade_answer(text, seeds, difficulty, progress=lambda r: bar.advance(job))
+        with Progress(console=errors, transient=True, disable=as_json) as bar:
+            job = bar.add_task("playing", total=len(seeds))
+            score = task.grade(text, seeds, progress=lambda n: bar.advance(job, n))
     if as_json:
-        print(json.dumps(result, indent=1))
-        raise typer.Exit(1 if result["error"] else 0)
-    if result["error"]:
-        console.print(Text("unusable answer: ", style="red") + Text(f"{result['error']}\nscore 0"))
+        print(json.dumps(score.to_json()))
+        raise typer.Exit(1 if score.error else 0)
+    if score.error:
+        console.print(Text("unusable answer: ", style="red") + Text(f"{score.error}\nscore 0"))
         raise typer.Exit(1)
-    table = Table(title=Text(f"SUPERBEAM, {answer.name}, difficulty {difficulty:g}"))
+    table = Table(title=Text(f"SUPERBEAM, {answer.name}, difficulty {task.difficulty:g}"))
     for col in ("level", "result", "progress", "coins", "frames", "inputs at the end"):
         table.add_column(col)
-    for r in result["detail"]:
+    for r in score.metadata["detail"]:
         where = "" if r["won"] or not r["where"] else " ".join(f"{k}={v:g}" for k, v in r["where"].items())
         table.add_row(str(r["seed"]), "[green]won[/]" if r["won"] else f"[red]{r['cause']}[/]",
                       f"{100 * r['progress']:.0f}%", str(r["coins"]), str(r["frames"]), where)
     console.print(table)
-    console.print(f"won [bold]{result['won']}/{result['levels']}[/], mean progress "
-                  f"{100 * result['mean_progress']:.1f}%, score {result['score']:.3f}")
+    console.print(f"won [bold]{score.metadata['won']}/{score.metadata['levels']}[/], mean progress "
+                  f"{100 * score.metadata['mean_progress']:.1f}%, score {score.normalized:.3f}")
 
 
 @superbeam_app.command()
 def play(
     level: str = typer.Option("0", callback=check_level, help="A level seed (an integer), or 'classic'."),
     weights: Path = typer.Option(None, help="Network weights (.json or an answer); default: the reference network."),
-    difficulty: float = typer.Option(0.5, min=0.0, max=1.0, callback=finite, help="Level difficulty, 0..1."),
+    difficulty: float = typer.Option(None, min=0.0, max=1.0, callback=finite, show_default=False,
+                                     help="Level difficulty, 0..1; default: the task's."),
     gif: Path = typer.Option(None, callback=output_file, help="Write the episode as an animated GIF here."),
     show: bool = typer.Option(True, help="Print the final screen."),
 ) -> None:
-    """Let a network play one level; show the result (and save a GIF)."""
-    from superbeam.task import AnswerError, parse_answer, play_level, reference_weights
+    """Let a network play one level as it is scored; show the result (and save a GIF)."""
+    from wspbench.tasks import AnswerError
 
-    if weights is None:
-        net = reference_weights()
-    else:
-        text = read_input(weights, MAX_ANSWER_BYTES, "weights file").decode("utf-8", errors="replace")
-        try:
-            net = parse_answer(text)
-        except AnswerError as e:
-            raise fail(str(e), 1) from None
-    lv = level if level == "classic" else int(level)
+    task = superbeam_task(difficulty)
+    text = (task.offline_answer("reference") if weights is None
+            else read_input(weights, answer_bytes(), "weights file").decode("utf-8", errors="replace"))
+    try:
+        net = task.parse(text)
+    except AnswerError as e:
+        raise fail(str(e), 1) from None
     screens: list = []
-    r = play_level(net, lv, difficulty, record=screens)
+    _, _, r = task.watch(net, level if level == "classic" else int(level), lambda step: screens.append(step.screen))
     if show:
         console.print(Panel(screen_text(screens[-1]), title=f"SUPERBEAM level {level}", expand=False))
     outcome = "[green]won[/]" if r["won"] else f"[red]{r['cause']}[/]"
@@ -284,7 +301,8 @@ def play(
 
 
 def save_gif(screens, path: Path, scale: int = 6, ms_per_picture: int = 67) -> None:
-    """Write screens ((32, 64) 0/1 arrays) as an animated GIF, one picture per env step."""
+    """Write screens ((32, 64) 0/1 arrays) as an animated GIF, one picture per decision."""
+    import numpy as np
     from PIL import Image
 
     pictures = [Image.fromarray((np.kron(s, np.ones((scale, scale), dtype=np.uint8)) * 255).astype(np.uint8),

@@ -1,107 +1,368 @@
 """The SUPERBEAM family: one task, `superbeam`, a CHIP-8 platformer played by an 8-16-6 ReLU network
 written as JSON. Episodes are level seeds: training levels for feedback, held-out test levels for the
 score (the fraction of levels won; mean progress breaks ties between training candidates).
+
+The answer is untrusted text. `parse_answer` bounds its length, finds the last ```json block (or else the
+last bare object that starts with "W1"), reads it with `json.loads` only (a key given twice, NaN or
+Infinity, nesting deeper than the interpreter allows and ints over 4,300 digits are errors), and checks
+every array: keys W1, b1, W2, b2, shapes (16, 8), (16,), (6, 16), (6,), numbers only, finite. Any problem
+raises `AnswerError` with a message a model can act on.
+
+A network plays one level in `SuperBeamEnv(level, DIFFICULTY, frame_skip=FRAME_SKIP,
+max_frames=MAX_FRAMES)`: before each step it reads the 8 features (`superbeam/features.py`) and takes
+`argmax(W2 @ relu(W1 @ x + b1) + b2)` through `SUPERBEAM_NETWORK`. That loop is `SuperbeamTask.watch`;
+`play` (what a grade runs) calls it once per level.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+import math
+import re
+from collections.abc import Callable, Sequence
 from functools import cached_property
+from importlib.resources import files
+
+import numpy as np
 
 from wspbench.networks import SUPERBEAM_NETWORK, Weights
-from wspbench.tasks.spec import AnswerError, Game, Progress, Protocol, Score, Task
+from wspbench.tasks.spec import AnswerError, Game, Progress, Protocol, Score, Step, Task
 
 PROMPT_VERSION = "superbeam-v1"
+TRAIN_LEVELS = list(range(10))
+TEST_LEVELS = list(range(1_000_000, 1_000_020))
+DIFFICULTY = 0.5
+FRAME_SKIP = 4
+MAX_FRAMES = 600
+MAX_ANSWER_CHARS = 200_000
+KEYS = ("W1", "b1", "W2", "b2")
+TIMEOUT_CAUSE = "ran out of time (stuck: e.g. walking into a pipe wall, or standing still)"
+ONE_SHOT = Protocol()
+REFERENCE_FILE = "superbeam_reference.json"  # in this package; its units' jobs are in its "notes"
+
+SYSTEM = ("You are a weight-space programmer. You write the weights of a small neural network directly, "
+          "by reasoning about what each unit should compute. There is no training, no data and no "
+          "gradient descent: the numbers you write are the final network.")
 
 
 class SuperbeamTask(Task):
+    """SUPERBEAM at one difficulty: the registry's task plays DIFFICULTY; `at_difficulty` gives the same task
+    on harder or easier levels (`wsp superbeam grade --difficulty`), which is not part of the suite."""
+
     id = "superbeam"
     family = "superbeam"
     network = SUPERBEAM_NETWORK
     answer_format = "json"
     prompt_version = PROMPT_VERSION
+    default_episodes = max_episodes = len(TEST_LEVELS)
 
-    @cached_property
-    def _sb(self):
-        from superbeam import task
+    def __init__(self, difficulty: float = DIFFICULTY):
+        self.difficulty = float(difficulty)
 
-        return task
-
-    @property
-    def default_episodes(self) -> int:
-        return len(self._sb.TEST_LEVELS)
+    def at_difficulty(self, difficulty: float) -> SuperbeamTask:
+        return self if difficulty == self.difficulty else SuperbeamTask(difficulty)
 
     @cached_property
     def game(self) -> Game:
         from superbeam.env import ACTIONS
         from superbeam.features import FEATURE_NAMES
 
-        sb = self._sb
         return Game("superbeam", "A CHIP-8 platformer: run right, jump gaps and pipes, avoid walkers, reach the flag.",
-                    1.0, sb.MAX_FRAMES // sb.FRAME_SKIP, (len(FEATURE_NAMES),), tuple(FEATURE_NAMES), tuple(ACTIONS), "superbeam/env.py")
+                    1.0, MAX_FRAMES // FRAME_SKIP, (len(FEATURE_NAMES),), tuple(FEATURE_NAMES), tuple(ACTIONS),
+                    "superbeam/env.py")
 
-    def messages(self, protocol: Protocol = Protocol()) -> list[dict]:
-        return [{"role": "system", "content": self._sb.SYSTEM}, {"role": "user", "content": self._sb.task_prompt()}]
+    # --- the prompt ---------------------------------------------------------------------------------
+    def messages(self, protocol: Protocol = ONE_SHOT) -> list[dict]:
+        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": task_prompt()}]
 
     def game_source(self) -> str:
-        from importlib.resources import files
-
         return (files("superbeam") / "env.py").read_text()
 
+    # --- answers ------------------------------------------------------------------------------------
     def read(self, text: str) -> tuple[Weights, dict]:
-        try:
-            return self._sb.parse_answer(text), {}
-        except self._sb.AnswerError as error:
-            raise AnswerError(str(error)) from None
+        return parse_answer(text), {}
 
     def parse_feedback(self, error: str) -> str:
-        return self._sb.feedback({"error": error})
+        return f"I could not use that: {error}. Reply with the full JSON object in a ```json block."
 
     def offline_answer(self, model: str) -> str | None:
-        import json
-
         if model == "zero":
             weights = self.network.zeros()
         elif model == "reference":
-            weights = self._sb.reference_weights()
+            weights = reference_weights()
         else:
             return None
-        body = json.dumps({name: weights[name].tolist() for name in self._sb.KEYS})
-        return f"The {model} network.\n```json\n{body}\n```\n"
+        return f"The {model} network.\n```json\n{weights_json(weights)}\n```\n"
 
+    # --- scoring ------------------------------------------------------------------------------------
     def scoring_episodes(self, count: int | None = None) -> list[int]:
-        levels = list(self._sb.TEST_LEVELS)
-        count = len(levels) if count is None else count
+        count = len(TEST_LEVELS) if count is None else count
         if not 1 <= count:
             raise ValueError("choose at least 1 held-out level")
-        return levels[:count]
+        return TEST_LEVELS[:count]
+
+    def scoring_rule(self, count: int) -> str:
+        return f"the fraction of {count} held-out levels won"
 
     def training_episodes(self, count: int) -> list[int]:
-        return list(self._sb.TRAIN_LEVELS)
+        return list(TRAIN_LEVELS)
 
     def play(self, weights: Weights, episodes: Sequence[int], engine: str = "auto", workers: int | None = None,
              progress: Progress | None = None) -> tuple[list[float], list[int], dict]:
-        result = self._sb.score(weights, list(episodes), progress=None if progress is None else lambda _: progress(1))
-        detail = result["detail"]
-        values = [1.0 if level["won"] else 0.0 for level in detail]
-        lengths = [level["frames"] // self._sb.FRAME_SKIP for level in detail]
-        return values, lengths, {"won": result["won"], "levels": result["levels"],
-                                 "mean_progress": result["mean_progress"], "detail": detail}
+        """Each level once, in order (one process: a level takes milliseconds); `engine` and `workers` are
+        MinAtar's choices and are ignored here."""
+        values, lengths, detail = [], [], []
+        for level in episodes:
+            value, length, summary = self.watch(weights, level)
+            values.append(value)
+            lengths.append(length)
+            detail.append(summary)
+            if progress is not None:
+                progress(1)
+        won = sum(level["won"] for level in detail)
+        mean_progress = round(float(np.mean([level["progress"] for level in detail])), 3) if detail else 0.0
+        return values, lengths, {"won": won, "levels": len(detail), "mean_progress": mean_progress,
+                                 "difficulty": self.difficulty, "detail": detail}
 
-    def watch(self, weights: Weights, episode: int, observe) -> tuple[float, int, dict]:
-        raise NotImplementedError("moving into this module")
+    def watch(self, weights: Weights, episode: int, observe: Callable[[Step], None] | None = None
+              ) -> tuple[float, int, dict]:
+        """Play level `episode` (a seed, or "classic") as it is scored. Each Step's screen is the (32, 64) 0/1
+        CHIP-8 display and its value the level's value so far (1.0 once won). The summary: seed, won,
+        progress (0..1), coins, cause (None when won), frames, and where (the features before the last
+        decision)."""
+        from superbeam.env import SuperBeamEnv
+        from superbeam.features import FEATURE_NAMES, features
 
+        env = SuperBeamEnv(level=episode, difficulty=self.difficulty, frame_skip=FRAME_SKIP, max_frames=MAX_FRAMES)
+        screen, info = env.reset()
+        last = None
+        decisions = 0
+        terminated = truncated = False
+        while not (terminated or truncated):
+            last = features(env)
+            logits = self.network.forward_one(weights, last)
+            action = int(np.argmax(logits))  # the network's action rule: the first largest logit
+            if observe is not None:
+                observe(Step(screen, logits, action, 0.0))
+            screen, _, terminated, truncated, info = env.step(action)
+            decisions += 1
+        value = 1.0 if info["won"] else 0.0
+        if observe is not None:
+            observe(Step(screen, None, None, value))
+        cause = None
+        if info["dead"]:
+            cause = info["cause"] or "died"
+        elif not info["won"]:
+            cause = TIMEOUT_CAUSE
+        where = None if last is None else dict(zip(FEATURE_NAMES, [round(float(v), 1) for v in last], strict=True))
+        summary = {"seed": episode if isinstance(episode, (int, str)) else env.level.name,
+                   "won": bool(info["won"]), "progress": round(float(info["best_progress"]), 3),
+                   "coins": int(info["coins"]), "cause": cause, "frames": int(info["frames"]), "where": where,
+                   "outcome": f"won after {decisions} decisions" if cause is None
+                   else f"{cause} at {100 * info['best_progress']:.0f}% of the level"}
+        return value, decisions, summary
+
+    # --- feedback rounds ----------------------------------------------------------------------------
     def train_key(self, score: Score) -> tuple:
+        """Levels won, then mean progress, as the reference orders candidates."""
         return (score.metadata.get("won", 0), score.metadata.get("mean_progress", 0.0))
 
     def feedback(self, score: Score) -> str:
         if score.error:
             return self.parse_feedback(score.error)
-        return self._sb.feedback({**score.metadata, "error": None})
+        meta = score.metadata
+        lines = [f"Your network on {meta['levels']} training levels: won {meta['won']}, "
+                 f"mean progress {100 * meta['mean_progress']:.0f}%."]
+        for level in meta["detail"]:
+            if level["won"]:
+                lines.append(f"  level {level['seed']}: won")
+            else:
+                lines.append(f"  level {level['seed']}: {level['cause']} at {100 * level['progress']:.0f}% of the "
+                             f"level; inputs at that moment: {json.dumps(level['where'])}")
+        lines.append("Improve the weights to win more levels. Reply with reasoning, then the full JSON "
+                     "(all four arrays).")
+        return "\n".join(lines)
 
-    def seeds(self, protocol: Protocol = Protocol()) -> dict:
-        return {**super().seeds(protocol), "difficulty": self._sb.DIFFICULTY}
+    # --- records ------------------------------------------------------------------------------------
+    def seeds(self, protocol: Protocol = ONE_SHOT) -> dict:
+        return {**super().seeds(protocol), "difficulty": self.difficulty}
 
 
 def tasks() -> list[Task]:
     return [SuperbeamTask()]
+
+
+# --- the prompt ------------------------------------------------------------------------------------
+
+def task_prompt() -> str:
+    """The task statement a model is given."""
+    from superbeam.env import ACTIONS, RULES
+    from superbeam.features import FEATURES
+
+    feats = "\n".join(f"  x[{i}] {n}: {d}" for i, (n, d) in enumerate(FEATURES))
+    acts = "\n".join(f"  {i} {a}" for i, a in enumerate(ACTIONS))
+    rules = RULES.split("Actions:")[0].strip()
+    return f"""Write the weights of a neural network that plays SUPERBEAM well.
+
+THE GAME (these are the rules a player is given):
+{rules}
+
+THE NETWORK. Every 4 frames it reads 8 numbers x[0..7] and picks one action:
+  h = relu(W1 @ x + b1)      # W1: 16 x 8, b1: 16
+  logits = W2 @ h + b2       # W2: 6 x 16, b2: 6
+  action = argmax(logits)
+
+Inputs (read from the game's memory; distances in pixels):
+{feats}
+
+Actions (index: name):
+{acts}
+
+Design it like a program: give each hidden unit a job (for example "a gap is close", "a wall is close
+and I stand on the ground", "a walker is close", "I am in the air"), set its weights and bias so it
+switches on only in that situation (ReLU), then wire the units to the action logits so that the right
+action wins. Keep "right" as the default so the player keeps moving. Unused units can be all zeros.
+
+Reply with your reasoning, then ONE JSON object in a ```json block with keys "W1" (16 lists of 8 numbers),
+"b1" (16 numbers), "W2" (6 lists of 16 numbers), "b2" (6 numbers). Numbers only, no expressions."""
+
+
+# --- answers ---------------------------------------------------------------------------------------
+
+_FENCE = re.compile(r"```")
+_W1_START = re.compile(r"\{\s*\"W1\"")
+
+
+def parse_answer(text: str) -> Weights:
+    """The network in an answer, or AnswerError."""
+    if not isinstance(text, str):
+        raise AnswerError("the answer must be text")
+    if len(text) > MAX_ANSWER_CHARS:
+        raise AnswerError(f"the answer is {len(text)} characters long; the limit is {MAX_ANSWER_CHARS}")
+    candidates = _candidates(text)
+    if not candidates:
+        raise AnswerError('no JSON object with "W1", "b1", "W2", "b2" found: put it in a ```json block')
+    if isinstance(candidates[0], AnswerError):
+        raise candidates[0]
+    try:
+        data = json.loads(candidates[0], parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+    except AnswerError:
+        raise
+    except (ValueError, RecursionError) as e:  # JSONDecodeError is a ValueError
+        raise _json_error(e) from None
+    return weights_from_dict(data)
+
+
+def weights_from_dict(data) -> Weights:
+    """Check a decoded JSON object and turn it into the network's arrays (other keys are ignored)."""
+    if not isinstance(data, dict):
+        raise AnswerError("the JSON must be an object with keys W1, b1, W2, b2")
+    missing = [k for k in KEYS if k not in data]
+    if missing:
+        raise AnswerError(f"the JSON object lacks {', '.join(missing)} (it needs W1, b1, W2, b2)")
+    return {k: _array(k, data[k], SUPERBEAM_NETWORK.shapes[k]) for k in KEYS}
+
+
+def weights_json(weights: Weights) -> str:
+    """The weights as the JSON object an answer holds."""
+    return json.dumps({k: np.asarray(weights[k]).tolist() for k in KEYS})
+
+
+def reference_weights() -> Weights:
+    """The hand-written reference network shipped with this package."""
+    return parse_answer((files("wspbench.tasks") / REFERENCE_FILE).read_text())
+
+
+def _candidates(text: str) -> list[str | AnswerError]:
+    """JSON texts to try, best first: fenced blocks (last first), then bare objects from "{"W1" (or why
+    such an object cannot be read)."""
+    out = []
+    fences = [m.start() for m in _FENCE.finditer(text)]
+    blocks = []
+    for a, b in zip(fences[0::2], fences[1::2], strict=False):
+        body = text[a + 3:b]
+        if body[:4].lower() == "json":
+            body = body[4:]
+        body = body.strip()
+        if body.startswith("{"):
+            blocks.append(body)
+    out.extend(reversed(blocks))
+    if text.lstrip().startswith("{") and text.rstrip().endswith("}"):
+        out.append(text.strip())  # the whole answer is one JSON object (e.g. a weights file)
+    decoder = json.JSONDecoder()
+    starts = [m.start() for m in _W1_START.finditer(text)]
+    for start in reversed(starts[-20:]):
+        try:
+            _, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            continue
+        except (ValueError, RecursionError) as error:  # JSON, but too deep or with an int too long to read
+            out.append(_json_error(error))
+            continue
+        out.append(text[start:end])
+    return out
+
+
+def _array(name: str, value, shape: tuple[int, ...]) -> np.ndarray:
+    def check(v, depth):
+        if depth == len(shape):
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise AnswerError(f"{name} holds {_short_json(v)}, not a number")
+            try:
+                finite = math.isfinite(float(v))
+            except OverflowError:
+                finite = False
+            if not finite:
+                raise AnswerError(f"{name} holds a non-finite number ({str(v)[:40]})")
+            return
+        if not isinstance(v, list):
+            raise AnswerError(f"{name} must be {_describe(shape)}, found {type(v).__name__} "
+                              f"at nesting level {depth}")
+        if len(v) != shape[depth]:
+            raise AnswerError(f"{name} must be {_describe(shape)}, found a list of {len(v)} "
+                              f"at nesting level {depth}")
+        for item in v:
+            check(item, depth + 1)
+
+    check(value, 0)
+    return np.array(value, dtype=np.float64).reshape(shape)
+
+
+def _describe(shape):
+    return f"{shape[0]} lists of {shape[1]} numbers" if len(shape) == 2 else f"a list of {shape[0]} numbers"
+
+
+def _json_error(error: Exception) -> AnswerError:
+    """A clear message for what json refuses: bad syntax, nesting deeper than the interpreter allows, or
+    an int over 4,300 digits (Python's limit for reading one)."""
+    if isinstance(error, RecursionError):
+        return AnswerError("the JSON block does not parse: it is nested too deeply (the weights need 2 levels)")
+    if isinstance(error, json.JSONDecodeError):
+        return AnswerError(f"the JSON block does not parse: {error.msg} (line {error.lineno}, column {error.colno})")
+    if "integer string conversion" in str(error):
+        return AnswerError("the JSON block holds an integer with more than 4,300 digits: every weight must be a "
+                           "plain number")
+    return AnswerError(f"the JSON block does not parse: {str(error)[:200]}")
+
+
+def _unique_keys(pairs: list) -> dict:
+    """json's object hook: a key given twice is an error (json would keep the last one silently)."""
+    data = dict(pairs)
+    if len(data) < len(pairs):
+        seen = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise AnswerError(f"the JSON object has the key {_short_json(twice)} twice")
+    return data
+
+
+def _short_json(value) -> str:
+    """`value` as JSON, at most 40 characters; never raises."""
+    try:
+        text = json.dumps(value)
+    except (ValueError, TypeError, RecursionError):
+        text = type(value).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _reject_constant(name):
+    raise AnswerError(f"the JSON holds {name}: every weight must be a finite number")
