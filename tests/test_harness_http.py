@@ -17,9 +17,9 @@ import pytest
 from typer.testing import CliRunner
 
 from wspbench.cli import app
-from wspbench.grading import grade_answer
+from wspbench.grading import find_task, grade_answer
 from wspbench.harness.clients import ModelError, OpenAIClient, scrub
-from wspbench.tasks import MinAtarTask
+from wspbench.tasks import get_task
 
 RUNNER = CliRunner()
 KEY_ENV = "WSP_TEST_API_KEY"
@@ -102,7 +102,8 @@ class ChatServer:
                     self.wfile.flush()
 
             def stream_huge(self, size: int) -> None:
-                head = b'{"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "'
+                head = (b'{"choices": [{"index": 0, "finish_reason": "stop", '
+                        b'"message": {"role": "assistant", "content": "')
                 block = b"x" * (1 << 20)
                 self.wfile.write(head)
                 sent = len(head)
@@ -156,7 +157,13 @@ def wsp_run(server, out, *args):
 
 
 def record(out, task_id):
-    return json.loads((Path(out) / "tasks" / f"{task_id.replace('/', '__')}.json").read_text())
+    return json.loads((Path(out) / "tasks" / f"{get_task(task_id).slug}.json").read_text())
+
+
+def graded(answer: str, episodes: int = 3) -> dict:
+    """What `wsp grade original/breakout` gives for `answer` on the first `episodes` episodes."""
+    task = get_task("original/breakout")
+    return task.grade(answer, task.scoring_episodes(episodes), workers=1).to_json()
 
 
 # --- the client on its own ----------------------------------------------------------------------------
@@ -166,6 +173,7 @@ def test_client_retries_a_rate_limit_then_records_reply_usage_and_reasoning(serv
     client = OpenAIClient("scripted-model", server.url, KEY_ENV, timeout_s=10, max_tries=3, backoff_s=0.01)
     reply = client.complete([{"role": "system", "content": "s"}, {"role": "user", "content": "ping"}])
     assert (reply.content, reply.reasoning, reply.finish_reason, reply.attempts) == ("hello", "thinking...", "stop", 2)
+    assert [r[:9] for r in reply.retries] == ["HTTP 429:"] and "scripted 429" in reply.retries[0]  # kept
     assert reply.usage["prompt_tokens"] == 1000 and reply.usage["completion_tokens"] == 200
     assert reply.latency_s >= 0 and reply.model == "scripted-model"
     assert [r["auth"] for r in server.requests] == [f"Bearer {KEY}"] * 2  # the key is sent, and only there
@@ -174,9 +182,9 @@ def test_client_retries_a_rate_limit_then_records_reply_usage_and_reasoning(serv
 def test_client_gives_up_after_the_last_try_with_a_clear_error(server, key):
     server.script["ping"] = [failure(500)] * 3
     client = OpenAIClient("scripted-model", server.url, KEY_ENV, timeout_s=10, max_tries=3, backoff_s=0.01)
-    with pytest.raises(ModelError, match=r"no reply after 3 tries; last error: HTTP 500"):
+    with pytest.raises(ModelError, match=r"no reply after 3 tries; last error: HTTP 500") as failed:
         client.complete([{"role": "system", "content": "s"}, {"role": "user", "content": "ping"}])
-    assert len(server.requests) == 3
+    assert len(server.requests) == 3 and [r[:9] for r in failed.value.retries] == ["HTTP 500:"] * 3
 
 
 def test_client_does_not_retry_a_bad_request(server, key):
@@ -294,7 +302,7 @@ def test_odd_reply_shapes_are_retried_or_read_without_raising(server, key):
 def test_a_reply_that_echoes_the_key_is_stored_with_a_marker(server, key):
     server.script["ping"] = [completion(f"your key is {KEY}, ok", reasoning=f"I saw {KEY[3:20]}")]
     client = OpenAIClient("scripted-model", server.url, KEY_ENV, timeout_s=10, max_tries=1)
-    text = json.dumps(client.complete(PING).record())
+    text = json.dumps(client.complete(PING).to_json())
     assert not [KEY[i:i + 8] for i in range(len(KEY) - 7) if KEY[i:i + 8] in text] and "***" in text
 
 
@@ -312,18 +320,19 @@ def test_one_shot_run_grades_exactly_like_wsp_grade(server, key, tmp_path):
     result = wsp_run(server, tmp_path / "run", "--tasks", "original/breakout")
     assert result.exit_code == 0, result.output
     rec = record(tmp_path / "run", "original/breakout")
-    expected = grade_answer(MinAtarTask("breakout"), GOOD, 3, workers=1)
-    assert rec["status"] == "ok" and rec["test_score"] == expected["normalized_score"] > 0
+    expected = graded(GOOD)
+    assert rec["status"] == "ok" and rec["test"]["normalized"] == expected["normalized"] > 0
     assert {k: v for k, v in rec["test"].items() if k != "seconds"} == \
         {k: v for k, v in expected.items() if k != "seconds"}
+    assert expected["normalized"] == grade_answer(find_task("breakout"), GOOD, 3, workers=1)["normalized_score"]
     assert [m["role"] for m in rec["messages"]] == ["system", "user", "assistant"]
     assert rec["messages"][1]["content"] == server.requests[0]["json"]["messages"][1]["content"]
     assert rec["usage"] == {"prompt_tokens": 1000, "completion_tokens": 200, "total_tokens": 1200,
                             "reasoning_tokens": 7}
-    assert rec["rounds"][0]["reply"]["finish_reason"] == "stop" and rec["prompt_version"] == "minatar-v1"
+    assert rec["rounds"][0]["reply"]["finish_reason"] == "stop" and rec["prompt_version"] == "minatar-v2"
     assert rec["rounds"][0]["weights"]["format"] == "nonzero"
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
-    assert manifest["endpoint"] == server.url and manifest["api_key_env"] == KEY_ENV
+    assert manifest["config"]["endpoint"] == server.url and manifest["api_key_env"] == KEY_ENV
     assert "original/breakout" in result.output
 
 
@@ -333,11 +342,11 @@ def test_feedback_run_where_round_two_improves(server, key, tmp_path):
                      "--rounds", "3", "--train-episodes", "4")
     assert result.exit_code == 0, result.output
     rec = record(tmp_path / "run", "original/breakout")
-    scores = [r["train_score"] for r in rec["rounds"]]
+    scores = [r["train"]["normalized"] for r in rec["rounds"]]
     assert len(scores) == 3 and scores[1] > scores[0] and scores[1] > scores[2]
-    assert rec["best_round"] == 2 and rec["train_score"] == scores[1]
-    assert rec["rounds"][0]["train"]["episode_ids"] == [100000, 100003]  # training seeds, not scoring ones
-    assert rec["test_score"] == grade_answer(MinAtarTask("breakout"), GOOD, 3, workers=1)["normalized_score"]
+    assert rec["best_round"] == 2
+    assert rec["rounds"][0]["train"]["episodes"] == [100000, 100001, 100002, 100003]  # not scoring episodes
+    assert rec["test"]["normalized"] == graded(GOOD)["normalized"]
     second = server.requests[1]["json"]["messages"]  # the model saw its reply and grouped results
     assert [m["role"] for m in second] == ["system", "user", "assistant", "user"]
     assert "training episodes" in second[3]["content"] and "episodes 100000..100000" in second[3]["content"]
@@ -350,9 +359,9 @@ def test_reply_without_edits_block_gets_the_error_and_another_chance(server, key
                      "--rounds", "2", "--train-episodes", "3")
     assert result.exit_code == 0, result.output
     rec = record(tmp_path / "run", "original/breakout")
-    assert "no ```edits block" in rec["rounds"][0]["parse_error"] and "train" not in rec["rounds"][0]
+    assert "no ```edits block" in rec["rounds"][0]["parse_error"] and rec["rounds"][0]["train"] is None
     assert "no ```edits block" in server.requests[1]["json"]["messages"][3]["content"]
-    assert rec["best_round"] == 2 and rec["test_score"] > 0
+    assert rec["best_round"] == 2 and rec["test"]["normalized"] > 0
 
 
 def test_server_errors_become_a_recorded_failure_and_the_batch_goes_on(server, key, tmp_path):
@@ -362,7 +371,8 @@ def test_server_errors_become_a_recorded_failure_and_the_batch_goes_on(server, k
     assert result.exit_code == 1  # a failed task is reported, after the others ran
     failed, ok = record(tmp_path / "run", "original/breakout"), record(tmp_path / "run", "original/asterix")
     assert failed["status"] == "error" and "no reply after 3 tries" in failed["error"] and "500" in failed["error"]
-    assert failed["test_score"] is None and ok["status"] == "ok" and ok["test_score"] is not None
+    assert failed["test"] is None and ok["status"] == "ok" and ok["test"] is not None
+    assert len(failed["failed_tries"]) == 3 and "HTTP 500" in failed["failed_tries"][0]
     assert server.count("original/breakout") == 3
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert [row["status"] for row in summary["rows"]] == ["error", "ok"]
@@ -376,7 +386,7 @@ def test_reply_with_reasoning_text_only_is_graded_from_the_reasoning(server, key
     entry = rec["rounds"][0]
     assert entry["reply"]["content"] == "" and entry["reply"]["reasoning"] == GOOD
     assert entry["reply"]["finish_reason"] == "length" and entry["answer_source"] == "reasoning"
-    assert rec["test_score"] > 0
+    assert rec["test"]["normalized"] > 0
 
 
 def test_a_run_leaves_no_trace_of_the_key(server, key, tmp_path):
@@ -401,22 +411,22 @@ def test_resume_after_a_kill_loses_nothing_and_repeats_no_graded_work(server, ke
                                stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
-        while not (server.count("original/asterix") and (out / "tasks" / "original__breakout.json").exists()):
+        while not (server.count("original/asterix") and (out / "tasks" / "original-breakout.json").exists()):
             assert time.monotonic() < deadline and process.poll() is None, "the run did not reach asterix"
             time.sleep(0.1)
     finally:
         process.kill()
         process.wait()
-    finished = (out / "tasks" / "original__breakout.json").read_bytes()
-    assert (out / "tasks" / "original__asterix.partial.json").exists()
+    finished = (out / "tasks" / "original-breakout.json").read_bytes()
+    assert (out / "tasks" / "original-asterix.partial.json").exists()
 
     result = wsp_run(server, out, "--tasks", "original/breakout,original/asterix")
     assert result.exit_code == 0, result.output
-    assert (out / "tasks" / "original__breakout.json").read_bytes() == finished  # not graded again
+    assert (out / "tasks" / "original-breakout.json").read_bytes() == finished  # not graded again
     assert server.count("original/breakout") == 1 and server.count("original/asterix") == 2
     assert record(out, "original/asterix")["status"] == "ok"
     assert not list((out / "tasks").glob("*.partial.json"))
-    kept = list((out / "attempts").glob("original__asterix.partial.*.json"))
+    kept = list((out / "attempts").glob("original-asterix.partial.*.json"))
     assert len(kept) == 1 and json.loads(kept[0].read_text())["task"] == "original/asterix"
 
 
@@ -424,7 +434,7 @@ def test_each_reply_is_stored_once_in_its_record(server, key, tmp_path):
     marker = "UNIQUE-REPLY-MARKER-42"
     server.script["original/breakout"] = [completion(f"{marker}\n{GOOD}")]
     assert wsp_run(server, tmp_path / "run", "--tasks", "original/breakout").exit_code == 0
-    text = (tmp_path / "run" / "tasks" / "original__breakout.json").read_text()
+    text = (tmp_path / "run" / "tasks" / "original-breakout.json").read_text()
     assert text.count(marker) == 1
     assert record(tmp_path / "run", "original/breakout")["messages"][2] == {"role": "assistant", "round": 1}
 

@@ -1,25 +1,24 @@
-"""The offline models end to end through `wsp run`, resume of a run directory, and the protocol rules
-(best candidate, early stop, failures as records) on a small in-test task family."""
+"""The offline models end to end through `wsp run`, resume of a run directory, `wsp runs show/compare`, and
+the protocol rules (best candidate, early stop, failures as records) on a small in-test Task."""
 
 from __future__ import annotations
 
 import json
-from importlib import resources
+from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from wspbench.cli import app
-from wspbench.grading import grade_answer
-from wspbench.harness import superbeam_family
-from wspbench.harness.base import HarnessTask, TestResult, TrainResult
-from wspbench.harness.clients import OfflineClient, Reply
-from wspbench.harness.families import select_task_ids
+from wspbench.grading import find_task, grade_answer
+from wspbench.harness.clients import OfflineClient
 from wspbench.harness.protocols import run_task
+from wspbench.harness.record import Reply, RunConfig, TaskRecord, slug
 from wspbench.harness.runs import RunDir, build_manifest, run_batch
-from wspbench.harness.summary import leaderboard_rows
-from wspbench.tasks import MinAtarTask
+from wspbench.tasks import get_task, select
+from wspbench.tasks.spec import AnswerError, Game, Score, Task
 
 RUNNER = CliRunner()
 
@@ -30,31 +29,37 @@ def offline_run(out: Path, model: str, tasks: str, *args: str):
 
 
 def record(out: Path, task_id: str) -> dict:
-    return json.loads((out / "tasks" / f"{task_id.replace('/', '__')}.json").read_text())
+    return json.loads((out / "tasks" / f"{get_task(task_id).slug}.json").read_text())
+
+
+def without_seconds(score: dict) -> dict:
+    return {k: v for k, v in score.items() if k != "seconds"}
 
 
 def synth_with_reference() -> str | None:
-    folder = resources.files("minatar_synth") / "references"
-    return next((t for t in select_task_ids("synth/*") if (folder / f"{t.split('/')[1]}.txt").is_file()), None)
+    return next((t.id for t in select("synth/*") if t.offline_answer("reference")), None)
 
 
-def test_reference_model_one_shot_grades_the_shipped_programs(tmp_path):
+def test_reference_model_one_shot_grades_like_the_task_and_the_seed_contract(tmp_path):
     tasks = ["original/breakout"] + ([synth_with_reference()] if synth_with_reference() else [])
     result = offline_run(tmp_path, "reference", ",".join(tasks))
     assert result.exit_code == 0, result.output
     for task_id in tasks:
-        source, game = task_id.split("/")
-        folder = resources.files("wspbench") / "examples" if source == "original" else \
-            resources.files("minatar_synth") / "references"
-        expected = grade_answer(MinAtarTask(game, source), (folder / f"{game}.txt").read_text(), 3, workers=1)
+        task = get_task(task_id)
+        answer = task.offline_answer("reference")
+        expected = task.grade(answer, task.scoring_episodes(3), workers=1)
         rec = record(tmp_path, task_id)
-        assert rec["status"] == "ok" and rec["test_score"] == expected["normalized_score"]
+        assert rec["status"] == "ok" and without_seconds(rec["test"]) == without_seconds(expected.to_json())
+        assert rec["test"]["normalized"] == grade_answer(find_task(task.game.name), answer, 3,
+                                                         workers=1)["normalized_score"]
         assert rec["rounds"][0]["reply"]["model"] == "reference" and rec["model"] == "reference"
+        assert len(rec["test"]["values"]) == len(rec["test"]["lengths"]) == 3  # every episode, for intervals
         assert task_id in result.output
     assert "mean held-out score" in result.output
     manifest = json.loads((tmp_path / "manifest.json").read_text())
-    assert manifest["kind"] == "offline" and manifest["prompt_versions"]["minatar"] == "minatar-v1"
-    assert manifest["seeds"]["minatar"]["training_episodes"][0] == 100000
+    assert manifest["config"]["kind"] == "offline" and manifest["prompt_versions"]["original/breakout"] == "minatar-v2"
+    assert manifest["suite"]["digest"] and manifest["schema_version"] == 2
+    assert manifest["seeds"]["original/breakout"]["scoring_episodes"] == [0, 2]
     assert (tmp_path / "summary.md").read_text().count("| ok |") == len(tasks)
 
 
@@ -63,83 +68,146 @@ def test_zero_model_feedback_runs_every_round_and_scores_the_zero_network(tmp_pa
                          "--train-episodes", "3")
     assert result.exit_code == 0, result.output
     rec = record(tmp_path, "original/breakout")
-    zero = (resources.files("wspbench") / "examples" / "zero.txt").read_text()
+    task = get_task("original/breakout")
     assert len(rec["rounds"]) == 2 and rec["best_round"] == 1
-    assert rec["test_score"] == grade_answer(MinAtarTask("breakout"), zero, 3, workers=1)["normalized_score"]
+    assert rec["rounds"][0]["train"]["episodes"] == [100000, 100001, 100002]
+    assert rec["rounds"][0]["feedback"] == task.feedback(Score.from_json(rec["rounds"][0]["train"]))
+    assert rec["test"]["normalized"] == task.grade(task.offline_answer("zero"), [0, 1, 2], workers=1).normalized
     assert [m["role"] for m in rec["messages"]] == ["system", "user", "assistant", "user", "assistant"]
+    assert rec["messages"][3]["content"] == rec["rounds"][0]["feedback"]
 
 
 def test_rerun_skips_finished_tasks_adds_new_ones_and_refuses_other_settings(tmp_path):
     assert offline_run(tmp_path, "zero", "original/breakout").exit_code == 0
-    first = (tmp_path / "tasks" / "original__breakout.json").read_bytes()
+    first = (tmp_path / "tasks" / "original-breakout.json").read_bytes()
     result = offline_run(tmp_path, "zero", "original/breakout,original/asterix")
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "tasks" / "original__breakout.json").read_bytes() == first
+    assert (tmp_path / "tasks" / "original-breakout.json").read_bytes() == first
     assert record(tmp_path, "original/asterix")["status"] == "ok"
     assert json.loads((tmp_path / "manifest.json").read_text())["tasks"] == ["original/breakout", "original/asterix"]
     refused = offline_run(tmp_path, "zero", "original/breakout", "--episodes", "4")
-    assert refused.exit_code == 2 and "episodes" in refused.output
+    assert refused.exit_code == 2 and "episodes=3, not 4" in " ".join(refused.output.split())
 
 
-def test_leaderboard_ranks_runs_by_mean_held_out_score(tmp_path):
+def test_an_unknown_task_is_a_usage_error(tmp_path):
+    result = offline_run(tmp_path, "zero", "original/nonesuch")
+    assert result.exit_code == 2 and "nonesuch" in result.output and not (tmp_path / "manifest.json").exists()
+
+
+def test_runs_show_and_compare_read_the_records_with_json(tmp_path):
+    for model, tasks in (("zero", "original/breakout,original/asterix"), ("reference", "original/breakout")):
+        assert offline_run(tmp_path / model, model, tasks).exit_code == 0
+    shown = RUNNER.invoke(app, ["runs", "show", "--json", str(tmp_path / "zero")])
+    assert shown.exit_code == 0, shown.output
+    data = json.loads(shown.output)
+    assert [r["task"] for r in data["rows"]] == ["original/breakout", "original/asterix"]
+    assert data["manifest"]["config"]["model"] == "zero"
+    compared = RUNNER.invoke(app, ["runs", "compare", "--json", str(tmp_path / "zero"), str(tmp_path / "reference")])
+    assert compared.exit_code == 0, compared.output
+    board = json.loads(compared.output)
+    assert board["tasks"] == ["original/breakout"] and board["tasks_left_out"] == ["original/asterix"]
+    assert [row["model"] for row in board["runs"]] == ["reference", "zero"] and board["same_suite"]
+    zero = board["runs"][1]
+    assert zero["mean_test_score"] == record(tmp_path / "zero", "original/breakout")["test"]["normalized"]
+    table = RUNNER.invoke(app, ["runs", "compare", str(tmp_path / "zero"), str(tmp_path / "reference")])
+    assert table.exit_code == 0 and "left out" in table.output and "original/asterix" in table.output
+
+
+def test_compare_flags_runs_of_different_suites(tmp_path):
     for model in ("zero", "reference"):
         assert offline_run(tmp_path / model, model, "original/breakout").exit_code == 0
-    board = leaderboard_rows([RunDir(tmp_path / model).summary() for model in ("zero", "reference")])
-    assert [row["model"] for row in board] == ["reference", "zero"]
-    assert board[0]["tasks_ok"] == board[0]["tasks"] == 1 and board[0]["mean_test_score"] > board[1]["mean_test_score"]
+    path = tmp_path / "zero" / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["suite"]["digest"] = "0" * 64
+    path.write_text(json.dumps(manifest))
+    board = json.loads(RUNNER.invoke(app, ["runs", "compare", "--json", str(tmp_path / "reference"),
+                                           str(tmp_path / "zero")]).output)
+    assert not board["same_suite"] and [r["same_suite"] for r in board["runs"]] == [True, False]
+    table = RUNNER.invoke(app, ["runs", "compare", str(tmp_path / "reference"), str(tmp_path / "zero")])
+    assert "differs" in table.output and "different suites" in table.output
+    refused = offline_run(tmp_path / "zero", "zero", "original/breakout")  # and resuming it is refused
+    assert refused.exit_code == 2 and "suite" in refused.output
+
+
+def test_a_run_of_the_older_schema_is_refused_and_left_as_it_is(tmp_path):
+    old = {"format": "wspbench.harness.run/1", "model": "zero", "protocol": "one-shot", "tasks": ["original/breakout"]}
+    record_1 = {"format": "wspbench.harness.task/1", "task": "original/breakout", "rounds": [
+        {"round": 1, "reply": {"content": "a paid reply"}}], "status": "ok", "timings": {}}
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "manifest.json").write_text(json.dumps(old))
+    (tmp_path / "tasks" / "original__breakout.json").write_text(json.dumps(record_1))
+    before = sorted((p.name, p.read_bytes()) for p in tmp_path.rglob("*") if p.is_file())
+    for command in (["runs", "show", str(tmp_path)], ["runs", "compare", str(tmp_path)]):
+        result = RUNNER.invoke(app, command)
+        assert result.exit_code == 2 and "written by an older wspbench" in " ".join(result.output.split())
+    result = offline_run(tmp_path, "zero", "original/breakout")
+    assert result.exit_code == 2 and "written by an older wspbench" in " ".join(result.output.split())
+    assert sorted((p.name, p.read_bytes()) for p in tmp_path.rglob("*") if p.is_file() and p.name != ".lock") == before
 
 
 def test_superbeam_reference_one_shot(tmp_path):
-    if superbeam_family.unavailable_reason():
-        pytest.skip(superbeam_family.unavailable_reason())
-    from superbeam import task as sb
-
+    task = get_task("superbeam")
     result = offline_run(tmp_path, "reference", "superbeam")
     assert result.exit_code == 0, result.output
     rec = record(tmp_path, "superbeam")
     answer = rec["rounds"][0]["reply"]["content"]
-    assert rec["test_score"] == sb.grade(answer, sb.TEST_LEVELS)["score"] and rec["test"]["levels"] == 20
-    assert rec["rounds"][0]["weights"]["format"] == "dense"
+    expected = task.grade(answer, task.scoring_episodes(3))
+    assert without_seconds(rec["test"]) == without_seconds(expected.to_json()) and len(rec["test"]["episodes"]) == 3
+    assert rec["rounds"][0]["weights"]["format"] == "nonzero" and rec["family"] == task.family
 
 
-# --- protocol rules on an in-test family ---------------------------------------------------------------
+# --- protocol rules on an in-test task ------------------------------------------------------------------
 
-class CountingTask(HarnessTask):
-    """Replies are numbers; the training score is the number / 10 (10 is perfect); "boom" breaks the game."""
+class CountingTask(Task):
+    """Replies are numbers n; the network is one weight holding n. An episode's value is n (training) and
+    n / 10 is a perfect 1.0 at n = 10; held out, the score is n / 100. "boom" breaks the game."""
 
-    task_id, family, prompt_version = "test/counting", "test", "test-v1"
+    id, family, answer_format, prompt_version, default_episodes = "test/counting", "test", "number", "test-v1", 3
+    network = None  # the protocols never read it
+    game = Game("counting", "count up", 10.0, 1, (1,), ("n",), ("stay",), "counting.py")
 
-    def __init__(self):
+    def __init__(self, task_id: str = "test/counting"):
+        self.id = task_id
         self.trained, self.tested = [], []
 
-    def messages(self, protocol, rounds):
-        return [{"role": "system", "content": "sys"}, {"role": "user", "content": "count"}]
+    def messages(self, protocol=None):
+        return [{"role": "system", "content": "sys"}, {"role": "user", "content": f"count for {self.id}"}]
 
-    def check(self, answer):
-        return None if answer.strip().isdigit() or answer == "boom" else "not a number"
+    def game_source(self):
+        return ""
+
+    def read(self, text):
+        if text.strip() == "boom":
+            return {"n": np.array([-1.0])}, {}
+        if not text.strip().isdigit():
+            raise AnswerError("not a number")
+        return {"n": np.array([float(text)])}, {}
 
     def parse_feedback(self, error):
         return f"bad: {error}"
 
-    def train(self, answer):
-        if answer == "boom":
-            raise RuntimeError("the game broke")
-        self.trained.append(answer)
-        score = int(answer) / 10
-        return TrainResult(score, (score,), score >= 1, f"score {score}", {"n": int(answer)})
-
-    def test(self, answer):
-        self.tested.append(answer)
-        return TestResult(int(answer) / 100 if answer.strip().isdigit() else 0.0, {"answer": answer})
-
-    def weights_record(self, answer):
-        return {"n": answer}
-
     def offline_answer(self, model):
         return "0"
 
-    def seeds(self):
-        return {}
+    def scoring_episodes(self, count=None):
+        return [0, 1, 2][:count or 3]
+
+    def training_episodes(self, count):
+        return [100]
+
+    def play(self, weights, episodes: Sequence[int], engine="auto", workers=None, progress=None):
+        n = float(weights["n"][0])
+        if n < 0:
+            raise RuntimeError("the game broke")
+        (self.trained if episodes == [100] else self.tested).append(int(n))
+        value = n if episodes == [100] else n / 10
+        return [value] * len(episodes), [1] * len(episodes), {}
+
+    def watch(self, weights, episode, observe):
+        raise NotImplementedError
+
+    def feedback(self, score):
+        return self.parse_feedback(score.error) if score.error else f"score {score.normalized}"
 
 
 class ScriptedClient:
@@ -150,42 +218,52 @@ class ScriptedClient:
 
     def complete(self, messages, task, status=None):
         self.seen.append([dict(m) for m in messages])
-        return Reply(self.replies.pop(0), None, "stop", {"prompt_tokens": 5, "completion_tokens": 1}, 0.01, 1, "s")
+        return Reply(self.replies.pop(0), None, "stop", {"prompt_tokens": 5, "completion_tokens": 1}, 0.01, 1, "s",
+                     ["HTTP 429: slow down"])
+
+
+FEEDBACK = RunConfig("scripted", protocol="feedback", rounds=5, episodes=3, train_episodes=1)
 
 
 def test_feedback_keeps_the_best_candidate_and_stops_on_a_perfect_score():
     task, client = CountingTask(), ScriptedClient(["3", "oops", "7", "10", "2"])
-    rec = run_task(task.task_id, lambda _: task, client, "feedback", rounds=5)
-    assert rec["status"] == "ok" and len(rec["rounds"]) == 4  # stopped after the perfect "10"
-    assert task.trained == ["3", "7", "10"] and task.tested == ["10"] and rec["best_round"] == 4
-    assert rec["rounds"][1]["parse_error"] == "not a number"
+    rec = run_task(task, client, FEEDBACK)
+    assert rec.status == "ok" and len(rec.rounds) == 4  # stopped after the perfect "10"
+    assert task.trained == [3, 7, 10] and task.tested == [10] and rec.best_round == 4
+    assert rec.rounds[1].parse_error == "not a number" and rec.parse_errors == ["not a number"]
     assert client.seen[2][-1] == {"role": "user", "content": "bad: not a number"}
     assert client.seen[1][-1] == {"role": "user", "content": "score 0.3"}
-    assert rec["usage"] == {"prompt_tokens": 20, "completion_tokens": 4}
+    assert rec.usage == {"prompt_tokens": 20, "completion_tokens": 4}
+    assert rec.rounds[0].reply.retries == ["HTTP 429: slow down"]
+    assert TaskRecord.from_json(json.loads(json.dumps(rec.to_json()))) == rec  # the record survives its file
 
 
 def test_feedback_grades_the_best_not_the_last():
     task = CountingTask()
-    rec = run_task(task.task_id, lambda _: task, ScriptedClient(["8", "2"]), "feedback", rounds=2)
-    assert task.tested == ["8"] and rec["best_round"] == 1 and rec["train_score"] == 0.8 and rec["test_score"] == 0.08
+    rec = run_task(task, ScriptedClient(["8", "2"]), RunConfig("s", protocol="feedback", rounds=2, episodes=3))
+    assert task.tested == [8] and rec.best_round == 1 and rec.train_score == 0.8
+    assert rec.test.values == (0.8, 0.8, 0.8) and rec.test_score == pytest.approx(0.08)
+    assert rec.test.interval() == pytest.approx((0.08, 0.08))  # from the stored values, no replay
 
 
 def test_unusable_replies_only_score_zero_and_failures_never_stop_the_batch(tmp_path):
     task = CountingTask()
-    rec = run_task(task.task_id, lambda _: task, ScriptedClient(["no", "no"]), "feedback", rounds=2)
-    assert rec["status"] == "ok" and rec["best_round"] is None and rec["test_score"] == 0.0
-    broken = run_task(task.task_id, lambda _: task, ScriptedClient(["boom"]), "feedback", rounds=1)
-    assert broken["status"] == "error" and "the game broke" in broken["error"]
+    rec = run_task(task, ScriptedClient(["no", "no"]), RunConfig("s", protocol="feedback", rounds=2))
+    assert rec.status == "ok" and rec.best_round is None and rec.test_score == 0.0 and rec.test.error == "not a number"
+    broken = run_task(task, ScriptedClient(["boom"]), RunConfig("s", protocol="feedback", rounds=1))
+    assert broken.status == "ok" and "the game broke" in broken.rounds[0].train.error  # a result, not a crash
+    assert broken.best_round is None and "the game broke" in broken.rounds[0].feedback
 
-    def make(task_id):
-        if task_id == "test/missing":
+    class Unpromptable(CountingTask):
+        def messages(self, protocol=None):
             raise ValueError("no such game")
-        return CountingTask()
 
     run_dir = RunDir(tmp_path)
-    ids = ["test/missing", "test/counting"]
-    run_dir.open(build_manifest(OfflineClient("zero").describe(), "one-shot", 1, 3, 0, "fast", ids))
-    assert run_batch(run_dir, ids, make, OfflineClient("zero"), "one-shot", 1, concurrency=2) == ids
-    assert run_dir.record("test/missing")["status"] == "error" and run_dir.finished("test/counting")
+    tasks = [Unpromptable("test/missing"), CountingTask("test/counting")]
+    config = RunConfig("zero", episodes=3)
+    run_dir.open(build_manifest(config, tasks))
+    assert run_batch(run_dir, tasks, OfflineClient("zero"), config, concurrency=2) == ["test/missing", "test/counting"]
+    assert run_dir.record("test/missing").status == "error" and run_dir.finished("test/counting")
+    assert (tmp_path / "tasks" / f"{slug('test/counting')}.json").is_file()
     rows = json.loads((tmp_path / "summary.json").read_text())["rows"]
     assert [r["status"] for r in rows] == ["error", "ok"] and "no such game" in rows[0]["error"]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import typer
-from rich.table import Table
 
-from wspbench.cli.app import (MAX_EPISODES, MAX_WORKERS, app,
-                              check_engine, console, errors, finite)
+from wspbench.cli.app import MAX_EPISODES, MAX_WORKERS, app, check_engine, console, errors, finite
+
 
 @app.command()
 def run(
@@ -18,10 +18,10 @@ def run(
     protocol: str = typer.Option("one-shot", help="one-shot or feedback."),
     rounds: int = typer.Option(4, min=1, max=1000, help="Feedback rounds (feedback protocol)."),
     concurrency: int = typer.Option(4, min=1, max=1000, help="Tasks in flight at once."),
-    episodes: int = typer.Option(1000, min=1, max=100_000, help="Held-out scoring episodes per MinAtar task "
-                                                                "(0..N-1)."),
-    train_episodes: int = typer.Option(100, min=1, max=MAX_EPISODES, help="Training episodes per feedback round (MinAtar; ids "
-                                                        "from 100000, disjoint from the scoring episodes)."),
+    episodes: int = typer.Option(1000, min=1, max=MAX_EPISODES, help="Held-out scoring episodes per task: its "
+                                 "first N (MinAtar: episodes 0..N-1; SUPERBEAM: at most its 20 test levels)."),
+    train_episodes: int = typer.Option(100, min=1, max=MAX_EPISODES, help="Training episodes per feedback round "
+                                       "(disjoint from the scoring episodes; SUPERBEAM: its 10 training levels)."),
     out: Path = typer.Option(None, help="Run directory (default runs/<model>-<protocol>); re-running with the "
                                         "same directory resumes it."),
     base_url: str = typer.Option(None, help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1."),
@@ -41,16 +41,17 @@ def run(
     """Run a model on tasks (one-shot or feedback), grade its weights, and write a resumable run directory."""
     from wspbench.harness.clients import ModelError, make_client
     from wspbench.harness.display import RichDisplay, summary_table
-    from wspbench.harness.families import TaskSelectionError, make_task, select_task_ids
-    from wspbench.harness.protocols import PROTOCOLS
+    from wspbench.harness.record import RunConfig
     from wspbench.harness.runs import RunDir, RunDirError, build_manifest, run_batch
     from wspbench.harness.summary import summary_rows
+    from wspbench.tasks import UnknownTask, select
+    from wspbench.tasks.spec import PROTOCOLS
 
     if protocol not in PROTOCOLS:
         raise typer.BadParameter(f"choose one of {', '.join(PROTOCOLS)}", param_hint="--protocol")
     try:
-        task_ids = select_task_ids(tasks)
-    except TaskSelectionError as error:
+        chosen = select(tasks)
+    except UnknownTask as error:
         raise typer.BadParameter(str(error), param_hint="--tasks") from None
     try:
         client = make_client(model, base_url, api_key_env, timeout_s=timeout, max_tries=max_tries,
@@ -58,28 +59,33 @@ def run(
     except ModelError as error:
         errors.print(str(error), style="red", markup=False)
         raise typer.Exit(2) from None
+    about = client.describe()
+    config = RunConfig(model=model, kind=about["kind"], endpoint=about["endpoint"],
+                       request_params=about["request_params"], protocol=protocol, rounds=rounds, episodes=episodes,
+                       train_episodes=train_episodes, engine=engine)
+    try:
+        for task in chosen:
+            task.scoring_episodes(config.episodes)  # a count a task cannot play is a usage error, before any cost
+    except ValueError as error:
+        raise typer.BadParameter(f"{task.id}: {error}", param_hint="--episodes") from None
     safe_model = "".join(c if c.isalnum() or c in "-_." else "_" for c in model)
     run_dir = RunDir(out or Path("runs") / f"{safe_model}-{protocol}")
-    manifest = build_manifest(client.describe(), protocol, rounds, episodes, train_episodes, engine, task_ids)
     try:
-        manifest = run_dir.open(manifest)
+        manifest = run_dir.open(build_manifest(config, chosen, about["api_key_env"]))
     except RunDirError as error:
         errors.print(str(error), style="red", markup=False)
         raise typer.Exit(2) from None
     for note in run_dir.notes:  # corrupt records or manifest that open() set aside
         errors.print(note, style="yellow", markup=False)
-    done = sum(run_dir.finished(t) for t in task_ids)
-
-    def build(task_id: str):
-        return make_task(task_id, episodes, train_episodes, workers, engine)
-
+    ids = [task.id for task in chosen]
+    done = sum(run_dir.finished(t) for t in ids)
     try:
-        with RichDisplay(errors, len(task_ids), done) as display:
-            run_batch(run_dir, task_ids, build, client, protocol, rounds, concurrency, display)
+        with RichDisplay(errors, len(ids), done) as display:
+            run_batch(run_dir, chosen, client, config, concurrency, display, workers)
     except RunDirError as error:  # a file that cannot be written (the message names it), or a failed worker
         errors.print(str(error), style="red", markup=False)
         raise typer.Exit(2) from None
-    rows = [row for row in summary_rows(run_dir.records(), manifest["tasks"]) if row["task"] in task_ids]
+    rows = [row for row in summary_rows(run_dir.records(), manifest.tasks) if row["task"] in ids]
     console.print(summary_table(manifest, rows))
     console.print(f"run directory: {run_dir.path}", markup=False)
     if any(row["status"] != "ok" for row in rows):
@@ -90,37 +96,66 @@ runs_app = typer.Typer(help="Look at run directories written by `wsp run`.", no_
 app.add_typer(runs_app, name="runs")
 
 
-@runs_app.command("show")
-def runs_show(run_dir: Path = typer.Argument(..., help="A run directory.")) -> None:
-    """Print a run's summary table: one row per task."""
-    from wspbench.harness.display import summary_table
+def _read_runs(paths: list[Path]) -> list:
+    """(name, manifest, summary rows) of each run directory; a usage error (exit 2) naming the file for
+    anything that is not a run of this wspbench."""
     from wspbench.harness.runs import RunDir, RunDirError
 
-    try:
-        manifest, rows = RunDir(run_dir).summary()
-    except (RunDirError, OSError, ValueError) as error:
-        raise typer.BadParameter(f"{run_dir}: {error}") from None
+    runs = []
+    for path in paths:
+        try:
+            manifest, rows = RunDir(path).summary()
+        except (RunDirError, OSError) as error:
+            errors.print(f"{path}: {error}", style="red", markup=False)
+            raise typer.Exit(2) from None
+        runs.append((str(path), manifest, rows))
+    return runs
+
+
+@runs_app.command("show")
+def runs_show(run_dir: Path = typer.Argument(..., help="A run directory."),
+              as_json: bool = typer.Option(False, "--json", help="Print the manifest and rows as JSON.")) -> None:
+    """Print a run's summary table: one row per task."""
+    from wspbench.harness.display import summary_table
+    from wspbench.harness.summary import mean_test_score
+
+    ((_, manifest, rows),) = _read_runs([run_dir])
+    if as_json:
+        print(json.dumps({"run": str(run_dir), "manifest": manifest.to_json(), "rows": rows,
+                          "mean_test_score": mean_test_score(rows)}, indent=1))
+        return
     console.print(summary_table(manifest, rows))
 
 
 @runs_app.command("compare")
-def runs_compare(run_dirs: list[Path] = typer.Argument(..., help="Run directories to rank.")) -> None:
-    """A leaderboard across runs: mean held-out score per model and protocol, best first."""
-    from wspbench.harness.runs import RunDir, RunDirError
-    from wspbench.harness.summary import leaderboard_rows
+def runs_compare(run_dirs: list[Path] = typer.Argument(..., help="Run directories to rank."),
+                 as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON.")) -> None:
+    """A leaderboard across runs: mean held-out score over the tasks finished in every run, best first.
+    Runs of different suites are flagged."""
+    from rich.table import Table
+    from rich.text import Text
 
-    try:
-        runs = [RunDir(path).summary() for path in run_dirs]
-    except (RunDirError, OSError, ValueError) as error:
-        raise typer.BadParameter(str(error)) from None
-    table = Table(title="Leaderboard (mean normalised held-out score)")
-    for column in ("rank", "model", "protocol", "rounds", "episodes", "tasks ok", "mean score", "prompts"):
-        table.add_column(column, justify="left" if column in ("model", "protocol", "prompts") else "right")
-    for rank, row in enumerate(leaderboard_rows(runs), start=1):
+    from wspbench.harness.summary import comparison
+
+    result = comparison(_read_runs(run_dirs))
+    if as_json:
+        print(json.dumps(result, indent=1))
+        return
+    table = Table(title="Leaderboard (mean normalised held-out score over the common tasks)")
+    for column in ("rank", "run", "model", "protocol", "episodes", "ok", "mean", "suite"):
+        table.add_column(column, justify="left" if column in ("run", "model", "protocol", "suite") else "right")
+    for rank, row in enumerate(result["runs"], start=1):
         score = "-" if row["mean_test_score"] is None else f"{row['mean_test_score']:.4f}"
-        table.add_row(str(rank), row["model"], row["protocol"], str(row["rounds"]), str(row["episodes"]),
+        protocol = row["protocol"] + (f" x{row['rounds']}" if row["rounds"] > 1 else "")
+        suite = str(row["suite"].get("digest"))[:8] + ("" if row["same_suite"] else " differs!")
+        table.add_row(str(rank), Text(Path(row["run"]).name), Text(row["model"]), protocol, str(row["episodes"]),
                       f"{row['tasks_ok']}/{row['tasks']}", score,
-                      ", ".join(sorted(set(row["prompt_versions"].values()))))
+                      Text(suite, style=None if row["same_suite"] else "bold red"))
     console.print(table)
-
-
+    console.print(f"means over the {len(result['tasks'])} tasks finished in every run", markup=False)
+    if result["tasks_left_out"]:
+        console.print(f"left out (not finished in every run): {', '.join(result['tasks_left_out'])}",
+                      markup=False, style="yellow")
+    if not result["same_suite"]:
+        errors.print("warning: these runs used different suites (a prompt, game or episode set differs); their "
+                     "scores may not be comparable", style="yellow", markup=False)

@@ -26,11 +26,12 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 import openai
+
+from wspbench.harness.record import Reply
 
 OFFLINE_MODELS = ("reference", "zero")
 RETRY_STATUSES = (408, 409, 429)
@@ -40,23 +41,12 @@ Status = Callable[[str], None]
 
 
 class ModelError(RuntimeError):
-    """The endpoint gave no usable reply after every try; the message says what went wrong."""
+    """The endpoint gave no usable reply after every try; the message says what went wrong, `retries` the
+    error of each try."""
 
-
-@dataclass
-class Reply:
-    """One model reply and what it cost."""
-
-    content: str
-    reasoning: str | None
-    finish_reason: str | None
-    usage: dict | None
-    latency_s: float
-    attempts: int
-    model: str | None
-
-    def record(self) -> dict:
-        return asdict(self)
+    def __init__(self, message: str, retries: list[str] | None = None):
+        super().__init__(message)
+        self.retries = list(retries or [])
 
 
 class OfflineClient:
@@ -74,7 +64,7 @@ class OfflineClient:
 
     def complete(self, messages: list[dict], task, status: Status | None = None) -> Reply:
         started = time.perf_counter()
-        content = task.offline_answer(self.name)
+        content = task.offline_answer(self.name) or f"No {self.name} answer is shipped for {task.id}."
         return Reply(content, None, "stop", None, round(time.perf_counter() - started, 6), 1, self.name)
 
 
@@ -107,28 +97,33 @@ class OpenAIClient:
 
     def complete(self, messages: list[dict], task=None, status: Status | None = None) -> Reply:
         last = "no try made"
+        failed: list[str] = []  # each failed try's error, kept with the reply (or the error) in the record
         for attempt in range(1, self.max_tries + 1):
             started = time.perf_counter()
             try:
                 data = self._request(messages)
-                return _reply(data, time.perf_counter() - started, attempt, self._secret)
+                reply = _reply(data, time.perf_counter() - started, attempt, self._secret)
+                reply.retries = failed
+                return reply
             except _TooLarge as error:
-                raise ModelError(f"{self.name}: {error} (not retried)") from None
+                failed.append(scrub(str(error)[:500], self._secret))
+                raise ModelError(f"{self.name}: {error} (not retried)", failed) from None
             except (openai.APIConnectionError, _Retryable) as error:  # APITimeoutError is one
                 last = self._describe(error)
                 wait = self._wait(attempt, None)
             except openai.APIStatusError as error:
                 last = self._describe(error)
                 if error.status_code not in RETRY_STATUSES and error.status_code < 500:
-                    raise ModelError(f"{self.name}: {last} (not retried)") from None
+                    raise ModelError(f"{self.name}: {last} (not retried)", [*failed, last]) from None
                 wait = self._wait(attempt, error.response.headers.get("retry-after"))
             except openai.OpenAIError as error:
-                raise ModelError(f"{self.name}: {self._describe(error)}") from None
+                raise ModelError(f"{self.name}: {self._describe(error)}", [*failed, self._describe(error)]) from None
+            failed.append(last)
             if attempt < self.max_tries:
                 if status:
                     status(f"try {attempt} failed ({last[:60]}); retrying in {wait:.1f} s")
                 self.sleep(wait)
-        raise ModelError(f"{self.name}: no reply after {self.max_tries} tries; last error: {last}")
+        raise ModelError(f"{self.name}: no reply after {self.max_tries} tries; last error: {last}", failed)
 
     def _request(self, messages: list[dict]) -> dict:
         """One request under one deadline: it runs in a helper thread; past the deadline its connection

@@ -18,6 +18,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from wspbench.harness.record import Manifest, TaskRecord
 from wspbench.harness.runs import Display
 from wspbench.harness.summary import cell, mean_test_score
 
@@ -44,22 +45,22 @@ class RichDisplay(Display):
                 self.lines[task_id] = self.progress.add_task("", total=None)
             self.progress.update(self.lines[task_id], description=f"  {task_id}: {text}")
 
-    def done(self, task_id: str, record: dict) -> None:
+    def done(self, task_id: str, record: TaskRecord) -> None:
         with self.lock:
             line = self.lines.pop(task_id, None)
             if line is not None:
                 self.progress.remove_task(line)
             self.progress.advance(self.overall)
-        if record["status"] == "ok":
-            line = Text(f"done {task_id}: held-out score {cell('test_score', record.get('test_score'))}")
+        if record.status == "ok":
+            line = Text(f"done {task_id}: held-out score {cell('test_score', record.test_score)}")
             line.stylize("green", 0, 4)
         else:
-            line = Text(f"failed {task_id}: {record['error']}")  # Text: a model's words are never markup
+            line = Text(f"failed {task_id}: {record.error}")  # Text: a model's words are never markup
             line.stylize("red", 0, 6)
         self.progress.console.print(line)
 
 
-def summary_table(manifest: dict, rows: list[dict]) -> Table:
+def summary_table(manifest: Manifest, rows: list[dict]) -> Table:
     """The run's rows, compact enough for an 80-column terminal (summary.md has every column; errors are
     listed under the table)."""
     mean = mean_test_score(rows)
@@ -68,7 +69,7 @@ def summary_table(manifest: dict, rows: list[dict]) -> Table:
     for row in rows:
         if row["error"]:
             caption += f"\n{row['task']}: {cell('error', row['error'])}"
-    table = Table(title=Text(f"{manifest['model']} · {manifest['protocol']}"), caption=Text(caption),
+    table = Table(title=Text(f"{manifest.config.model} · {manifest.config.protocol}"), caption=Text(caption),
                   caption_justify="left",
                   box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False)
     for header in ("task", "status", "test", "train", "rounds", "bad", "tokens", "s"):

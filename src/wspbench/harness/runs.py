@@ -1,21 +1,21 @@
 """The run directory: everything a run produced, written so that a killed run resumes without losing or
-repeating graded work.
+repeating graded work. Every file is a typed record of `record.py`, read by its one reader.
 
-    DIR/manifest.json             model, endpoint (no credentials), key variable NAME, protocol, rounds,
-                                  episodes, prompt versions, package versions, seeds, task ids
-    DIR/tasks/<id>.json           one complete record per finished task (`original__breakout.json`)
-    DIR/tasks/<id>.partial.json   the record of a task in progress, rewritten after every round
-    DIR/attempts/                 partial records of interrupted tasks and records of failed ones, kept
-                                  when the task is run again (no paid-for reply is thrown away)
-    DIR/summary.json, summary.md  the table of results
-    DIR/.lock                     held (flock) by the one `wsp run` using the directory
+    DIR/manifest.json                 the Manifest: RunConfig, tasks, suite, package versions, seeds
+    DIR/tasks/<task.slug>.json        one complete TaskRecord per finished task (`original-breakout.json`)
+    DIR/tasks/<task.slug>.partial.json  the record of a task in progress, rewritten after every reply
+    DIR/attempts/                     partial records of interrupted tasks and records of failed ones, kept
+                                      when the task is run again (no paid-for reply is thrown away)
+    DIR/summary.json, summary.md      the table of results
+    DIR/.lock                         held (flock) by the one `wsp run` using the directory
 
 Files are replaced atomically (write, then rename). Re-running with the same directory skips tasks whose
 record has status "ok", re-runs the rest from their start (replaying the replies an earlier attempt
-already paid for), and refuses settings that would change results. A second run on a directory in use
-is refused (RunDirLocked). A file that cannot be written stops the run (RunWriteError, naming the path)
-with no temporary file left and no finished record lost. A record or manifest that cannot be read is
-renamed to `*.corrupt`, named in `notes`, and its task runs again.
+already paid for), and refuses a different RunConfig or suite. A second run on a directory in use is
+refused (RunDirLocked). A file that cannot be written stops the run (RunWriteError, naming the path) with
+no temporary file left and no finished record lost. A record or manifest that cannot be read is renamed
+to `*.corrupt`, named in `notes`, and its task runs again. A directory written by another version of
+wspbench (another record schema) is refused and left exactly as it is.
 """
 
 from __future__ import annotations
@@ -27,19 +27,24 @@ import platform
 import queue
 import threading
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 
-from wspbench.harness import minatar_family, superbeam_family
-from wspbench.harness.prompts import MINATAR_PROMPT_VERSION
-from wspbench.harness.protocols import StopRun, error_text, run_task
+from wspbench.harness.protocols import StopRun, run_task
+from wspbench.harness.record import (
+    Manifest,
+    OtherSchema,
+    RecordError,
+    Reply,
+    RunConfig,
+    TaskRecord,
+    current_suite,
+    slug,
+)
 from wspbench.harness.summary import summary_markdown, summary_rows
+from wspbench.tasks.spec import Task, safe_message
 
-MANIFEST_FORMAT = "wspbench.harness.run/1"
-RESULT_SETTINGS = ("model", "kind", "endpoint", "request_params", "protocol", "rounds", "episodes",
-                   "train_episodes", "engine", "prompt_versions")
 PACKAGES = ("wspbench", "MinAtar", "numpy", "openai")
 
 
@@ -59,31 +64,19 @@ class RunWriteError(RunDirError, StopRun):
     """A file of the run directory could not be written (disk full, read-only...): the run stops."""
 
 
-def slug(task_id: str) -> str:
-    return task_id.replace("/", "__")
-
-
-def build_manifest(client_info: dict, protocol: str, rounds: int, episodes: int, train_episodes: int,
-                   engine: str, task_ids: list[str]) -> dict:
-    """The run's settings; everything in RESULT_SETTINGS must match for a run to be resumed."""
+def build_manifest(config: RunConfig, tasks: list[Task], api_key_env: str | None = None) -> Manifest:
+    """A new run's manifest: its config, the tasks with their seeds and prompt versions, the suite, packages."""
     versions = {}
     for name in PACKAGES:
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = None
-    seeds = {"minatar": {"scoring_episodes": [0, episodes - 1],
-                         "training_episodes": [minatar_family.TRAIN_EPISODE_OFFSET,
-                                               minatar_family.TRAIN_EPISODE_OFFSET + train_episodes - 1],
-                         "episode_seed": "game 1729 + e, actions RandomState(7919 + e)"}}
-    if superbeam_family.TASK_ID in task_ids:
-        seeds["superbeam"] = superbeam_family.SuperbeamHarnessTask().seeds()
-    return {"format": MANIFEST_FORMAT, **client_info, "protocol": protocol,
-            "rounds": rounds if protocol == "feedback" else 1, "episodes": episodes,
-            "train_episodes": train_episodes if protocol == "feedback" else 0, "engine": engine,
-            "prompt_versions": {"minatar": MINATAR_PROMPT_VERSION, "superbeam": superbeam_family.PROMPT_VERSION},
-            "packages": {**versions, "python": platform.python_version()}, "seeds": seeds,
-            "tasks": list(task_ids), "created_at": datetime.now(UTC).isoformat(timespec="seconds")}
+    protocol = config.protocol_spec
+    return Manifest(config, [t.id for t in tasks], current_suite(),
+                    {**versions, "python": platform.python_version()},
+                    {t.id: t.seeds(protocol) for t in tasks}, {t.id: t.prompt_version for t in tasks},
+                    api_key_env, datetime.now(UTC).isoformat(timespec="seconds"))
 
 
 class RunDir:
@@ -93,36 +86,59 @@ class RunDir:
         self.notes: list[str] = []  # what open() found and set aside, for the command to show
         self._lock = None
 
-    def open(self, manifest: dict) -> dict:
+    def open(self, manifest: Manifest) -> Manifest:
         """Lock the directory, create it or check that it holds the same run, add new task ids to it, and set
         aside what a killed or broken run left (partial records, temporary and corrupt files)."""
         self.lock()
+        try:
+            return self._open(manifest)
+        except BaseException:
+            self.close()  # refused: the next command may use the directory
+            raise
+
+    def _open(self, manifest: Manifest) -> Manifest:
         try:
             existing = self.manifest()
         except CorruptFile as error:
             existing = None
             self.notes.append(f"{error}; set aside as {self._set_aside_corrupt(self.path / 'manifest.json').name}, "
                               "starting the run's manifest again")
+        except RunDirError as error:
+            raise RunDirError(f"{error}; choose another --out") from None
         if existing is not None:
-            for key in RESULT_SETTINGS:
-                if existing.get(key) != manifest.get(key):
-                    raise RunDirError(f"{self.path} holds a run with {key}={existing.get(key)!r}, not "
-                                      f"{manifest.get(key)!r}; choose another --out to start a new run")
-            added = [t for t in manifest["tasks"] if t not in existing["tasks"]]
-            manifest = {**existing, "tasks": existing["tasks"] + added}
+            self._check_same_run(existing, manifest)
+            added = [t for t in manifest.tasks if t not in existing.tasks]
+            existing.tasks += added
+            existing.seeds.update({t: manifest.seeds[t] for t in added if t in manifest.seeds})
+            existing.prompt_versions.update({t: manifest.prompt_versions[t] for t in added
+                                             if t in manifest.prompt_versions})
+            manifest = existing
         _make_dir(self.tasks)
         for stale in [*self.path.glob(".*.tmp"), *self.tasks.glob(".*.tmp")]:  # a write cut short by a kill
             stale.unlink(missing_ok=True)
-        _write_json(self.path / "manifest.json", manifest)
+        _write_json(self.path / "manifest.json", manifest.to_json())
         for partial in self.tasks.glob("*.partial.json"):  # left by a killed run: keep it aside
             self._set_aside(partial)
         for path in sorted(self.tasks.glob("*.json")):
             try:
-                if slug(_read_record(path)["task"]) != path.name.removesuffix(".json"):
+                record = self._read(path)
+                if slug(record.task) != path.name.removesuffix(".json"):
                     raise CorruptFile(f"{path} holds the record of another task")
+                if record.status == "running":
+                    raise CorruptFile(f"{path} is an unfinished task record")
             except CorruptFile as error:
                 self.notes.append(f"{error}; set aside as {self._set_aside_corrupt(path).name}, its task runs again")
         return manifest
+
+    def _check_same_run(self, existing: Manifest, manifest: Manifest) -> None:
+        differences = existing.config.differences(manifest.config)
+        if differences:
+            raise RunDirError(f"{self.path} holds a run with {'; '.join(differences)}; choose another --out to "
+                              "start a new run")
+        if existing.suite != manifest.suite:
+            raise RunDirError(f"{self.path} holds a run of suite {_suite_name(existing.suite)}, not this wspbench's "
+                              f"{_suite_name(manifest.suite)} (a prompt, game or episode set changed); choose "
+                              "another --out to start a new run")
 
     def lock(self) -> None:
         """Hold the directory's lock until close() or the end of the process; refuse if another run holds it."""
@@ -144,68 +160,97 @@ class RunDir:
             self._lock.close()
             self._lock = None
 
-    def manifest(self) -> dict | None:
+    def manifest(self) -> Manifest | None:
+        """The run's manifest; None when there is none yet. RunDirError for the file of another tool or of
+        another wspbench version (left as it is), CorruptFile for a damaged one."""
         path = self.path / "manifest.json"
         if not path.is_file():
             return None
         data = _read_json(path)
-        if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
-            raise RunDirError(f"{path} is not the manifest of a wspbench run; choose another --out")
-        if not (isinstance(data.get("tasks"), list) and all(isinstance(t, str) for t in data["tasks"])):
-            raise CorruptFile(f"{path} is an incomplete run manifest")
-        return data
+        try:
+            return Manifest.from_json(data)
+        except OtherSchema as error:
+            raise RunDirError(f"{path} was {error}") from None
+        except RecordError as error:
+            if isinstance(data, dict) and str(data.get("format", "")).startswith("wspbench."):
+                raise CorruptFile(f"{path} is {error}") from None
+            raise RunDirError(f"{path} is not the manifest of a wspbench run") from None
 
-    def record(self, task_id: str) -> dict | None:
+    def record(self, task_id: str) -> TaskRecord | None:
+        """The task's finished record (status "ok" or "error"), or None."""
         path = self.tasks / f"{slug(task_id)}.json"
-        return _read_record(path, task_id) if path.is_file() else None
+        if not path.is_file():
+            return None
+        record = self._read(path)
+        if record.task != task_id:
+            raise CorruptFile(f"{path} holds the record of {record.task!r:.80}, not {task_id!r}")
+        if record.status == "running":
+            raise CorruptFile(f"{path} is an unfinished task record")
+        return record
 
     def finished(self, task_id: str) -> bool:
         record = self.record(task_id)
-        return record is not None and record.get("status") == "ok"
+        return record is not None and record.status == "ok"
 
-    def paid_replies(self, task_id: str) -> list[dict]:
+    def paid_replies(self, task_id: str) -> list[Reply]:
         """The replies of the earlier attempt that got furthest (its failed record or a killed run's partial
         record), to replay instead of paying for them again."""
         name = slug(task_id)
-        best: list[dict] = []
-        candidates = [self.tasks / f"{name}.json", *(self.path / "attempts").glob(f"{name}.*json")]
-        for path in candidates:
+        best: list[Reply] = []
+        for path in [self.tasks / f"{name}.json", *(self.path / "attempts").glob(f"{name}.*json")]:
             try:
-                record = _read_record(path, task_id, complete=False)
+                record = self._read(path)
             except (RunDirError, OSError):
                 continue
-            replies = [entry["reply"] for entry in record["rounds"]]
-            if record.get("status") != "ok" and len(replies) > len(best):
+            replies = [entry.reply for entry in record.rounds]
+            if record.task == task_id and record.status != "ok" and len(replies) > len(best):
                 best = replies
         return best
 
-    def save_partial(self, record: dict) -> None:
-        _write_json(self.tasks / f"{slug(record['task'])}.partial.json", record)
+    def save_partial(self, record: TaskRecord) -> None:
+        _write_json(self.tasks / f"{slug(record.task)}.partial.json", record.to_json())
 
-    def save(self, record: dict) -> None:
-        final = self.tasks / f"{slug(record['task'])}.json"
+    def save(self, record: TaskRecord) -> None:
+        final = self.tasks / f"{slug(record.task)}.json"
         if final.is_file():  # a failed earlier try: keep it
             self._set_aside(final)
-        _write_json(final, record)
-        (self.tasks / f"{slug(record['task'])}.partial.json").unlink(missing_ok=True)
+        _write_json(final, record.to_json())
+        (self.tasks / f"{slug(record.task)}.partial.json").unlink(missing_ok=True)
 
-    def records(self) -> list[dict]:
-        manifest = self.manifest() or {"tasks": []}
-        return [r for r in (self.record(t) for t in manifest["tasks"]) if r is not None]
+    def records(self) -> list[TaskRecord]:
+        """The finished records of the manifest's tasks, in its order."""
+        manifest = self.manifest()
+        return [r for r in (self.record(t) for t in (manifest.tasks if manifest else [])) if r is not None]
 
     def write_summary(self) -> list[dict]:
-        records = self.records()
-        rows = summary_rows(records, self.manifest()["tasks"])
-        _write_json(self.path / "summary.json", {"manifest": self.manifest(), "rows": rows})
-        _write_text(self.path / "summary.md", summary_markdown(self.manifest(), rows))
+        manifest = self.manifest()
+        rows = summary_rows(self.records(), manifest.tasks)
+        _write_json(self.path / "summary.json", {"manifest": manifest.to_json(), "rows": rows})
+        _write_text(self.path / "summary.md", summary_markdown(manifest, rows))
         return rows
 
-    def summary(self) -> tuple[dict, list[dict]]:
-        """The manifest and the summary rows, read from the records (for `runs show/compare`)."""
+    def read(self) -> tuple[Manifest, list[TaskRecord]]:
+        """The manifest and every finished record (`wsp runs show/compare`, `wsp report`); RunDirError naming
+        the file when the directory is not a run of this wspbench or a record cannot be read."""
         manifest = self.manifest()
         if manifest is None:
             raise RunDirError(f"{self.path} is not a run directory (no manifest.json)")
-        return manifest, summary_rows(self.records(), manifest["tasks"])
+        return manifest, self.records()
+
+    def summary(self) -> tuple[Manifest, list[dict]]:
+        """The manifest and the summary rows, read from the records."""
+        manifest, records = self.read()
+        return manifest, summary_rows(records, manifest.tasks)
+
+    def _read(self, path: Path) -> TaskRecord:
+        """A task record (finished or partial): RunDirError for another wspbench's record (left as it is),
+        CorruptFile for anything else that is not a record."""
+        try:
+            return TaskRecord.from_json(_read_json(path))
+        except OtherSchema as error:
+            raise RunDirError(f"{path} was {error}") from None
+        except RecordError as error:
+            raise CorruptFile(f"{path} is not a complete task record ({error})") from None
 
     def _set_aside(self, path: Path) -> None:
         aside = self.path / "attempts"
@@ -228,19 +273,23 @@ class RunDir:
         return target
 
 
+def _suite_name(suite: dict) -> str:
+    return f"{suite.get('name')} {suite.get('version')} ({str(suite.get('digest'))[:12]})"
+
+
 class Display:
     """What a batch reports while it runs (the CLI shows it with rich; tests use this silent one)."""
 
     def status(self, task_id: str, text: str) -> None:
         pass
 
-    def done(self, task_id: str, record: dict) -> None:
+    def done(self, task_id: str, record: TaskRecord) -> None:
         pass
 
 
-def run_batch(run_dir: RunDir, task_ids: list[str], make_task: Callable, client, protocol: str, rounds: int,
-              concurrency: int = 1, display: Display | None = None) -> list[str]:
-    """Run every task of `task_ids` without an "ok" record, `concurrency` at a time; returns the ids run.
+def run_batch(run_dir: RunDir, tasks: list[Task], client, config: RunConfig, concurrency: int = 1,
+              display: Display | None = None, workers: int | None = None) -> list[str]:
+    """Run every task of `tasks` without an "ok" record, `concurrency` at a time; returns the ids run.
 
     Workers are daemon threads, so Ctrl-C ends the process at once; the partial records stay on disk and
     the next run sets them aside and starts those tasks again. A worker that fails (a file that cannot be
@@ -248,27 +297,28 @@ def run_batch(run_dir: RunDir, task_ids: list[str], make_task: Callable, client,
     once they are done. The directory's lock is released at the end."""
     display = display or Display()
     failures: list[BaseException] = []
+    suite = current_suite()
     try:
-        todo = [t for t in task_ids if not run_dir.finished(t)]
-        work: queue.Queue[str] = queue.Queue()
-        for task_id in todo:
-            work.put(task_id)
+        todo = [t for t in tasks if not run_dir.finished(t.id)]
+        work: queue.Queue[Task] = queue.Queue()
+        for task in todo:
+            work.put(task)
 
-        def run_one(task_id: str) -> None:
-            record = run_task(task_id, make_task, client, protocol, rounds,
-                              status=lambda text: display.status(task_id, text),
-                              on_update=run_dir.save_partial, paid=run_dir.paid_replies(task_id))
+        def run_one(task: Task) -> None:
+            record = run_task(task, client, config, status=lambda text: display.status(task.id, text),
+                              on_update=run_dir.save_partial, paid=run_dir.paid_replies(task.id), suite=suite,
+                              workers=workers)
             run_dir.save(record)
-            display.done(task_id, record)
+            display.done(task.id, record)
 
         def worker() -> None:
             while not failures:
                 try:
-                    task_id = work.get_nowait()
+                    task = work.get_nowait()
                 except queue.Empty:
                     return
                 try:
-                    run_one(task_id)
+                    run_one(task)
                 except BaseException as error:  # noqa: BLE001 - reported by run_batch, never lost with the thread
                     failures.append(error)
 
@@ -283,9 +333,9 @@ def run_batch(run_dir: RunDir, task_ids: list[str], make_task: Callable, client,
             error = failures[0]
             if isinstance(error, RunDirError):
                 raise error
-            raise RunDirError(f"the run stopped: {type(error).__name__}: {error_text(error)}") from error
+            raise RunDirError(f"the run stopped: {safe_message(error)}") from error
         run_dir.write_summary()
-        return todo
+        return [t.id for t in todo]
     finally:
         run_dir.close()
 
@@ -297,19 +347,6 @@ def _read_json(path: Path):
     except (OSError, ValueError, RecursionError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else type(error).__name__
         raise CorruptFile(f"{path} cannot be read ({reason})") from None
-
-
-def _read_record(path: Path, task_id: str | None = None, complete: bool = True) -> dict:
-    """A task record with the fields the summary reads (`complete`), or at least its rounds' replies (a
-    partial record), or CorruptFile naming the file."""
-    data = _read_json(path)
-    if not (isinstance(data, dict) and isinstance(data.get("task"), str) and isinstance(data.get("rounds"), list)
-            and all(isinstance(e, dict) and isinstance(e.get("reply"), dict) for e in data["rounds"])
-            and (not complete or (data.get("status") in ("ok", "error") and isinstance(data.get("timings"), dict)))):
-        raise CorruptFile(f"{path} is not a complete task record")
-    if task_id is not None and data["task"] != task_id:
-        raise CorruptFile(f"{path} holds the record of {data['task']!r}, not {task_id!r}")
-    return data
 
 
 def _write_json(path: Path, data: dict) -> None:

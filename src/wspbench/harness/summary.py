@@ -1,37 +1,44 @@
-"""The summary table of a run: one row per task, and the mean held-out score. Kept apart from the
-display so that `summary.md`, the CLI and a future `wsp runs show/compare` read the same rows."""
+"""The tables of runs, read from their records: one row per task (`summary.md`, `wsp run`, `wsp runs show`)
+and the comparison of runs (`wsp runs compare`).
+
+Comparing runs never averages over different task sets: each run's mean is taken over the tasks that
+finished ("ok") in every compared run, and the rows say which tasks were left out. Runs of different suites
+(another prompt, game or episode set) are flagged, not refused: the suite column and `same_suite` say so.
+"""
 
 from __future__ import annotations
+
+from wspbench.harness.record import Manifest, TaskRecord
 
 COLUMNS = ("task", "status", "test_score", "train_score", "best_round", "rounds", "parse_errors",
            "prompt_tokens", "completion_tokens", "model_s", "total_s", "error")
 
 
-def summary_rows(records: list[dict], task_ids: list[str]) -> list[dict]:
+def summary_rows(records: list[TaskRecord], task_ids: list[str]) -> list[dict]:
     """A row per task id, in order; tasks without a record yet are "pending"."""
-    by_id = {r["task"]: r for r in records}
+    by_id = {r.task: r for r in records}
     rows = []
     for task_id in task_ids:
         record = by_id.get(task_id)
         if record is None:
             rows.append({**{c: None for c in COLUMNS}, "task": task_id, "status": "pending"})
             continue
-        usage = record.get("usage") or {}
+        usage = record.usage or {}
         rows.append({
-            "task": task_id, "status": record["status"], "test_score": record.get("test_score"),
-            "train_score": record.get("train_score"), "best_round": record.get("best_round"),
-            "rounds": len(record["rounds"]),
-            "parse_errors": sum(1 for e in record["rounds"] if e["parse_error"]),
+            "task": task_id, "status": record.status, "test_score": record.test_score,
+            "train_score": record.train_score, "best_round": record.best_round, "rounds": len(record.rounds),
+            "parse_errors": len(record.parse_errors),
             "prompt_tokens": usage.get("prompt_tokens"), "completion_tokens": usage.get("completion_tokens"),
-            "model_s": record["timings"]["model_s"], "total_s": record["timings"]["total_s"],
-            "error": record.get("error") or (record.get("test") or {}).get("error"),
+            "model_s": record.timings.get("model_s"), "total_s": record.timings.get("total_s"),
+            "error": record.error or (record.test.error if record.test else None),
         })
     return rows
 
 
-def mean_test_score(rows: list[dict]) -> float | None:
-    """Mean held-out score over the tasks that finished ("ok"); a reply that failed to parse counts as 0."""
-    scores = [r["test_score"] for r in rows if r["status"] == "ok"]
+def mean_test_score(rows: list[dict], tasks: set[str] | None = None) -> float | None:
+    """Mean held-out score over the tasks that finished ("ok"), or over `tasks` of them; a reply that failed
+    to parse counts as 0."""
+    scores = [r["test_score"] for r in rows if r["status"] == "ok" and (tasks is None or r["task"] in tasks)]
     return sum(scores) / len(scores) if scores else None
 
 
@@ -48,22 +55,41 @@ def cell(column: str, value) -> str:
     return str(value)
 
 
-def summary_markdown(manifest: dict, rows: list[dict]) -> str:
+def suite_label(suite: dict) -> str:
+    return f"{suite.get('name')} {suite.get('version')} {str(suite.get('digest'))[:12]}"
+
+
+def summary_markdown(manifest: Manifest, rows: list[dict]) -> str:
     mean = mean_test_score(rows)
     ok = sum(r["status"] == "ok" for r in rows)
-    lines = [f"# {manifest['model']} · {manifest['protocol']}", "",
+    config = manifest.config
+    lines = [f"# {config.model} · {config.protocol}", "",
              (f"Mean held-out score: {'-' if mean is None else f'{mean:.4f}'} over {ok} of {len(rows)} tasks "
-              f"(prompt versions {manifest['prompt_versions']})."), "",
+              f"(suite {suite_label(manifest.suite)})."), "",
              "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     lines += ["| " + " | ".join(cell(c, r[c]) for c in COLUMNS) + " |" for r in rows]
     return "\n".join(lines) + "\n"
 
 
-def leaderboard_rows(runs: list[tuple[dict, list[dict]]]) -> list[dict]:
-    """One row per run (its manifest and summary rows), best mean held-out score first: what a future
-    `wsp runs compare DIR...` prints. Runs are only comparable with equal prompt versions and episodes."""
-    rows = [{"model": manifest["model"], "protocol": manifest["protocol"], "rounds": manifest["rounds"],
-             "episodes": manifest["episodes"], "prompt_versions": manifest["prompt_versions"],
-             "tasks_ok": sum(r["status"] == "ok" for r in task_rows), "tasks": len(task_rows),
-             "mean_test_score": mean_test_score(task_rows)} for manifest, task_rows in runs]
-    return sorted(rows, key=lambda r: -1.0 if r["mean_test_score"] is None else r["mean_test_score"], reverse=True)
+def comparison(runs: list[tuple[str, Manifest, list[dict]]]) -> dict:
+    """The comparison of runs (each: a name, its manifest and summary rows), best mean first: the means are
+    over the tasks finished in every run; `same_suite` is False for a run whose suite differs from the first's."""
+    common: set[str] | None = None
+    for _, _, rows in runs:
+        done = {r["task"] for r in rows if r["status"] == "ok"}
+        common = done if common is None else common & done
+    common = common or set()
+    listed = sorted({r["task"] for _, _, rows in runs for r in rows})
+    first_suite = runs[0][1].suite if runs else {}
+    table = []
+    for name, manifest, rows in runs:
+        config = manifest.config
+        table.append({"run": name, "model": config.model, "protocol": config.protocol, "rounds": config.rounds,
+                      "episodes": config.episodes, "suite": manifest.suite,
+                      "same_suite": manifest.suite == first_suite,
+                      "tasks_ok": sum(r["status"] == "ok" for r in rows), "tasks": len(rows),
+                      "left_out": sorted(r["task"] for r in rows if r["task"] not in common),
+                      "mean_test_score": mean_test_score(rows, common)})
+    table.sort(key=lambda r: -1.0 if r["mean_test_score"] is None else r["mean_test_score"], reverse=True)
+    return {"tasks": sorted(common), "tasks_left_out": [t for t in listed if t not in common],
+            "same_suite": all(r["same_suite"] for r in table), "runs": table}
