@@ -58,16 +58,12 @@ def harbor_bin(venv: Path) -> Path | None:
 
 
 def default_export(folder: Path) -> Path:
-    from importlib import resources
+    from wspbench.export.harbor import export_harbor, exported
+    from wspbench.tasks import select
 
-    from wspbench.export.catalog import select
-    from wspbench.export.harbor import export_harbor
-    from wspbench.harness.families import select_task_ids
-
-    references = resources.files("minatar_synth") / "references"
-    synth = next((t for t in select_task_ids("synth/*") if (references / f"{t.split('/')[1]}.txt").is_file()), None)
+    synth = next((t.id for t in select("synth/*") if t.offline_answer("reference") is not None), None)
     selector = ",".join(t for t in ("original/breakout", synth, "superbeam") if t)
-    export_harbor(folder, select(selector, 3))
+    export_harbor(folder, exported(select(selector), 3))
     return folder
 
 

@@ -3,9 +3,10 @@ timeouts from (src/wspbench/export/harbor_timeouts.json), so that exports are re
 
     python benchmarks/harbor_timeouts.py [--tasks all] [--measure-episodes 2] [--out PATH]
 
-For each task the reference (or zero) answer is graded with one process; the table holds the worst
-case of one scoring episode in seconds (every episode at the game's step limit), rounded up to 4
-significant digits. Re-run it when the engine or a game's speed changes, and commit the table.
+For each task of the registry selector the reference (or zero) answer is graded with one process; the
+table holds the worst case of one scoring episode in seconds (the measured time per decision times the
+game's step limit), rounded up to 4 significant digits. Re-run it when the engine or a game's speed
+changes, and commit the table.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ import math
 import sys
 from pathlib import Path
 
-from wspbench.export.catalog import select
 from wspbench.export.harbor import TIMEOUTS_TABLE, measure_grading
+from wspbench.tasks import select
 
 
 def round_up(value: float, digits: int = 4) -> float:
@@ -35,9 +36,9 @@ def main() -> int:
     args = parser.parse_args()
     old = json.loads(args.out.read_text())["worst_episode_s"] if args.out.is_file() else {}
     table = dict(old)
-    for info in select(args.tasks, args.measure_episodes):
-        table[info.task_id] = round_up(measure_grading(info, args.measure_episodes))
-        print(f"{info.task_id:28s} {table[info.task_id]:10.4g} s per worst-case episode", flush=True)
+    for task in select(args.tasks):
+        table[task.id] = round_up(measure_grading(task, args.measure_episodes))
+        print(f"{task.id:28s} {table[task.id]:10.4g} s per worst-case episode", flush=True)
     document = {"about": "Worst-case seconds of one scoring episode, one process; written by "
                          "benchmarks/harbor_timeouts.py, read by wsp export harbor (unless --measure).",
                 "measure_episodes": args.measure_episodes,

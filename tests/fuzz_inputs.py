@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 
-from superbeam import task as superbeam_task
 from tests.data import seed_edits
 from wspbench import verifier
 from wspbench.answers.edits import (
@@ -25,6 +24,7 @@ from wspbench.answers.edits import (
     AnswerError,
     parse_edits,
 )
+from wspbench.tasks import superbeam as superbeam_task
 
 B = "```"
 ROOT = Path(__file__).resolve().parents[1]

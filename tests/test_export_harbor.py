@@ -1,7 +1,8 @@
 """`wsp export harbor`: every file of a task folder; the agent's image holds nothing of this project; each
-folder's tests/test.sh, run here against a fake /logs root, writes the reward `wsp grade` gives the same
-answer, even when the agent planted modules and Python variables; two exports are byte-identical. The
-real `harbor lint` runs on the folders when its virtual environment exists (benchmarks/harbor_lint.py)."""
+folder's tests/test.sh, run here against a fake /logs root, writes the reward the task's own grade gives the
+same answer, even when the agent planted modules and Python variables; every file carries the suite; two
+exports are byte-identical. The real `harbor lint` runs on the folders when its virtual environment exists
+(benchmarks/harbor_lint.py)."""
 
 from __future__ import annotations
 
@@ -13,19 +14,19 @@ import sys
 import sysconfig
 import tomllib
 import zipfile
-from importlib import metadata, resources
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from wspbench.cli import app
-from wspbench.export.catalog import select
 from wspbench.export.harbor import (
     TIMEOUTS_TABLE,
     ZIP_DATE,
     content_digest,
     export_harbor,
+    exported,
     measured_table,
     normalize_wheel,
     timeouts,
@@ -39,7 +40,7 @@ from wspbench.export.verifier_steps import (
     main,
     run,
 )
-from wspbench.harness.families import select_task_ids
+from wspbench.tasks import all_tasks, get_task, select, suite
 
 EPISODES = 2
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,8 +51,7 @@ ZERO_REWARD = {"reward": 0.0, "normalized_score": 0.0, "parse_success": 0.0}
 
 
 def synth_with_reference() -> str:
-    folder = resources.files("minatar_synth") / "references"
-    found = [t for t in select_task_ids("synth/*") if (folder / f"{t.split('/')[1]}.txt").is_file()]
+    found = [task.id for task in select("synth/*") if task.offline_answer("reference") is not None]
     if not found:
         pytest.skip("no synthetic game ships a reference program yet")
     return "synth/ferry" if "synth/ferry" in found else found[0]
@@ -67,12 +67,12 @@ def stand_in_wheel(folder: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory):
+def three(tmp_path_factory):
     """original/breakout, a synthetic game and SUPERBEAM."""
     out = tmp_path_factory.mktemp("harbor")
-    infos = select(f"original/breakout,{synth_with_reference()},superbeam", EPISODES)
-    folders = export_harbor(out, infos, wheel=stand_in_wheel(out.parent))
-    return out, {info.task_id: (info, folder) for info, folder in zip(infos, folders)}
+    items = exported(select(f"original/breakout,{synth_with_reference()},superbeam"), EPISODES)
+    folders = export_harbor(out, items, wheel=stand_in_wheel(out.parent))
+    return out, {item.task.id: (item, folder) for item, folder in zip(items, folders, strict=True)}
 
 
 def run_script(script: Path, env: dict, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -81,15 +81,9 @@ def run_script(script: Path, env: dict, cwd: Path | None = None) -> subprocess.C
                           text=True, timeout=120, cwd=cwd, check=False)
 
 
-def wsp_grade_score(info, answer_file: Path) -> float:
-    """The score `wsp grade` (MinAtar) or `wsp superbeam grade` gives the answer on the task's episodes."""
-    if info.family == "superbeam":
-        levels = f"{info.levels[0]}..{info.levels[-1]}"
-        result = RUNNER.invoke(app, ["superbeam", "grade", str(answer_file), "--levels", levels, "--json"])
-        return json.loads(result.stdout)["score"]
-    result = RUNNER.invoke(app, ["grade", str(answer_file), "--game", info.game, "--source", info.source,
-                                 "--episodes", str(EPISODES), "--workers", "1", "--json"])
-    return json.loads(result.stdout.strip().splitlines()[-1])["normalized_score"]
+def expected_score(item, answer_file: Path) -> float:
+    """The normalised score the task's own grade (what `wsp grade` prints) gives the answer on its episodes."""
+    return item.task.grade(answer_file.read_text(), item.episodes, workers=1).normalized
 
 
 def file_hashes(folder: Path) -> dict[str, str]:
@@ -97,48 +91,55 @@ def file_hashes(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def test_every_file_of_every_folder(exported):
-    out, tasks = exported
+def test_every_file_of_every_folder(three):
+    out, tasks = three
     table = measured_table()
-    for task_id, (info, folder) in tasks.items():
-        assert folder.name == info.slug == task_id.replace("/", "-")
+    suite_facts = suite().to_json()
+    for task_id, (item, folder) in tasks.items():
+        assert folder.name == item.task.slug == task_id.replace("/", "-")
         assert sorted(file_hashes(folder)) == sorted([
             "task.toml", "instruction.md", "environment/Dockerfile", "tests/Dockerfile", "tests/constraints.txt",
             "tests/wspbench-0.1.0-py3-none-any.whl", "tests/test.sh", "solution/solve.sh"])
         for script in ("tests/test.sh", "solution/solve.sh"):
             assert os.access(folder / script, os.X_OK)
         config = tomllib.loads((folder / "task.toml").read_text())
-        assert config["task"]["name"] == f"wspbench/{info.slug}" and config["task"]["description"]
+        assert config["task"]["name"] == f"wspbench/{item.task.slug}" and config["task"]["description"]
+        assert item.task.game.description in config["task"]["description"]
         assert config["metadata"]["license"] == "GPL-3.0-or-later"
         assert config["verifier"]["environment_mode"] == "separate"
         assert config["verifier"]["network_mode"] == "no-network"
         assert config["verifier"]["environment"]["cpus"] == config["environment"]["cpus"]
-        assert config["verifier"]["env"] == info.verifier_env()
+        assert config["verifier"]["env"] == item.verifier_env() == {"WEIGHT_SPACE_EPISODES": str(len(item.episodes))}
         assert config["metadata"]["measured_worst_episode_s"] == table[task_id]  # the committed table
-        assert config["verifier"]["timeout_sec"] == timeouts(info, table[task_id], 4)[0] >= 300
+        assert config["verifier"]["timeout_sec"] == timeouts(item, table[task_id], 4)[0] >= 300
+        assert config["metadata"]["wspbench_task"] == task_id and config["metadata"]["suite"] == suite_facts
+        assert config["metadata"]["episodes"] == len(item.task.scoring_episodes(EPISODES))
         assert config["artifacts"] == ["/app/answer.md"] and config["agent"]["user"] == "agent"
-        assert config["metadata"]["prompt_sha256"] == info.prompt_sha256
+        assert config["metadata"]["prompt_sha256"] == item.prompt_sha256
+        system, user = item.task.messages()
         instruction = (folder / "instruction.md").read_text()
-        assert info.prompt.rstrip() in instruction and info.system_prompt in instruction
+        assert user["content"].rstrip() in instruction and system["content"] in instruction
         assert "/app/answer.md" in instruction
         verifier_image = (folder / "tests" / "Dockerfile").read_text()
         assert "-c /opt/wspbench/constraints.txt /opt/wspbench/wspbench-0.1.0-py3-none-any.whl" in verifier_image
         assert "COPY test.sh /tests/test.sh" in verifier_image  # Harbor does not upload tests/ to this image
         assert "numpy==" in (folder / "tests" / "constraints.txt").read_text()
         test_sh = (folder / "tests" / "test.sh").read_text()
-        assert 'export WEIGHT_SPACE_GAME="${WEIGHT_SPACE_GAME:-' + info.game in test_sh
-        assert f"python -I -m wspbench.export.verifier_steps {info.family} " in test_sh
+        assert f'export WEIGHT_SPACE_EPISODES="${{WEIGHT_SPACE_EPISODES:-{len(item.episodes)}}}"' in test_sh
+        assert f"python -I -m wspbench.export.verifier_steps {task_id} " in test_sh
     registry = json.loads((out / "registry.json").read_text())
     assert [t["path"] for t in registry[0]["tasks"]] == [f.name for _, f in tasks.values()]
+    assert registry[0]["suite"] == suite_facts
     dataset = tomllib.loads((out / "dataset.toml").read_text())
     assert {t["name"]: t["digest"] for t in dataset["tasks"]} == {
-        info.harbor_name: content_digest(folder) for info, folder in tasks.values()}
-    assert (out / "README.md").is_file()
+        item.harbor_name: content_digest(folder) for item, folder in tasks.values()}
+    assert dataset["dataset"]["metadata"]["suite"] == suite_facts
+    assert suite_facts["digest"] in (out / "README.md").read_text()
 
 
 def test_the_timeouts_table_covers_every_task():
     table = json.loads(TIMEOUTS_TABLE.read_text())["worst_episode_s"]
-    assert set(select_task_ids("all")) <= set(table)
+    assert {task.id for task in all_tasks()} <= set(table)
     assert all(0 < seconds < 60 for seconds in table.values())
 
 
@@ -153,7 +154,7 @@ def reference_lines() -> list[str]:
 
 def superbeam_reference_texts() -> list[str]:
     """The SUPERBEAM reference network's notes and every row holding a non-zero weight, as JSON writes them."""
-    network = json.loads((SRC / "superbeam" / "reference_network.json").read_text())
+    network = json.loads((SRC / "wspbench" / "tasks" / "superbeam_reference.json").read_text())
     texts = [note for note in network["notes"].values() if isinstance(note, str)]
     for key in ("W1", "b1", "W2", "b2"):
         rows = network[key] if isinstance(network[key][0], list) else [network[key]]
@@ -165,8 +166,7 @@ def superbeam_reference_texts() -> list[str]:
 
 def test_the_agent_image_holds_no_reference_answer_no_grader_and_no_wspbench(tmp_path):
     """Everything the agent receives (the environment/ build context and instruction.md), for every task."""
-    infos = select("all", 1000)
-    folders = export_harbor(tmp_path / "out", infos, wheel=stand_in_wheel(tmp_path))
+    folders = export_harbor(tmp_path / "out", exported(all_tasks(), 1000), wheel=stand_in_wheel(tmp_path))
     secrets = reference_lines() + superbeam_reference_texts()
     for folder in folders:
         received = [folder / "instruction.md", *(p for p in (folder / "environment").rglob("*") if p.is_file())]
@@ -181,38 +181,39 @@ def test_the_agent_image_holds_no_reference_answer_no_grader_and_no_wspbench(tmp
         assert "pip install --no-cache-dir --only-binary=:all: numpy==" in dockerfile
 
 
-def test_test_sh_with_the_reference_trajectory_writes_wsp_grades_score(exported, tmp_path):
-    _, tasks = exported
-    for task_id, (info, folder) in tasks.items():
-        answer = info.reference_answer()
-        (tmp_path / f"{info.slug}.md").write_text(answer)
-        logs = tmp_path / info.slug / "logs"
+def test_test_sh_with_the_reference_trajectory_writes_the_tasks_score(three, tmp_path):
+    _, tasks = three
+    for task_id, (item, folder) in tasks.items():
+        answer = item.task.offline_answer("reference")
+        (tmp_path / f"{item.task.slug}.md").write_text(answer)
+        logs = tmp_path / item.task.slug / "logs"
         (logs / "agent").mkdir(parents=True)
         (logs / "agent" / "trajectory.json").write_text(json.dumps(
-            {"steps": [{"source": "user", "message": info.prompt}, {"source": "agent", "message": answer}]}))
+            {"steps": [{"source": "user", "message": "write weights"}, {"source": "agent", "message": answer}]}))
         done = run_script(folder / "tests" / "test.sh", {"WSP_LOGS_DIR": str(logs),
                                                          "WSP_ANSWER_FILE": str(tmp_path / "absent.md")})
         assert done.returncode == 0, done.stderr
         reward = json.loads((logs / "verifier" / "reward.json").read_text())
         details = json.loads((logs / "verifier" / "details.json").read_text())
-        expected = wsp_grade_score(info, tmp_path / f"{info.slug}.md")
+        expected = expected_score(item, tmp_path / f"{item.task.slug}.md")
         assert reward == {"reward": expected, "normalized_score": expected, "parse_success": 1.0}, task_id
-        assert details["episodes"] == info.scoring_episodes and details["game"] == info.game
+        assert details["task"] == task_id and details["episodes"] == list(item.episodes)
+        assert details["normalized"] == expected and details["error"] is None and len(details["values"]) == EPISODES
         assert all(isinstance(v, float) for v in reward.values())  # Harbor accepts numbers only
 
 
-def test_the_oracle_hands_in_the_reference_as_an_answer_file(exported, tmp_path):
-    _, tasks = exported
-    info, folder = tasks["original/breakout"]
+def test_the_oracle_hands_in_the_reference_as_an_answer_file(three, tmp_path):
+    _, tasks = three
+    item, folder = tasks["original/breakout"]
     answer_file = tmp_path / "app" / "answer.md"
     done = run_script(folder / "solution" / "solve.sh", {"WSP_ANSWER_FILE": str(answer_file)})
     assert done.returncode == 0, done.stderr
-    assert answer_file.read_text().rstrip("\n") == info.reference_answer().rstrip("\n")
+    assert answer_file.read_text().rstrip("\n") == item.task.offline_answer("reference").rstrip("\n")
     logs = tmp_path / "logs"  # no agent trajectory: separate-verifier mode sees only the artifact
     done = run_script(folder / "tests" / "test.sh", {"WSP_LOGS_DIR": str(logs), "WSP_ANSWER_FILE": str(answer_file)})
     assert done.returncode == 0, done.stderr
     reward = json.loads((logs / "verifier" / "reward.json").read_text())
-    assert reward["reward"] == wsp_grade_score(info, answer_file) and reward["parse_success"] == 1.0
+    assert reward["reward"] == expected_score(item, answer_file) and reward["parse_success"] == 1.0
 
 
 def plant(app_dir: Path, logs: Path, marker: Path) -> dict[str, str]:
@@ -239,12 +240,12 @@ def plant(app_dir: Path, logs: Path, marker: Path) -> dict[str, str]:
             "PYTHONSTARTUP": str(app_dir / "startup.py"), "HOME": str(app_dir)}
 
 
-def test_a_planted_module_attack_changes_nothing(exported, tmp_path):
-    _, tasks = exported
-    info, folder = tasks["original/breakout"]
+def test_a_planted_module_attack_changes_nothing(three, tmp_path):
+    _, tasks = three
+    item, folder = tasks["original/breakout"]
     app_dir, logs, marker = tmp_path / "app", tmp_path / "logs", tmp_path / "planted-code-ran"
     attack = plant(app_dir, logs, marker)
-    (app_dir / "answer.md").write_text(info.harness_task.offline_answer("zero"))
+    (app_dir / "answer.md").write_text(item.task.offline_answer("zero"))
     # the planted files do work on a Python that is not isolated: the old test.sh ran exactly this
     subprocess.run([sys.executable, "-m", "wspbench.export.verifier_steps"], cwd=app_dir, capture_output=True,
                    env={**os.environ, **attack}, timeout=60, check=False)
@@ -257,7 +258,7 @@ def test_a_planted_module_attack_changes_nothing(exported, tmp_path):
     assert done.returncode == 0, done.stderr
     assert not marker.exists(), "code the agent wrote ran inside the verifier"
     reward = json.loads((logs / "verifier" / "reward.json").read_text())
-    expected = wsp_grade_score(info, app_dir / "answer.md")
+    expected = expected_score(item, app_dir / "answer.md")
     assert reward == {"reward": expected, "normalized_score": expected, "parse_success": 1.0} and expected < 1.0
 
 
@@ -275,7 +276,7 @@ def rewards(logs: Path) -> tuple[dict, dict]:
 def test_a_bad_answer_file_is_a_zero_reward_never_a_hang(tmp_path, kind, message):
     answer, logs = tmp_path / "answer.md", tmp_path / "logs"
     if kind == "symlink":  # pointing at a reference answer of the verifier's own image
-        answer.symlink_to(SRC / "superbeam" / "reference_network.json")
+        answer.symlink_to(SRC / "wspbench" / "examples" / "breakout.txt")
     elif kind == "fifo":
         os.mkfifo(answer)  # opening it for reading would block until a writer comes
     elif kind == "folder":
@@ -289,20 +290,30 @@ def test_a_bad_answer_file_is_a_zero_reward_never_a_hang(tmp_path, kind, message
     assert reward == ZERO_REWARD and message in details["error"]
 
 
-def test_bad_settings_usage_and_internal_errors_still_write_a_reward(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("task_id, episodes, message", [
+    ("superbeam", "99", "from 1 to 20 (held-out episodes of superbeam)"),
+    ("superbeam", "0", "from 1 to 20"),
+    ("original/breakout", "many", "from 1 to 100,000"),
+    ("original/breakout", "100001", "from 1 to 100,000"),
+    ("Breakout", "1", "did you mean original/breakout?"),
+    ("minatar/original/pong", "1", "unknown task"),
+])
+def test_bad_settings_are_exit_2_with_a_reward(tmp_path, task_id, episodes, message):
     answer, logs = tmp_path / "answer.md", tmp_path / "logs"
     answer.write_text("{}")
-    assert run("superbeam", answer, logs, {"WEIGHT_SPACE_EPISODES": "99"}) == SETTINGS
-    assert "1..20" in rewards(logs)[1]["error"] and rewards(logs)[0] == ZERO_REWARD
-    assert run("minatar", answer, logs, {"WEIGHT_SPACE_GAME": "Breakout", "WEIGHT_SPACE_EPISODES": "1"}) == SETTINGS
-    assert rewards(logs)[0] == ZERO_REWARD
-    assert main(["pong", str(answer), str(logs)]) == SETTINGS and "usage:" in capsys.readouterr().err
+    assert run(task_id, answer, logs, {"WEIGHT_SPACE_EPISODES": episodes}) == SETTINGS
+    reward, details = rewards(logs)
+    assert reward == ZERO_REWARD and message in details["error"] and details["normalized"] == 0.0
 
-    import superbeam.task
+
+def test_usage_and_internal_errors_still_write_a_reward(tmp_path, monkeypatch, capsys):
+    answer, logs = tmp_path / "answer.md", tmp_path / "logs"
+    answer.write_text("{}")
+    assert main(["superbeam", str(answer)]) == SETTINGS and "usage:" in capsys.readouterr().err
 
     def broken(*args, **kwargs):
         raise RecursionError("a bug")
-    monkeypatch.setattr(superbeam.task, "grade", broken)
+    monkeypatch.setattr("wspbench.export.verifier_steps.find_task", broken)
     answer.write_text('```json\n{"W1": []}\n```')
     assert run("superbeam", answer, logs, SUPERBEAM) == FAILED
     reward, details = rewards(logs)
@@ -321,7 +332,7 @@ def test_an_unwritable_reward_is_one_line_and_exit_3(tmp_path, capsys):
 def test_the_trajectory_is_the_answer_when_there_is_no_answer_file(tmp_path):
     logs = tmp_path / "logs"
     (logs / "agent").mkdir(parents=True)
-    reference = (SRC / "superbeam" / "reference_network.json").read_text()
+    reference = get_task("superbeam").offline_answer("reference")
     (logs / "agent" / "trajectory.json").write_text(json.dumps({"steps": [{"source": "agent", "message": reference}]}))
     assert run("superbeam", tmp_path / "absent.md", logs, SUPERBEAM) == GRADED
     assert rewards(logs)[0]["parse_success"] == 1.0
@@ -353,10 +364,10 @@ def test_two_exports_with_the_real_wheel_are_byte_identical(tmp_path):
 
     if source_tree() is None:
         pytest.skip("wspbench is not installed from a source checkout")
-    infos = select("original/breakout,superbeam", 100)
+    items = exported(select("original/breakout,superbeam"), 100)
     try:
-        export_harbor(tmp_path / "one", infos)
-        export_harbor(tmp_path / "two", infos)
+        export_harbor(tmp_path / "one", items)
+        export_harbor(tmp_path / "two", items)
     except RuntimeError as error:
         pytest.skip(f"pip cannot build the wheel here (it needs setuptools from an index): {error}")
     one, two = file_hashes(tmp_path / "one"), file_hashes(tmp_path / "two")
@@ -367,17 +378,17 @@ def test_two_exports_with_the_real_wheel_are_byte_identical(tmp_path):
         names = set(archive.namelist())
         assert {info.date_time for info in archive.infolist()} == {ZIP_DATE}
     for needed in ("wspbench/export/verifier_steps.py", "wspbench/verifier.py", "wspbench/examples/breakout.txt",
-                   "superbeam/roms/superbeam.asm", "superbeam/reference_network.json"):
+                   "superbeam/roms/superbeam.asm", "wspbench/tasks/superbeam_reference.json"):
         assert needed in names
     assert any(n.endswith("entry_points.txt") for n in names)
     assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
 
 
-def test_harbor_lint_reports_no_errors(exported):
+def test_harbor_lint_reports_no_errors(three):
     if not (HARBOR_VENV / "bin" / "harbor").is_file():
         pytest.skip(f"harbor is not installed in {HARBOR_VENV} (a Python >= 3.12 venv with `pip install harbor`; "
                     "set WSP_HARBOR_VENV)")
-    out, _ = exported
+    out, _ = three
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "harbor_lint.py"), str(out),
                            "--harbor-venv", str(HARBOR_VENV)], capture_output=True, text=True, timeout=300,
                           check=False)
@@ -407,3 +418,30 @@ def test_cli_exports_with_the_table_or_measures(tmp_path):
     assert table["metadata"]["measured_worst_episode_s"] == measured_table()["superbeam"]
     measured = tomllib.loads((tmp_path / "measured" / "superbeam" / "task.toml").read_text())
     assert measured["metadata"]["measured_worst_episode_s"] > 0
+
+
+def test_a_toy_family_from_one_file_is_exported_and_graded(tmp_path):
+    """tests/toy_family.py, registered at run time: its folder, instruction and oracle come from the task
+    alone, and the grading step grades it (in this process, where the family is registered)."""
+    from tests import toy_family
+    from wspbench.tasks import register_family, unregister_family
+
+    register_family("toy", toy_family.tasks)
+    try:
+        item = exported(select("toy"), 4)[0]
+        (folder,) = export_harbor(tmp_path / "out", [item], wheel=stand_in_wheel(tmp_path))
+        config = tomllib.loads((folder / "task.toml").read_text())
+        assert folder.name == "toy-sign" and config["task"]["name"] == "wspbench/toy-sign"
+        assert config["metadata"]["game"] == "sign" and config["metadata"]["episodes"] == 4
+        assert config["metadata"]["suite"] == suite().to_json() and config["metadata"]["suite"]["tasks"] >= 27
+        assert "Say whether a number is negative or positive." in config["task"]["description"]
+        assert "```json" in (folder / "instruction.md").read_text()
+        assert "verifier_steps toy/sign " in (folder / "tests" / "test.sh").read_text()
+        answer = tmp_path / "answer.md"
+        answer.write_text(item.task.offline_answer("reference"))
+        assert run("toy/sign", answer, tmp_path / "logs", {"WEIGHT_SPACE_EPISODES": "4"}) == GRADED
+        reward, details = rewards(tmp_path / "logs")
+        assert reward == {"reward": 1.0, "normalized_score": 1.0, "parse_success": 1.0}
+        assert details["task"] == "toy/sign" and details["episodes"] == [0, 1, 2, 3]
+    finally:
+        unregister_family("toy")

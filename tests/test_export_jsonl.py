@@ -1,4 +1,5 @@
-"""`wsp export jsonl`: one parseable row per task whose prompts are the harness's prompts."""
+"""`wsp export jsonl`: one parseable row per task, read from the registry: its prompts, its game, its held-out
+episodes, and the suite."""
 
 from __future__ import annotations
 
@@ -8,35 +9,35 @@ from typer.testing import CliRunner
 
 from wspbench.cli import app
 from wspbench.export.jsonl import COLUMNS, OWN_COLUMNS
-from wspbench.harness.families import make_task, select_task_ids
+from wspbench.tasks import get_task, select, suite
+from wspbench.tasks.spec import prompt_hash
 
 SELECTOR = "original/breakout,synth/*,superbeam"
 
 
-def test_rows_parse_and_match_the_prompts(tmp_path):
+def test_rows_parse_and_match_the_tasks(tmp_path):
     out = tmp_path / "tasks.jsonl"
     result = CliRunner().invoke(app, ["export", "jsonl", str(out), "--tasks", SELECTOR, "--episodes", "50"])
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in out.read_text().splitlines()]
-    ids = select_task_ids(SELECTOR)
-    assert [r["name"] for r in rows] == ids
+    assert [r["name"] for r in rows] == [task.id for task in select(SELECTOR)]
+    suite_facts = suite().to_json()
     for row in rows:
+        task = get_task(row["name"])
         assert list(row) == [*COLUMNS, *OWN_COLUMNS]
-        system, user = make_task(row["name"], 50, 1, workers=1).messages("one-shot", 1)
+        system, user = task.messages()
         assert row["system_prompt"] == system["content"] and row["prompt"] == user["content"]
-        assert row["split"] == "test" and row["task_id"] == "wspbench/" + row["name"].replace("/", "-")
-        if row["name"] == "superbeam":
-            assert (row["family"], row["source"], row["episodes"]) == ("superbeam", "superbeam", 20)
-            assert row["answer_format"] == "json"
-            assert row["network"].startswith("8 -> 16 -> 6 relu")
-        else:
-            source, game = row["name"].split("/")
-            assert (row["family"], row["source"], row["game"], row["episodes"]) == ("minatar", source, game, 50)
-            assert row["answer_format"] == "edits" and row["network"].startswith("600 -> 32 -> 32 -> 6 tanh")
-            assert "The network plays 50 episodes" in row["prompt"]
-            assert json.loads(row["verifier_env"]) == {"WEIGHT_SPACE_EPISODES": "50", "WEIGHT_SPACE_GAME": game,
-                                                       "WEIGHT_SPACE_SOURCE": source}
-        assert row["prompt_version"] in ("minatar-v1", "superbeam-v1") and len(row["prompt_sha256"]) == 64
+        assert row["prompt_sha256"] == prompt_hash(task.messages()) and row["prompt_version"] == task.prompt_version
+        assert row["split"] == "test" and row["task_id"] == "wspbench/" + task.slug
+        assert (row["family"], row["game"], row["answer_format"]) == (task.family, task.game.name, task.answer_format)
+        assert row["network"] == task.network.describe() and row["score_cap"] == task.game.score_cap
+        assert row["episodes"] == len(task.scoring_episodes(50))
+        assert json.loads(row["verifier_env"]) == {"WEIGHT_SPACE_EPISODES": str(row["episodes"])}
+        assert (row["suite_name"], row["suite_version"], row["suite_digest"]) == (
+            suite_facts["name"], suite_facts["version"], suite_facts["digest"])
+    by_name = {row["name"]: row for row in rows}
+    assert (by_name["superbeam"]["source"], by_name["superbeam"]["episodes"]) == ("superbeam", 20)
+    assert (by_name["original/breakout"]["source"], by_name["original/breakout"]["episodes"]) == ("original", 50)
     try:
         import pyarrow.parquet as pq
     except ImportError:

@@ -1,9 +1,10 @@
-"""The OpenEnv server (optional, needs `openenv-core`): reset gives the harness's prompt, step grades the
-reply with the same functions as `wsp grade`; and a real server (uvicorn on 127.0.0.1, a free port) under
-hostile requests: unknown tasks, huge bodies, 50 sessions at once, a grade past its time limit. Runs in
-this interpreter when openenv-core is installed, else with the Python named by WSP_OPENENV_PYTHON (e.g.
-/tmp/openenv-venv/bin/python, a venv with `pip install openenv-core minatar==1.0.15 threadpoolctl numba`), else
-it is skipped. (Importing openenv-core takes ~10 s because it loads gradio, so this is opt-in.)"""
+"""The OpenEnv server (optional, needs `openenv-core`): reset gives the task's prompt, step grades the
+reply with the task's own grade (`Score.to_json()` as the result), both carry the suite; and a real
+server (uvicorn on 127.0.0.1, a free port) under hostile requests: unknown tasks, huge bodies, 50 sessions
+at once, a grade past its time limit. Runs in this interpreter when openenv-core is installed, else with
+the Python named by WSP_OPENENV_PYTHON (e.g. /tmp/openenv-venv/bin/python, a venv with `pip install
+openenv-core minatar==1.0.15 threadpoolctl numba`), else it is skipped. (Importing openenv-core takes
+~10 s because it loads gradio, so this is opt-in.)"""
 
 from __future__ import annotations
 
@@ -21,20 +22,21 @@ from pathlib import Path
 
 import pytest
 
-from wspbench.export.catalog import task_info
-from wspbench.grading import grade_answer
+from wspbench.tasks import get_task, suite
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 CHECK = """
 import json
 from fastapi.testclient import TestClient
 from wspbench.export.openenv_server import make_app
-from wspbench.export.catalog import task_info
+from wspbench.tasks import get_task
 client = TestClient(make_app(episodes=2))
 out = {"reset": client.post("/reset", json={"task": "original/breakout"}).json()}
-answer = task_info("original/breakout", 2).reference_answer()
+answer = get_task("original/breakout").offline_answer("reference")
 out["step"] = client.post("/step", json={"action": {"task": "original/breakout", "answer": answer}}).json()
 out["bad"] = client.post("/step", json={"action": {"task": "superbeam", "answer": "no weights"}}).json()
+unknown = client.post("/reset", json={"task": "original/nope"})
+out["unknown"] = [unknown.status_code, unknown.json()]
 with client.websocket_connect("/ws") as first, client.websocket_connect("/ws") as second:  # the default: several
     for socket_ in (first, second):
         socket_.send_text(json.dumps({"type": "reset", "data": {"task": "original/asterix"}}))
@@ -61,11 +63,19 @@ def test_reset_prompts_and_step_grades():
                           check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    info = task_info("original/breakout", 2)
-    assert out["reset"]["observation"]["prompt"] == info.prompt and out["reset"]["done"] is False
-    expected = grade_answer(info.minatar_task, info.reference_answer(), 2, workers=1)["normalized_score"]
-    assert out["step"]["done"] is True and out["step"]["reward"] == expected
+    task = get_task("original/breakout")
+    system, user = task.messages()
+    observation = out["reset"]["observation"]
+    assert (observation["system_prompt"], observation["prompt"]) == (system["content"], user["content"])
+    assert out["reset"]["done"] is False and observation["suite"] == suite().to_json()
+    expected = task.grade(task.offline_answer("reference"), task.scoring_episodes(2), workers=1)
+    result = out["step"]["observation"]["result"]
+    assert out["step"]["done"] is True and out["step"]["reward"] == expected.normalized
+    assert out["step"]["observation"]["suite"] == suite().to_json()
+    assert {k: v for k, v in result.items() if k != "seconds"} == {
+        k: v for k, v in expected.to_json().items() if k != "seconds"}
     assert out["bad"]["reward"] == 0.0 and "no JSON object" in out["bad"]["observation"]["result"]["error"]
+    assert out["unknown"][0] == 400 and "unknown task 'original/nope'" in out["unknown"][1]["detail"]
     assert out["sessions"] == ["observation", "observation"]
 
 
@@ -185,16 +195,17 @@ def test_a_huge_body_is_refused_before_it_is_read(servers):
 def test_fifty_sessions_at_once_over_websocket_and_http(servers):
     websockets = pytest.importorskip("websockets.sync.client")
     fast, _ = servers
-    info = task_info("original/breakout", 2)
-    answer = info.reference_answer()
-    expected = grade_answer(info.minatar_task, answer, 2, workers=1)["normalized_score"]
+    task = get_task("original/breakout")
+    answer = task.offline_answer("reference")
+    expected = task.grade(answer, task.scoring_episodes(2), workers=1).normalized
+    prompt = task.messages()[1]["content"]
     rewards: dict[str, list] = {"ws": [], "http": []}
 
     def over_websocket() -> None:
         with websockets.connect(f"ws://127.0.0.1:{fast.port}/ws", open_timeout=60, close_timeout=5) as socket_:
             socket_.send(json.dumps({"type": "reset", "data": {"task": "original/breakout"}}))
             reset = json.loads(socket_.recv(timeout=120))
-            assert reset["data"]["observation"]["prompt"] == info.prompt, reset
+            assert reset["data"]["observation"]["prompt"] == prompt, reset
             socket_.send(json.dumps({"type": "step", "data": {"answer": answer}}))
             rewards["ws"].append(json.loads(socket_.recv(timeout=300))["data"]["reward"])
             socket_.send(json.dumps({"type": "close"}))
@@ -213,7 +224,7 @@ def test_fifty_sessions_at_once_over_websocket_and_http(servers):
 
 def test_a_slow_grade_is_cut_at_its_limit_and_health_answers_meanwhile(servers):
     _, slow = servers
-    answer = task_info("original/breakout", 2).reference_answer()
+    answer = get_task("original/breakout").offline_answer("reference")
     with ThreadPoolExecutor(1) as pool:
         step = pool.submit(slow.request, "POST", "/step", {"action": {"task": "original/breakout", "answer": answer}})
         while not step.done():

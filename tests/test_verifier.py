@@ -100,16 +100,29 @@ def test_huge_trajectory_is_not_read(tmp_path):
 @pytest.mark.parametrize("environ, message", [
     ({**ENVIRON, "WEIGHT_SPACE_EPISODES": "many"}, "WEIGHT_SPACE_EPISODES must be an integer"),
     ({**ENVIRON, "WEIGHT_SPACE_EPISODES": "0"}, "WEIGHT_SPACE_EPISODES must be an integer"),
-    ({**ENVIRON, "WEIGHT_SPACE_SOURCE": "atari"}, "unknown source"),
+    ({**ENVIRON, "WEIGHT_SPACE_SOURCE": "atari"}, "unknown task 'atari/breakout'"),
     ({k: v for k, v in ENVIRON.items() if k != "WEIGHT_SPACE_GAME"}, "WEIGHT_SPACE_GAME is not set"),
-    ({**ENVIRON, "WEIGHT_SPACE_GAME": "pong"}, "unknown game 'pong'"),
-    ({**ENVIRON, "WEIGHT_SPACE_GAME": "Breakout"}, "did you mean breakout?"),
-    ({**ENVIRON, "WEIGHT_SPACE_GAME": "ferry"}, "ferry is a synth game"),
-    ({**ENVIRON, "WEIGHT_SPACE_SOURCE": "synth", "WEIGHT_SPACE_GAME": "no_such_game"}, "unknown game"),
+    ({**ENVIRON, "WEIGHT_SPACE_GAME": "pong"}, "unknown task 'original/pong'"),
+    ({**ENVIRON, "WEIGHT_SPACE_GAME": "Breakout"}, "did you mean original/breakout?"),
+    ({**ENVIRON, "WEIGHT_SPACE_GAME": "ferry"}, "unknown task 'original/ferry'"),
+    ({**ENVIRON, "WEIGHT_SPACE_SOURCE": "synth", "WEIGHT_SPACE_GAME": "no_such_game"}, "unknown task"),
+    ({"WEIGHT_SPACE_GAME": "superbeam", "WEIGHT_SPACE_EPISODES": "1"}, "superbeam is not a MinAtar game"),
 ])
 def test_bad_settings_give_zero_and_an_error(tmp_path, environ, message):
-    reward = run(tmp_path, seed_trajectory(ANSWER), environ)
-    assert reward["normalized_score"] == 0.0 and message in reward["error"]
+    reward, code = grade_trajectory(tmp_path / "absent.json", environ, workers=1)
+    assert code == 2 and reward["normalized_score"] == 0.0 and message in reward["error"]
+
+
+def test_the_source_is_inferred_and_exit_codes_follow_the_contract(tmp_path):
+    trajectory = tmp_path / "trajectory.json"
+    trajectory.write_text(json.dumps(seed_trajectory(ANSWER)))
+    environ = {k: v for k, v in ENVIRON.items() if k != "WEIGHT_SPACE_SOURCE"}
+    reward, code = grade_trajectory(trajectory, environ, workers=1)
+    assert code == 0 and reward == expected_reward() and reward["source"] == "original"
+    trajectory.write_text(json.dumps(seed_trajectory("no block")))
+    reward, code = grade_trajectory(trajectory, environ, workers=1)
+    assert code == 1 and reward["parse_success"] == 0.0 and list(reward) == [
+        "normalized_score", "game", "source", "episodes", "parse_success", "error"]
 
 
 def test_wsp_verify_command(tmp_path):

@@ -1,4 +1,5 @@
-"""The Harbor verifier of the MinAtar weight tasks (the seed grader's contract, see README.md).
+"""The Harbor verifier of the MinAtar weight tasks (the seed grader's contract, see README.md), and the
+trajectory reader that every exported task's grading step uses (src/wspbench/export/verifier_steps.py).
 
 Reads the game from `WEIGHT_SPACE_GAME`, `WEIGHT_SPACE_SOURCE` (original | synth; inferred from the game
 when unset) and `WEIGHT_SPACE_EPISODES` (default 1000), takes the last assistant message of the
@@ -31,8 +32,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from wspbench.grading import MAX_MESSAGE_CHARS, find_task, grade_answer, safe_message
+from wspbench.answers.edits import MAX_MESSAGE_CHARS
+from wspbench.grading import find_task, grade_answer
 from wspbench.inputs import InputFileError, read_bounded
+from wspbench.tasks.spec import safe_message
 
 TRAJECTORY_PATHS = (Path("/logs/trajectory.json"), Path("/logs/agent/trajectory.json"))
 REWARD_PATH = Path("/logs/verifier/reward.json")

@@ -6,10 +6,7 @@ from pathlib import Path
 
 import typer
 
-from wspbench.cli.app import (app,
-                              console, errors, output_file)
-
-# --- exports, replays and reports (issue 7): thin wrappers over wspbench.export and wspbench.report ---
+from wspbench.cli.app import app, console, errors, output_file
 
 export_app = typer.Typer(help="Export tasks where people use them: Harbor task folders, JSONL/Parquet rows.",
                          no_args_is_help=True)
@@ -17,10 +14,12 @@ app.add_typer(export_app, name="export", help="Export tasks: Harbor task folders
 
 
 def _select_tasks(tasks: str, episodes: int):
-    from wspbench.export.catalog import select
+    """The selected registry tasks with their first `episodes` held-out episodes; a bad selector is a usage error."""
+    from wspbench.export.harbor import exported
+    from wspbench.tasks import select
 
     try:
-        return select(tasks, episodes)
+        return exported(select(tasks), episodes)
     except ValueError as error:
         raise typer.BadParameter(str(error), param_hint="--tasks") from None
 
@@ -29,7 +28,7 @@ def _select_tasks(tasks: str, episodes: int):
 def export_harbor_command(
     out: Path = typer.Argument(..., help="Folder for the task folders, registry.json and dataset.toml."),
     tasks: str = typer.Option("all", help="Tasks, as for `wsp run`: all, original/*, synth/ferry, superbeam, ..."),
-    episodes: int = typer.Option(1000, min=1, help="Scoring episodes (SUPERBEAM: held-out levels, at most 20)."),
+    episodes: int = typer.Option(1000, min=1, help="Held-out episodes (a task with fewer uses all it has)."),
     wheel: Path = typer.Option(None, help="A built wspbench wheel for the verifier's image (default: build one)."),
     install: str = typer.Option("wheel", help="wheel (this project's wheel, copied in) or pypi (wspbench==version)."),
     base_image: str = typer.Option(None, help="Docker base image (default python:X.Y-slim; pin a digest here)."),
@@ -49,11 +48,11 @@ def export_harbor_command(
         raise typer.BadParameter("choose wheel or pypi", param_hint="--install")
     if wheel is not None and not wheel.is_file():
         raise typer.BadParameter(f"{wheel} is not a wheel file", param_hint="--wheel")
-    infos = _select_tasks(tasks, episodes)
+    items = _select_tasks(tasks, episodes)
     try:
-        folders = export_harbor(out, infos, wheel=wheel, install=install, resources=Resources(cpus, memory_mb),
+        folders = export_harbor(out, items, wheel=wheel, install=install, resources=Resources(cpus, memory_mb),
                                 measure=measure, measure_episodes=measure_episodes, name=name, base_image=base_image,
-                                progress=lambda info: errors.print(f"exported {info.harbor_name}", markup=False))
+                                progress=lambda item: errors.print(f"exported {item.harbor_name}", markup=False))
     except OSError as error:  # the output cannot be written: a usage error
         errors.print(f"export failed: {error}", style="red", markup=False)
         raise typer.Exit(2) from None
@@ -68,18 +67,16 @@ def export_jsonl_command(
     out: Path = typer.Argument(..., callback=output_file, help="The .jsonl file to write (a .parquet copy is added "
                                                                "when pyarrow is installed)."),
     tasks: str = typer.Option("all", help="Tasks, as for `wsp run`."),
-    episodes: int = typer.Option(1000, min=1, help="Scoring episodes (SUPERBEAM: held-out levels, at most 20)."),
+    episodes: int = typer.Option(1000, min=1, help="Held-out episodes (a task with fewer uses all it has)."),
 ) -> None:
     """Write one dataset row per task (prompt, system prompt, game, episodes, ...)."""
     from wspbench.export.jsonl import export_jsonl
 
-    infos = _select_tasks(tasks, episodes)
+    items = _select_tasks(tasks, episodes)
     try:
-        paths = export_jsonl(out, infos)
+        paths = export_jsonl(out, items)
     except OSError as error:
         errors.print(f"cannot write {out}: {error.strerror or error}", markup=False)
         raise typer.Exit(2) from None
     for path in paths:
         console.print(f"wrote {path}", markup=False)
-
-

@@ -1,6 +1,6 @@
-"""Exports: the tasks in the formats people already use (Harbor task folders, JSONL/Parquet rows).
+"""Exports: the registry's tasks in the formats people already use.
 
-Modules: catalog (one description of each task, built from the harness's own prompt rendering and
-grading functions), harbor (task folders, registry.json, dataset.toml), verifier_steps (what a Harbor
-task's tests/test.sh runs around `wsp verify`), jsonl (dataset rows). See docs/exports.md.
+Modules: harbor (Harbor task folders, registry.json, dataset.toml), verifier_steps (what a Harbor task's
+tests/test.sh runs), jsonl (dataset rows), openenv_server and grade_pool (an OpenEnv server). Every one
+reads its tasks from `wspbench.tasks` and carries the suite. See docs/exports.md.
 """

@@ -3,9 +3,9 @@
 Why processes: a grade is CPU work (and a regular expression holds the GIL), so grading in the server's
 own process could stall its event loop and every other request, `/health` included. Each worker is a
 plain `python -m wspbench.export.grade_pool` child (not a multiprocessing child, which would re-import
-the server and openenv-core) speaking JSON lines on its stdin/stdout: it imports the graders once, says
-it is ready, then answers one request per line. A grade that runs past the time limit has its worker
-killed and replaced; the request gets a score of 0 with an error that says so.
+the server and openenv-core) speaking JSON lines on its stdin/stdout: it loads the task registry once, says
+it is ready, then answers one request per line with the task's `Score.to_json()`. A grade that runs past
+the time limit has its worker killed and replaced; the request gets a rejected Score that says so.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ import sys
 import threading
 import time
 
-MAX_ANSWER_CHARS = 1_000_000
+from wspbench.answers.edits import MAX_ANSWER_CHARS
+from wspbench.tasks.spec import Task, safe_message
+
 START_TIMEOUT_S = 120.0  # importing the graders, once per worker; not counted in a grade's time limit
 
 
@@ -26,9 +28,9 @@ class GraderBusy(RuntimeError):
     """Every worker stayed busy for a whole time limit: the request should be retried later."""
 
 
-def failed(error: str) -> dict:
+def failed(task: Task, error: str) -> dict:
     """The result of a reply that could not be graded: a score of 0 with the reason."""
-    return {"normalized_score": 0.0, "parse_success": 0.0, "error": error}
+    return task.rejected(error).to_json()
 
 
 class _Worker:
@@ -68,10 +70,11 @@ class GradePool:
         self._idle: list[_Worker] = []
         self._lock = threading.Lock()
 
-    def grade(self, task_id: str, episodes: int, answer: str) -> dict:
-        """The grader's result for `answer` on the task (a result with an error when it cannot be graded)."""
+    def grade(self, task: Task, episodes: int, answer: str) -> dict:
+        """`answer` graded on the task's first `episodes` held-out episodes, as `Score.to_json()` (a rejected
+        Score when it cannot be graded)."""
         if len(answer) > MAX_ANSWER_CHARS:
-            return failed(f"the reply is {len(answer):,} characters long, over the limit of {MAX_ANSWER_CHARS:,}")
+            return failed(task, f"the reply is {len(answer):,} characters long, over the limit of {MAX_ANSWER_CHARS:,}")
         if not self._slots.acquire(timeout=self.timeout_s):
             raise GraderBusy(f"every grader stayed busy for {self.timeout_s:g} s; try again later")
         try:
@@ -80,21 +83,21 @@ class GradePool:
             if worker is None:
                 worker = _Worker()
             try:
-                line = json.dumps({"task": task_id, "episodes": episodes, "answer": answer}) + "\n"
+                line = json.dumps({"task": task.id, "episodes": episodes, "answer": answer}) + "\n"
                 worker.process.stdin.write(line.encode())
                 worker.process.stdin.flush()
                 started = time.monotonic()
                 result = worker.read(self.timeout_s)
             except (OSError, ValueError, EOFError) as error:
                 worker.kill()
-                return failed(f"grading failed: the grading process broke ({type(error).__name__})")
+                return failed(task, f"grading failed: the grading process broke ({type(error).__name__})")
             if result is None:
                 worker.kill()
-                return failed(f"grading took longer than the server's limit of {self.timeout_s:g} s "
+                return failed(task, f"grading took longer than the server's limit of {self.timeout_s:g} s "
                               f"(stopped after {time.monotonic() - started:.1f} s)")
             with self._lock:
                 self._idle.append(worker)
-            return result
+            return failed(task, str(result["failed"])) if "failed" in result else result
         finally:
             self._slots.release()
 
@@ -107,22 +110,15 @@ class GradePool:
 
 
 def _grade(task_id: str, episodes: int, answer: str) -> dict:
-    """The held-out result: `grade_answer` (MinAtar) or `superbeam.task.grade` on the task's levels."""
-    from wspbench.export.catalog import task_info
+    """The held-out result, through the registry, in one process (the pool runs one grade per worker)."""
+    from wspbench.tasks import get_task
 
-    info = task_info(task_id, episodes)
-    if info.family == "superbeam":
-        from superbeam.task import grade as grade_superbeam
-        result = grade_superbeam(answer, info.levels)
-        summary = {key: result[key] for key in ("won", "levels", "mean_progress", "error")}
-        return {"normalized_score": float(result["score"]), "parse_success": 0.0 if result["error"] else 1.0,
-                **summary}
-    from wspbench.grading import grade_answer
-    return grade_answer(info.minatar_task, answer, info.episodes, workers=1)
-
-
-def _plain(value):
-    return value.item() if hasattr(value, "item") else str(value)
+    task = get_task(task_id)
+    try:
+        chosen = task.scoring_episodes(episodes)
+    except ValueError as error:
+        return failed(task, f"grading failed: {safe_message(error, 500)}")
+    return task.grade(answer, chosen, workers=1).to_json()
 
 
 def serve() -> None:
@@ -130,8 +126,11 @@ def serve() -> None:
     goes to stderr, so stdout carries only results."""
     out = os.fdopen(os.dup(sys.stdout.fileno()), "w")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    import wspbench.export.catalog
-    import wspbench.grading  # noqa: F401 - imported once, before saying ready
+    from wspbench.tasks import all_tasks
+
+    # each family's code and engines load once, before saying ready: grade one task's zero answer per family
+    for task in {task.family: task for task in all_tasks()}.values():
+        task.grade(task.offline_answer("zero") or "", task.scoring_episodes(1), workers=1)
 
     out.write(json.dumps({"ready": True}) + "\n")
     out.flush()
@@ -140,8 +139,8 @@ def serve() -> None:
             request = json.loads(line)
             result = _grade(request["task"], request["episodes"], request["answer"])
         except Exception as error:  # noqa: BLE001 - a grader's failure is this reply's result, not the worker's end
-            result = failed(f"grading failed: {type(error).__name__}: {str(error)[:500]}")
-        out.write(json.dumps(result, default=_plain) + "\n")
+            result = {"failed": f"grading failed: {safe_message(error, 500)}"}
+        out.write(json.dumps(result) + "\n")
         out.flush()
 
 

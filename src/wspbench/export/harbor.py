@@ -1,7 +1,7 @@
 """Harbor task folders: one per task, plus `registry.json` and `dataset.toml` for the exported set.
 
     OUT/<slug>/task.toml               name wspbench/<slug>, timeouts from harbor_timeouts.json (or --measure)
-    OUT/<slug>/instruction.md          the harness's one-shot prompt + where to hand in the answer
+    OUT/<slug>/instruction.md          the task's one-shot prompt + where to hand in the answer
     OUT/<slug>/environment/Dockerfile  the agent's image: Python and numpy, nothing of this project
     OUT/<slug>/tests/Dockerfile        the verifier's own image: this project's wheel + pinned dependencies
     OUT/<slug>/tests/constraints.txt, wspbench-<version>-py3-none-any.whl, test.sh
@@ -15,6 +15,9 @@ that folder and does not upload it), and sees only the answer file the agent dec
 (/app/answer.md). `tests/test.sh` runs Python isolated (`-I`, a fresh empty folder, a clean
 environment). Exports are reproducible: the wheel is normalised (sorted entries, fixed dates and
 permissions) and the timeouts come from a committed table. See docs/exports.md.
+
+Everything is read from the registry's `Task` (src/wspbench/tasks/spec.py): its id and slug, game facts,
+prompt, answer format, held-out episodes and offline reference answer; each file carries the suite.
 """
 
 from __future__ import annotations
@@ -31,11 +34,14 @@ import sys
 import tempfile
 import zipfile
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import metadata
 from pathlib import Path
 
-from wspbench.export.catalog import HARBOR_ORG, TaskInfo
+from wspbench.tasks import suite as registry_suite
+from wspbench.tasks.spec import Protocol, Task, prompt_hash
 
+HARBOR_ORG = "wspbench"
 ANSWER_FILE = "/app/answer.md"
 LICENSE = "GPL-3.0-or-later"
 SCHEMA_VERSION = "1.4"
@@ -56,24 +62,54 @@ class Resources:
     storage_mb: int = 10240
 
 
+# --- one exported task ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Exported:
+    """A registry task as exported: the task and its held-out episodes (the first `count` the export asks for)."""
+
+    task: Task
+    episodes: tuple[int, ...]
+
+    @property
+    def harbor_name(self) -> str:
+        return f"{HARBOR_ORG}/{self.task.slug}"
+
+    @cached_property
+    def messages(self) -> list[dict]:
+        """The one-shot conversation opening: a system and a user message."""
+        return self.task.messages(Protocol())
+
+    @property
+    def prompt_sha256(self) -> str:
+        return prompt_hash(self.messages)
+
+    def verifier_env(self) -> dict[str, str]:
+        """The variables of tests/test.sh (the task id is on its command line)."""
+        return {"WEIGHT_SPACE_EPISODES": str(len(self.episodes))}
+
+    def description(self) -> str:
+        game, network = self.task.game, self.task.network
+        return (f"Weight-space programming: write the weights of the {network.describe()} network that plays "
+                f"{game.name}: {game.description} Scored by {self.task.scoring_rule(len(self.episodes))}.")
+
+
+def exported(tasks: list[Task], count: int) -> list[Exported]:
+    """The tasks with their first `count` held-out episodes (a task with fewer gives all of its own)."""
+    return [Exported(task, tuple(task.scoring_episodes(count))) for task in tasks]
+
+
 # --- what a task costs to grade -------------------------------------------------------------------
 
-def measure_grading(info: TaskInfo, episodes: int = 2) -> float:
+def measure_grading(task: Task, episodes: int = 2) -> float:
     """Seconds one scoring episode can take in the worst case (every episode at its step limit),
-    measured on this machine with one process by grading the reference (or zero) answer."""
-    import time
-
-    answer = info.reference_answer() or info.harness_task.offline_answer("zero")
-    if info.family == "superbeam":
-        from superbeam.task import grade
-        started = time.perf_counter()
-        grade(answer, info.levels[:1])
-        return 2.0 * (time.perf_counter() - started)  # a level that times out plays ~2x as many frames
-    from wspbench.grading import grade_answer
-    from wspbench.harness.minatar_family import game_facts
-    result = grade_answer(info.minatar_task, answer, episodes, workers=1)
-    steps = max(1.0, episodes * result.get("mean_episode_length", 1.0))
-    return result.get("seconds", 1.0) / steps * game_facts(info.source, info.game).max_steps
+    measured on this machine with one process by grading the reference (or zero) answer, after one
+    episode graded first so that loading and compiling the game is not counted."""
+    answer = task.offline_answer("reference") or task.offline_answer("zero") or ""
+    task.grade(answer, task.scoring_episodes(1), workers=1)
+    score = task.grade(answer, task.scoring_episodes(episodes), workers=1)
+    steps = max(1.0, len(score.episodes) * score.mean_length)
+    return max(score.seconds, 1e-4) / steps * task.game.max_steps
 
 
 def measured_table(path: Path = TIMEOUTS_TABLE) -> dict[str, float]:
@@ -81,17 +117,17 @@ def measured_table(path: Path = TIMEOUTS_TABLE) -> dict[str, float]:
     return {task: float(seconds) for task, seconds in json.loads(path.read_text())["worst_episode_s"].items()}
 
 
-def episode_seconds(info: TaskInfo, table: dict[str, float] | None, measure_episodes: int = 2) -> float:
+def episode_seconds(item: Exported, table: dict[str, float] | None, measure_episodes: int = 2) -> float:
     """The task's worst-episode seconds: measured now when `table` is None, else the table's value
     (a task the table does not know yet gets the table's largest value, so its timeout is not too short)."""
     if table is None:
-        return measure_grading(info, measure_episodes)
-    return table.get(info.task_id, max(table.values(), default=1.0))
+        return measure_grading(item.task, measure_episodes)
+    return table.get(item.task.id, max(table.values(), default=1.0))
 
 
-def timeouts(info: TaskInfo, episode_s: float, cpus: int) -> tuple[int, int]:
+def timeouts(item: Exported, episode_s: float, cpus: int) -> tuple[int, int]:
     """(verifier, agent) timeouts in seconds, rounded up to whole minutes."""
-    worst = info.scoring_episodes * episode_s / max(1, cpus)
+    worst = len(item.episodes) * episode_s / max(1, cpus)
     verifier = max(MIN_VERIFIER_S, 60 * math.ceil((SAFETY * worst + STARTUP_S) / 60))
     return verifier, AGENT_TIMEOUT_S
 
@@ -100,8 +136,7 @@ def timeouts(info: TaskInfo, episode_s: float, cpus: int) -> tuple[int, int]:
 
 def source_tree() -> Path | None:
     """The project folder (with pyproject.toml) this wspbench runs from, if it is a source checkout."""
-    import wspbench.grading  # wspbench is a namespace package: locate it through a module
-    root = Path(wspbench.grading.__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]  # src/wspbench/export/harbor.py
     return root if (root / "pyproject.toml").is_file() and (root / "src" / "wspbench").is_dir() else None
 
 
@@ -231,21 +266,22 @@ def verifier_dockerfile(wheel_name: str | None, version: str, base_image: str | 
 
 # --- the files of one task ------------------------------------------------------------------------
 
-def instruction(info: TaskInfo) -> str:
-    block = "```json" if info.answer_format == "json" else "```edits"
-    episodes = (f"{len(info.levels)} held-out levels" if info.family == "superbeam"
-                else f"{info.episodes} episodes (0..{info.episodes - 1})")
-    return (f"{info.system_prompt}\n\n{info.prompt.rstrip()}\n\n---\n\n## Handing in your answer\n\n"
+def instruction(item: Exported) -> str:
+    block = f"```{item.task.answer_format}"
+    system, user = (message["content"] for message in item.messages)
+    first, last = item.episodes[0], item.episodes[-1]
+    return (f"{system}\n\n{user.rstrip()}\n\n---\n\n## Handing in your answer\n\n"
             f"Write your complete final reply (your reasoning, then the {block} block) to the file "
             f"`{ANSWER_FILE}`. Only that file is graded, as a reply: the grader reads the last {block} "
-            f"block in it and plays {episodes}. Nothing else you do in this environment is scored.\n")
+            f"block in it and plays {len(item.episodes)} held-out episodes ({first}..{last}). Nothing else you "
+            f"do in this environment is scored.\n")
 
 
-def test_script(info: TaskInfo) -> str:
-    exports = "".join(f'export {key}="${{{key}:-{value}}}"\n' for key, value in info.verifier_env().items())
-    passed = "".join(f'  {key}="${key}" \\\n' for key in info.verifier_env())
+def test_script(item: Exported) -> str:
+    exports = "".join(f'export {key}="${{{key}:-{value}}}"\n' for key, value in item.verifier_env().items())
+    passed = "".join(f'  {key}="${key}" \\\n' for key in item.verifier_env())
     return f"""#!/bin/bash
-# Verifier of {info.harbor_name}: grades the agent's answer and writes $LOGS/verifier/reward.json
+# Verifier of {item.harbor_name}: grades the agent's answer and writes $LOGS/verifier/reward.json
 # (numbers only; reward = normalised score in [0, 1]) and the full result to details.json.
 # The answer is {ANSWER_FILE} (the agent's artifact) or else $LOGS/agent/trajectory.json.
 # Python runs isolated: -I keeps the current folder, PYTHONPATH and the user's site-packages off
@@ -261,7 +297,7 @@ case "$ANSWER_FILE" in /*) ;; *) ANSWER_FILE="$PWD/$ANSWER_FILE" ;; esac
 {exports}WORK="$(mktemp -d)" || WORK=""
 cd "${{WORK:-/}}" || exit 3
 env -i PATH="$PATH" HOME="${{WORK:-/}}" \\
-{passed}  python -I -m wspbench.export.verifier_steps {info.family} "$ANSWER_FILE" "$LOGS"
+{passed}  python -I -m wspbench.export.verifier_steps {item.task.id} "$ANSWER_FILE" "$LOGS"
 status=$?
 cd / && [ -n "$WORK" ] && rm -rf "$WORK"
 cat "$LOGS/verifier/reward.json" 2>/dev/null && echo
@@ -269,12 +305,12 @@ exit $status
 """
 
 
-def solve_script(info: TaskInfo, answer: str) -> str:
+def solve_script(item: Exported, answer: str) -> str:
     delimiter = "WSP_REFERENCE_ANSWER"
     while delimiter in answer.splitlines():
         delimiter += "_"
     return f"""#!/bin/bash
-# Oracle for {info.harbor_name}: hands in the shipped reference program as an agent would, by
+# Oracle for {item.harbor_name}: hands in the shipped reference program as an agent would, by
 # writing the reply to {ANSWER_FILE} (WSP_ANSWER_FILE overrides the path).
 set -euo pipefail
 ANSWER_FILE="${{WSP_ANSWER_FILE:-{ANSWER_FILE}}}"
@@ -285,37 +321,39 @@ cat > "$ANSWER_FILE" <<'{delimiter}'
 """
 
 
-def task_toml(info: TaskInfo, verifier_s: int, agent_s: int, resources: Resources, version: str,
-              episode_s: float) -> str:
+def task_toml(item: Exported, verifier_s: int, agent_s: int, resources: Resources, version: str,
+              episode_s: float, suite: dict) -> str:
     q = json.dumps  # a JSON string is a valid TOML basic string
-    keywords = KEYWORDS + [info.family, info.game] + ([info.source] if info.source != info.game else [])
-    env = "".join(f"{key} = {q(value)}\n" for key, value in info.verifier_env().items())
+    task = item.task
+    keywords = KEYWORDS + [task.family, task.game.name]
+    env = "".join(f"{key} = {q(value)}\n" for key, value in item.verifier_env().items())
     limits = (f"cpus = {resources.cpus}\nmemory_mb = {resources.memory_mb}\n"
               f"storage_mb = {resources.storage_mb}\n")
+    suite_table = ", ".join(f"{key} = {q(value)}" for key, value in suite.items())
     return f"""schema_version = {q(SCHEMA_VERSION)}
 artifacts = [{q(ANSWER_FILE)}]
 
 [task]
-name = {q(info.harbor_name)}
+name = {q(item.harbor_name)}
 version = {q(version)}
-description = {q(info.description())}
+description = {q(item.description())}
 keywords = [{", ".join(q(k) for k in dict.fromkeys(keywords))}]
 
 [metadata]
 category = "weight-space-programming"
 license = {q(LICENSE)}
-wspbench_task = {q(info.task_id)}
-family = {q(info.family)}
-game = {q(info.game)}
-source = {q(info.source)}
-episodes = {info.scoring_episodes}
-score_cap = {info.score_cap!r}
-answer_format = {q(info.answer_format)}
+wspbench_task = {q(task.id)}
+family = {q(task.family)}
+game = {q(task.game.name)}
+episodes = {len(item.episodes)}
+score_cap = {float(task.game.score_cap)!r}
+answer_format = {q(task.answer_format)}
 answer_file = {q(ANSWER_FILE)}
 protocol = "one-shot"
-prompt_version = {q(info.prompt_version)}
-prompt_sha256 = {q(info.prompt_sha256)}
+prompt_version = {q(task.prompt_version)}
+prompt_sha256 = {q(item.prompt_sha256)}
 measured_worst_episode_s = {round(episode_s, 4)!r}
+suite = {{ {suite_table} }}
 
 [verifier]
 timeout_sec = {float(verifier_s)!r}
@@ -336,32 +374,33 @@ build_timeout_sec = 900.0
 {limits}"""
 
 
-def write_task(info: TaskInfo, out: Path, wheel: Path | None, pins: str, resources: Resources,
-               table: dict[str, float] | None, measure_episodes: int = 2, base_image: str | None = None) -> Path:
+def write_task(item: Exported, out: Path, wheel: Path | None, pins: str, resources: Resources,
+               table: dict[str, float] | None, suite: dict, measure_episodes: int = 2,
+               base_image: str | None = None) -> Path:
     """Write one task folder (replacing an old one) and return it. `table` None: measure the timeouts."""
     version = metadata.version("wspbench")
-    folder = out / info.slug
+    folder = out / item.task.slug
     if folder.is_symlink() or folder.is_file():
         folder.unlink()
     elif folder.exists():
         shutil.rmtree(folder)
     (folder / "environment").mkdir(parents=True)
     (folder / "tests").mkdir()
-    episode_s = episode_seconds(info, table, measure_episodes)
-    verifier_s, agent_s = timeouts(info, episode_s, resources.cpus)
-    _write(folder / "task.toml", task_toml(info, verifier_s, agent_s, resources, version, episode_s))
-    _write(folder / "instruction.md", instruction(info))
+    episode_s = episode_seconds(item, table, measure_episodes)
+    verifier_s, agent_s = timeouts(item, episode_s, resources.cpus)
+    _write(folder / "task.toml", task_toml(item, verifier_s, agent_s, resources, version, episode_s, suite))
+    _write(folder / "instruction.md", instruction(item))
     _write(folder / "environment" / "Dockerfile", agent_dockerfile(pins, base_image))
     _write(folder / "tests" / "Dockerfile", verifier_dockerfile(wheel.name if wheel else None, version, base_image))
     _write(folder / "tests" / "constraints.txt", pins)
     if wheel:
         shutil.copyfile(wheel, folder / "tests" / wheel.name)
         (folder / "tests" / wheel.name).chmod(0o644)
-    _write(folder / "tests" / "test.sh", test_script(info), 0o755)
-    answer = info.reference_answer()
+    _write(folder / "tests" / "test.sh", test_script(item), 0o755)
+    answer = item.task.offline_answer("reference")
     if answer is not None:
         (folder / "solution").mkdir()
-        _write(folder / "solution" / "solve.sh", solve_script(info, answer), 0o755)
+        _write(folder / "solution" / "solve.sh", solve_script(item, answer), 0o755)
     return folder
 
 
@@ -385,24 +424,25 @@ def content_digest(folder: Path) -> str:
     return f"sha256:{outer.hexdigest()}"
 
 
-def write_dataset(out: Path, infos: list[TaskInfo], folders: list[Path], name: str) -> None:
+def write_dataset(out: Path, items: list[Exported], folders: list[Path], name: str, suite: dict) -> None:
     """registry.json (Harbor's local registry format), dataset.toml (its dataset manifest) and README.md."""
     version = metadata.version("wspbench")
     description = "wspbench: language models write the weights of small networks that play games."
-    registry = [{"name": name, "version": version, "description": description,
+    registry = [{"name": name, "version": version, "description": description, "suite": suite,
                  "tasks": [{"name": f.name, "path": f.name} for f in folders], "metrics": [{"type": "mean"}]}]
     _write(out / "registry.json", json.dumps(registry, indent=2) + "\n")
     q = json.dumps
     tasks = "".join(f"\n[[tasks]]\nname = {q(i.harbor_name)}\ndigest = {q(content_digest(f))}\n"
-                    for i, f in zip(infos, folders))
+                    for i, f in zip(items, folders, strict=True))
+    suite_table = "".join(f"{key} = {q(value)}\n" for key, value in suite.items())
     _write(out / "dataset.toml",
            f"[dataset]\nname = {q(f'{HARBOR_ORG}/{name}')}\nversion = {q(version)}\ndescription = {q(description)}\n"
-           f"keywords = [{', '.join(q(k) for k in KEYWORDS)}]\n{tasks}")
-    rows = "".join(f"| `{i.harbor_name}` | {i.family} | {i.scoring_episodes} | "
-                   f"{'yes' if (f / 'solution').is_dir() else 'no'} |\n" for i, f in zip(infos, folders))
+           f"keywords = [{', '.join(q(k) for k in KEYWORDS)}]\n\n[dataset.metadata.suite]\n{suite_table}{tasks}")
+    rows = "".join(f"| `{i.harbor_name}` | {i.task.family} | {len(i.episodes)} | "
+                   f"{'yes' if (f / 'solution').is_dir() else 'no'} |\n" for i, f in zip(items, folders, strict=True))
     _write(out / "README.md",
            f"# {HARBOR_ORG}/{name}: weight-space programming tasks for Harbor\n\n{description}\n"
-           f"Licence: {LICENSE}.\n\n"
+           f"Licence: {LICENSE}. Suite {suite['name']} version {suite['version']}, digest {suite['digest']}.\n\n"
            "Each folder is a Harbor task. The agent writes its reply (reasoning and the answer block) to\n"
            f"`{ANSWER_FILE}`; `tests/test.sh` grades it in the verifier's own image (built from `tests/`)\n"
            "and writes `/logs/verifier/reward.json`. The agent's image holds Python and numpy only.\n\n"
@@ -412,7 +452,7 @@ def write_dataset(out: Path, infos: list[TaskInfo], folders: list[Path], name: s
            "```\n\n| task | family | episodes | reference solution |\n|---|---|---|---|\n" + rows)
 
 
-def export_harbor(out: Path, infos: list[TaskInfo], wheel: Path | None = None, install: str = "wheel",
+def export_harbor(out: Path, items: list[Exported], wheel: Path | None = None, install: str = "wheel",
                   resources: Resources = Resources(), measure: bool = False, measure_episodes: int = 2,
                   name: str = "wspbench", base_image: str | None = None, progress=None) -> list[Path]:
     """Write every task folder and the dataset files; returns the task folders.
@@ -426,15 +466,16 @@ def export_harbor(out: Path, infos: list[TaskInfo], wheel: Path | None = None, i
         raise ValueError(f"{out} exists and is not a folder")
     out.mkdir(parents=True, exist_ok=True)
     table = None if measure else measured_table()
+    suite = registry_suite().to_json()
     with tempfile.TemporaryDirectory(prefix="wsp-export-") as scratch:
         if install == "wheel" and wheel is None:
             wheel = build_wheel(Path(scratch))
         pins = constraints(wheel_requirements(wheel) if wheel is not None and install == "wheel" else None)
         folders = []
-        for info in infos:
-            folders.append(write_task(info, out, wheel if install == "wheel" else None, pins, resources, table,
-                                      measure_episodes, base_image))
+        for item in items:
+            folders.append(write_task(item, out, wheel if install == "wheel" else None, pins, resources, table,
+                                      suite, measure_episodes, base_image))
             if progress:
-                progress(info)
-    write_dataset(out, infos, folders, name)
+                progress(item)
+    write_dataset(out, items, folders, name, suite)
     return folders

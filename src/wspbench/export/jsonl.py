@@ -2,10 +2,12 @@
 (`name, split, game, source, family, prompt, system_prompt, episodes, task_id`), plus our own columns.
 A Parquet copy is written next to the JSONL file when `pyarrow` is installed.
 
-Column meanings: `name` the wspbench task id (`original/breakout`), `task_id` the Harbor task name
-(`wspbench/original-breakout`, the same as `wsp export harbor`), `split` "test" (every row is scored on
-the held-out episodes), `episodes` the scoring episodes (SUPERBEAM: held-out levels). Ours: `network`,
-`answer_format` (edits | json), `score_cap`, `prompt_version`, `prompt_sha256`, `protocol`, `verifier_env`.
+Column meanings: `name` the task id (`original/breakout`), `task_id` the Harbor task name
+(`wspbench/original-breakout`, the same as `wsp export harbor`), `source` the id's first part (`original`,
+`synth`; the id itself when it has one part), `split` "test" (every row is scored on held-out episodes),
+`episodes` the number of held-out episodes a grade plays. Ours: `network`, `answer_format` (the answer
+block: edits, json), `score_cap`, `prompt_version`, `prompt_sha256`, `protocol`, `verifier_env`, and the
+suite (`suite_name`, `suite_version`, `suite_digest`), so that rows from different suites are told apart.
 """
 
 from __future__ import annotations
@@ -13,28 +15,35 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from wspbench.export.catalog import PROTOCOL, TaskInfo
+from wspbench.export.harbor import Exported
+from wspbench.tasks import suite
 
 COLUMNS = ("name", "split", "game", "source", "family", "prompt", "system_prompt", "episodes", "task_id")
 OWN_COLUMNS = ("network", "answer_format", "score_cap", "prompt_version", "prompt_sha256", "protocol",
-               "verifier_env")
+               "verifier_env", "suite_name", "suite_version", "suite_digest")
 
 
-def row(info: TaskInfo) -> dict:
+def row(item: Exported, suite_facts: dict) -> dict:
     """The dataset row of one task."""
+    task = item.task
+    system, user = (message["content"] for message in item.messages)
     return {
-        "name": info.task_id, "split": "test", "game": info.game, "source": info.source, "family": info.family,
-        "prompt": info.prompt, "system_prompt": info.system_prompt, "episodes": info.scoring_episodes,
-        "task_id": info.harbor_name,
-        "network": info.network.describe(), "answer_format": info.answer_format, "score_cap": info.score_cap,
-        "prompt_version": info.prompt_version, "prompt_sha256": info.prompt_sha256, "protocol": PROTOCOL,
-        "verifier_env": json.dumps(info.verifier_env(), sort_keys=True),
+        "name": task.id, "split": "test", "game": task.game.name, "source": task.id.split("/")[0],
+        "family": task.family, "prompt": user, "system_prompt": system, "episodes": len(item.episodes),
+        "task_id": item.harbor_name,
+        "network": task.network.describe(), "answer_format": task.answer_format,
+        "score_cap": float(task.game.score_cap), "prompt_version": task.prompt_version,
+        "prompt_sha256": item.prompt_sha256, "protocol": "one-shot",
+        "verifier_env": json.dumps(item.verifier_env(), sort_keys=True),
+        "suite_name": suite_facts["name"], "suite_version": suite_facts["version"],
+        "suite_digest": suite_facts["digest"],
     }
 
 
-def export_jsonl(out: Path, infos: list[TaskInfo]) -> list[Path]:
+def export_jsonl(out: Path, items: list[Exported]) -> list[Path]:
     """Write OUT (JSON Lines) and, with pyarrow, OUT with the suffix .parquet; returns the files written."""
-    rows = [row(info) for info in infos]
+    suite_facts = suite().to_json()
+    rows = [row(item, suite_facts) for item in items]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     written = [out]

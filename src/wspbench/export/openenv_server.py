@@ -1,11 +1,13 @@
 """An OpenEnv (`openenv-core`) server for the weight-programming tasks: SUPERBEAM and the grid games.
 
 Why this shape: OpenEnv serves environments to RL trainers of language models, and here the language
-model's action is a whole reply (its reasoning and the weights). So an episode is one task:
-`reset(task=...)` returns the harness's one-shot prompt; `step(WspAction(answer=...))` grades the reply
-on the held-out episodes with the same functions as `wsp grade` / the Harbor verifier and ends the
-episode with reward = normalised score. Over plain HTTP each request gets a fresh environment, so the
-action may name its task (`WspAction.task`); WebSocket sessions keep the task from `reset`.
+model's action is a whole reply (its reasoning and the weights). So an episode is one task of the registry
+(src/wspbench/tasks/): `reset(task=...)` returns its one-shot prompt; `step(WspAction(answer=...))` grades
+the reply on the held-out episodes with `Task.grade`, as `wsp grade` and the Harbor verifier do, and ends
+the episode with reward = normalised score and the `Score.to_json()` as its result. Every observation
+carries the suite (name, version, digest) in `suite` (OpenEnv leaves `metadata` off the wire). Over
+plain HTTP each request gets a fresh environment, so the action may name its task (`WspAction.task`);
+WebSocket sessions keep the task from `reset`.
 
 Replies are untrusted, so: a request body over MAX_BODY_BYTES is refused with 413 before it is read (and a
 WebSocket message over it closes the socket); validation errors never echo the request back; an unknown
@@ -38,8 +40,9 @@ from openenv.core.env_server import (
 )
 from pydantic import Field
 
-from wspbench.export.catalog import TaskInfo, task_info
 from wspbench.export.grade_pool import GradePool, GraderBusy
+from wspbench.tasks import Task, get_task, suite
+from wspbench.tasks.spec import Protocol
 
 DEFAULT_TASK = "original/breakout"
 EPISODES = 100
@@ -53,7 +56,7 @@ class TaskError(ValueError):
 
 
 class WspAction(Action):
-    """A model's reply: the text that holds the ```edits (MinAtar) or ```json (SUPERBEAM) block. Length is
+    """A model's reply: the text that ends with the task's answer block (```edits, ```json). Length is
     checked when grading (over 1,000,000 characters scores 0 with an error), so it is never echoed back."""
 
     answer: str = Field(..., description="The reply text to grade")
@@ -61,25 +64,33 @@ class WspAction(Action):
 
 
 class WspObservation(Observation):
-    task: str = Field(..., description="Task id: original/<game>, synth/<game> or superbeam")
+    task: str = Field(..., description="Task id, as `wsp games` lists them")
     system_prompt: str = ""
     prompt: str = ""
-    result: dict[str, Any] = Field(default_factory=dict, description="The grader's result once graded")
+    result: dict[str, Any] = Field(default_factory=dict, description="The graded answer (Score.to_json())")
+    suite: dict[str, Any] = Field(default_factory=dict, description="The suite: name, version, digest, tasks")
 
 
-@functools.lru_cache(maxsize=128)
-def _known_task(task_id: str, episodes: int) -> TaskInfo:
-    return task_info(task_id, episodes)
-
-
-def find_task(task_id, episodes: int) -> TaskInfo:
-    """The task named by a request, or TaskError with a short message."""
+def find_task(task_id) -> Task:
+    """The task named by a request, or TaskError with a short message (an unknown id lists the ids)."""
     if not isinstance(task_id, str) or not task_id or len(task_id) > 200:
         raise TaskError("task must be a task id such as original/breakout")
     try:
-        return _known_task(task_id, episodes)
+        return get_task(task_id)
     except ValueError as error:
         raise TaskError(str(error)[:500]) from None
+
+
+@functools.lru_cache(maxsize=1)
+def suite_facts() -> dict:
+    return suite().to_json()
+
+
+@functools.lru_cache(maxsize=128)
+def prompt(task_id: str) -> tuple[str, str]:
+    """The task's one-shot (system, user) prompt, built once."""
+    system, user = get_task(task_id).messages(Protocol())
+    return system["content"], user["content"]
 
 
 class WspEnvironment(Environment):
@@ -90,25 +101,26 @@ class WspEnvironment(Environment):
     def __init__(self, grader: GradePool, episodes: int = EPISODES, default_task: str = DEFAULT_TASK):
         super().__init__()
         self.grader, self.episodes = grader, episodes
-        self.info: TaskInfo = find_task(default_task, episodes)
+        self.task: Task = find_task(default_task)
         self._state = State(step_count=0)
 
     def reset(self, seed: int | None = None, episode_id: str | None = None, task: str | None = None,
               **kwargs: Any) -> WspObservation:
         if task is not None:
-            self.info = find_task(task, self.episodes)
+            self.task = find_task(task)
         self._state = State(episode_id=episode_id if isinstance(episode_id, str) else None, step_count=0,
-                            task=self.info.task_id)
-        return WspObservation(task=self.info.task_id, system_prompt=self.info.system_prompt,
-                              prompt=self.info.prompt, done=False, reward=None)
+                            task=self.task.id)
+        system, user = prompt(self.task.id)
+        return WspObservation(task=self.task.id, system_prompt=system, prompt=user, done=False, reward=None,
+                              suite=suite_facts())
 
     def step(self, action: WspAction, timeout_s: float | None = None, **kwargs: Any) -> WspObservation:
         if action.task:
-            self.info = find_task(action.task, self.episodes)
+            self.task = find_task(action.task)
         self._state.step_count += 1
-        result = self.grader.grade(self.info.task_id, self.episodes, action.answer)
-        return WspObservation(task=self.info.task_id, done=True, reward=float(result.get("normalized_score", 0.0)),
-                              result=result)
+        result = self.grader.grade(self.task, self.episodes, action.answer)
+        return WspObservation(task=self.task.id, done=True, reward=float(result.get("normalized", 0.0)),
+                              result=result, suite=suite_facts())
 
     @property
     def state(self) -> State:
@@ -164,10 +176,11 @@ def _short_errors(errors) -> list[dict]:
 
 
 def make_app(episodes: int = EPISODES, default_task: str = DEFAULT_TASK, max_sessions: int = MAX_SESSIONS,
-             graders: int | None = None, grade_timeout_s: float = GRADE_TIMEOUT_S, max_body_bytes: int = MAX_BODY_BYTES):
+             graders: int | None = None, grade_timeout_s: float = GRADE_TIMEOUT_S,
+             max_body_bytes: int = MAX_BODY_BYTES):
     """The app: OpenEnv's HTTP and WebSocket routes behind the body limit; `graders` worker processes
     (default: one per core) grade within `grade_timeout_s` seconds each."""
-    find_task(default_task, episodes)  # a bad default fails at start, not on every request
+    find_task(default_task)  # a bad default fails at start, not on every request
     pool = GradePool(graders or os.cpu_count() or 1, grade_timeout_s)
     app = create_fastapi_app(lambda: WspEnvironment(pool, episodes, default_task), WspAction, WspObservation,
                              max_concurrent_envs=max_sessions)
@@ -198,7 +211,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="OpenEnv server for wspbench's weight-programming tasks")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--episodes", type=int, default=EPISODES, help="MinAtar scoring episodes per grade")
+    parser.add_argument("--episodes", type=int, default=EPISODES, help="Held-out episodes per grade")
     parser.add_argument("--task", default=DEFAULT_TASK, help="Task of a reset that names none")
     parser.add_argument("--max-sessions", type=int, default=MAX_SESSIONS, help="WebSocket sessions at once")
     parser.add_argument("--graders", type=int, default=None, help="Grading processes (default: one per core)")

@@ -1,22 +1,21 @@
 """The grading step of an exported Harbor task: what `tests/test.sh` runs, in the verifier's own image.
 
-    python -I -m wspbench.export.verifier_steps minatar|superbeam ANSWER_FILE LOGS_DIR
+    python -I -m wspbench.export.verifier_steps TASK_ID ANSWER_FILE LOGS_DIR
 
 It reads the answer from ANSWER_FILE (the agent's declared artifact) or, when that does not exist, from
-the agent's trajectory LOGS_DIR/agent/trajectory.json, grades it with the task's WEIGHT_SPACE_* settings
-and writes two files:
-- LOGS_DIR/verifier/details.json: the verifier's full result (the contract of src/wspbench/verifier.py:
-  normalized_score, game, source, episodes, parse_success, metrics or `error`);
-- LOGS_DIR/verifier/reward.json: numbers only (reward = normalized_score, normalized_score,
+the agent's trajectory LOGS_DIR/agent/trajectory.json, grades it through the task registry on the first
+WEIGHT_SPACE_EPISODES held-out episodes (default: the task's own count) and writes two files:
+- LOGS_DIR/verifier/details.json: the graded answer, `Score.to_json()` (src/wspbench/tasks/spec.py);
+- LOGS_DIR/verifier/reward.json: numbers only (reward = normalized_score = the normalised score,
   parse_success), because Harbor (0.26) rejects a reward.json holding strings.
 
 The answer file is untrusted: it must be a regular file (not a symlink, FIFO, device or folder) of at
-most MAX_ANSWER_BYTES bytes, read without blocking. `wsp verify` grades MinAtar tasks; SUPERBEAM is the
-same contract graded by `superbeam.task.grade` on the first WEIGHT_SPACE_EPISODES held-out levels.
+most MAX_ANSWER_BYTES bytes, read without blocking; a trajectory is read with the bounds of
+src/wspbench/verifier.py.
 
 It always ends with a reward.json: any failure, even a bug, is a reward of 0 with an `error` in
-details.json. Exit status: 0 graded, 1 answer rejected, 2 bad WEIGHT_SPACE_* settings or usage,
-3 no reward could be written (one line on stderr says why) or an internal error.
+details.json. Exit status: 0 graded, 1 answer rejected, 2 unknown task, bad WEIGHT_SPACE_EPISODES or
+usage, 3 no reward could be written (one line on stderr says why) or an internal error.
 """
 
 from __future__ import annotations
@@ -28,11 +27,17 @@ import stat
 import sys
 from pathlib import Path
 
+from wspbench.answers.edits import MAX_MESSAGE_CHARS
+from wspbench.tasks.spec import Score, Task, safe_message
+
 MAX_ANSWER_BYTES = 4 * 1_000_000  # a reply is at most 1,000,000 characters, each at most 4 bytes in UTF-8
-MAX_ERROR_CHARS = 2_000
+MAX_EPISODES = 100_000
 GRADED, REJECTED, SETTINGS, FAILED = 0, 1, 2, 3
-FAMILIES = ("minatar", "superbeam")
-USAGE = "usage: python -I -m wspbench.export.verifier_steps minatar|superbeam ANSWER_FILE LOGS_DIR"
+USAGE = "usage: python -I -m wspbench.export.verifier_steps TASK_ID ANSWER_FILE LOGS_DIR"
+
+
+class SettingsError(ValueError):
+    """An unknown task or a bad WEIGHT_SPACE_EPISODES; the message says which."""
 
 
 class AnswerFileError(ValueError):
@@ -60,117 +65,117 @@ def read_answer_file(path: Path) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def wrap(text: str, trajectory: Path) -> None:
-    """Write `text` as an ATIF-style trajectory with one agent message (what the verifier grades)."""
-    trajectory.parent.mkdir(parents=True, exist_ok=True)
-    trajectory.write_text(json.dumps({"schema_version": "ATIF-v1.6", "steps": [
-        {"step_id": 1, "source": "agent", "message": text}]}))
-
-
-def grade_superbeam(trajectory: Path | None, environ: dict[str, str] | None = None) -> tuple[dict, int]:
-    """The SUPERBEAM result in the verifier's shape (normalized_score = fraction of levels won), and the
-    exit code."""
-    from superbeam.task import TEST_LEVELS, grade
-    from wspbench import verifier
-
-    environ = os.environ if environ is None else environ
-    text = environ.get("WEIGHT_SPACE_EPISODES", str(len(TEST_LEVELS)))
-    head = {"normalized_score": 0.0, "game": "superbeam", "source": "superbeam", "episodes": text[:40],
-            "parse_success": 0.0}
+def scoring_episodes(task: Task, text: str) -> list[int]:
+    """The first `text` held-out episodes, or SettingsError when the task has not that many (this keeps
+    each task's own bound, e.g. SUPERBEAM's 20 test levels)."""
     try:
         count = int(text)
-        if not 1 <= count <= len(TEST_LEVELS):
-            raise ValueError
+        episodes = task.scoring_episodes(count) if 1 <= count <= MAX_EPISODES else []
     except ValueError:
-        return {**head, "error": f"WEIGHT_SPACE_EPISODES must be 1..{len(TEST_LEVELS)} (held-out levels)"}, SETTINGS
-    head["episodes"] = count
+        count, episodes = 0, []
+    if not episodes or len(episodes) != count:
+        raise SettingsError(f"WEIGHT_SPACE_EPISODES must be an integer from 1 to {most_episodes(task):,} (held-out "
+                            f"episodes of {task.id}), not {text!r:.40}")
+    return episodes
+
+
+def most_episodes(task: Task) -> int:
+    return min(task.max_episodes, MAX_EPISODES)
+
+
+def find_task(task_id: str) -> Task:
+    """The task of the command line, or SettingsError."""
+    from wspbench.tasks import get_task
+
     try:
-        answer = verifier.final_answer(verifier.read_trajectory(verifier.find_trajectory(trajectory)))
-    except verifier.TrajectoryError as error:
-        return {**head, "error": str(error)[:MAX_ERROR_CHARS]}, REJECTED
-    result = grade(answer, TEST_LEVELS[:count])
-    if result.get("error"):
-        return {**head, "error": str(result["error"])[:MAX_ERROR_CHARS]}, REJECTED
-    return {**head, "normalized_score": float(result["score"]), "parse_success": 1.0, "won": result["won"],
-            "levels": result["levels"], "mean_progress": result["mean_progress"]}, GRADED
+        return get_task(task_id)
+    except ValueError as error:
+        raise SettingsError(safe_message(error, MAX_MESSAGE_CHARS)) from None
 
 
-def grade(family: str, answer_file: Path, logs: Path, environ: dict[str, str] | None = None) -> tuple[dict, int]:
-    """The verifier's result for the answer file, or the agent's trajectory when there is no answer file."""
-    environ = os.environ if environ is None else environ
+def read_answer(answer_file: Path, logs: Path) -> str:
+    """The answer file's text, else the final agent message of LOGS/agent/trajectory.json; AnswerFileError
+    (a rejected answer) when neither can be used."""
+    from wspbench import verifier
+
     trajectory = logs / "agent" / "trajectory.json"
     if os.path.lexists(answer_file):
-        try:
-            text = read_answer_file(answer_file)
-        except AnswerFileError as error:
-            return {**_head(family, environ), "error": str(error)}, REJECTED
-        trajectory = logs / "verifier" / "answer-trajectory.json"
-        wrap(text, trajectory)
-    elif not os.path.lexists(trajectory):
-        return {**_head(family, environ), "error": f"no answer: the answer file {answer_file} does not exist "
-                                                   f"(and there is no trajectory {trajectory})"}, REJECTED
-    if family == "superbeam":
-        return grade_superbeam(trajectory, environ)
-    from wspbench.verifier import grade_trajectory
-    return grade_trajectory(trajectory, environ)
+        return read_answer_file(answer_file)
+    if not os.path.lexists(trajectory):
+        raise AnswerFileError(f"no answer: the answer file {answer_file} does not exist (and there is no "
+                              f"trajectory {trajectory})")
+    try:
+        return verifier.final_answer(verifier.read_trajectory(trajectory))
+    except verifier.TrajectoryError as error:
+        raise AnswerFileError(str(error)) from None
 
 
-def _head(family: str, environ: dict[str, str]) -> dict:
-    if family == "superbeam":
-        game = source = "superbeam"
-    else:
-        game, source = environ.get("WEIGHT_SPACE_GAME", ""), environ.get("WEIGHT_SPACE_SOURCE") or "original"
-    return {"normalized_score": 0.0, "game": game[:60], "source": source[:60],
-            "episodes": environ.get("WEIGHT_SPACE_EPISODES", "")[:40], "parse_success": 0.0}
+def grade(task_id: str, answer_file: Path, logs: Path, environ: dict[str, str] | None = None,
+          workers: int | None = None) -> tuple[Score, int]:
+    """The graded answer and the exit status; a bad setting or answer is a rejected Score."""
+    environ = os.environ if environ is None else environ
+    try:
+        task = find_task(task_id)
+    except SettingsError as error:
+        return unknown(task_id, str(error)), SETTINGS
+    try:
+        episodes = scoring_episodes(task, environ.get("WEIGHT_SPACE_EPISODES", str(task.default_episodes)))
+    except SettingsError as error:
+        return task.rejected(str(error)), SETTINGS
+    try:
+        text = read_answer(answer_file, logs)
+    except AnswerFileError as error:
+        return task.rejected(str(error)[:MAX_MESSAGE_CHARS]), REJECTED
+    score = task.grade(text, episodes, workers=workers)
+    return score, REJECTED if score.error else GRADED
 
 
 def numeric_reward(result: dict) -> dict[str, float]:
-    """Harbor's reward dict from a verifier result (0 when the result has no finite score)."""
+    """Harbor's reward dict from a graded answer's JSON (0 when it has no finite score)."""
     try:
-        score = float(result["normalized_score"])
-        parse = float(result.get("parse_success", 0.0))
-        if not (math.isfinite(score) and math.isfinite(parse)):
+        score = float(result["normalized"])
+        parse = 0.0 if result.get("error") else 1.0
+        if not math.isfinite(score):
             raise ValueError
     except (ValueError, KeyError, TypeError, AttributeError):
         score = parse = 0.0
     return {"reward": score, "normalized_score": score, "parse_success": parse}
 
 
-def run(family: str, answer_file: Path, logs: Path, environ: dict[str, str] | None = None) -> int:
+def unknown(task_id: str, error: str) -> Score:
+    """The result for a task id that names no task (its cap is unknown: 1)."""
+    return Score(task_id[:200], 0.0, 0.0, 1.0, error=error)
+
+
+def run(task_id: str, answer_file: Path, logs: Path, environ: dict[str, str] | None = None,
+        workers: int | None = None) -> int:
     """Grade and write details.json and reward.json; never raises. Returns the exit status."""
     from wspbench.verifier import write_reward
 
     try:
-        result, code = grade(family, answer_file, logs, environ)
+        score, code = grade(task_id, answer_file, logs, environ, workers)
+        result = score.to_json()
     except Exception as error:  # noqa: BLE001 - a bug must still end in a reward of 0
-        result = {**_head(family, os.environ if environ is None else environ),
-                  "error": f"internal error of the verifier: {_safe(error)}"}
+        result = unknown(task_id, f"internal error of the verifier: {safe_message(error, 300)}").to_json()
         code = FAILED
     verifier = logs / "verifier"
     try:
         write_reward(verifier / "details.json", result)
     except Exception as error:  # noqa: BLE001 - the reward below is what Harbor needs
-        print(f"wspbench verifier: cannot write {verifier / 'details.json'}: {_safe(error)}", file=sys.stderr)
+        print(f"wspbench verifier: cannot write {verifier / 'details.json'}: {safe_message(error, 300)}",
+              file=sys.stderr)
     try:
         write_reward(verifier / "reward.json", numeric_reward(result))
     except Exception as error:  # noqa: BLE001
-        print(f"wspbench verifier: cannot write the reward file {verifier / 'reward.json'}: {_safe(error)}",
-              file=sys.stderr)
+        print(f"wspbench verifier: cannot write the reward file {verifier / 'reward.json'}: "
+              f"{safe_message(error, 300)}", file=sys.stderr)
         return FAILED
     print(json.dumps(result))
     return code
 
 
-def _safe(error: BaseException) -> str:
-    try:
-        text = f"{type(error).__name__}: {error}"
-    except Exception:  # noqa: BLE001 - some messages cannot be built
-        text = type(error).__name__
-    return text[:300]
-
-
 def main(argv: list[str]) -> int:
-    if len(argv) != 3 or argv[0] not in FAMILIES:
+    if len(argv) != 3:
         print(USAGE, file=sys.stderr)
         return SETTINGS
     return run(argv[0], Path(argv[1]), Path(argv[2]))
