@@ -1,21 +1,18 @@
-"""`wsp replay`: the GIF's frames and size, and the replayed episodes are the graded ones (same returns and
-lengths as the engine, same outcome as SUPERBEAM's grader)."""
+"""`wsp replay`: every task through the registry; the replayed episodes are the graded ones (same values
+and lengths as `Task.score`), and what a frame shows follows from the screen's shape."""
 
 from __future__ import annotations
 
 from importlib import resources
 
+import numpy as np
 import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
-from superbeam.task import TEST_LEVELS, play_level, reference_weights, weights_json
-from wspbench.answers import parse_edits
 from wspbench.cli import app
-from wspbench.evaluation import evaluate
-from wspbench.report.answers import UnusableAnswer
-from wspbench.report.replay import MINATAR_SIZE, SUPERBEAM_SIZE, replay
-from wspbench.tasks import MinAtarTask
+from wspbench.report.replay import Frame, UnusableAnswer, draw, frame_size, replay
+from wspbench.tasks import get_task
 
 BREAKOUT = (resources.files("wspbench") / "examples" / "breakout.txt").read_text()
 
@@ -26,35 +23,60 @@ def frames(path):
 
 
 def test_minatar_replay_plays_the_graded_episodes(tmp_path):
-    summary = replay("original/breakout", BREAKOUT, tmp_path / "b.gif", episodes=2, seed=3, max_frames=25)
-    task = MinAtarTask("breakout")
-    graded = evaluate(task, parse_edits(BREAKOUT, task.network)[0], [3, 4], engine="fast", workers=1)
-    assert [e.score for e in summary.episodes] == list(graded.returns)
+    task = get_task("original/breakout")
+    summary = replay(task.id, BREAKOUT, tmp_path / "b.gif", episodes=2, seed=3, max_frames=25)
+    graded = task.score(task.parse(BREAKOUT), [3, 4], engine="fast", workers=1)
+    assert [e.episode for e in summary.episodes] == [3, 4]
+    assert [e.score for e in summary.episodes] == list(graded.values)
     assert [e.length for e in summary.episodes] == list(graded.lengths)
     expected = sum(min(e.length, 25) + 1 for e in summary.episodes)  # kept frames + a closing frame each
-    assert summary.frames == expected and frames(tmp_path / "b.gif") == (expected, MINATAR_SIZE)
+    size = frame_size(task, (10, 10, 6))
+    assert summary.frames == expected and frames(tmp_path / "b.gif") == (expected, size)
     first = summary.episodes[0].frames[0]
     assert first.probabilities.sum() == pytest.approx(1.0) and first.action in range(6)
+    assert summary.episodes[0].frames[-1].action is None and summary.episodes[0].frames[-1].step == graded.lengths[0]
 
 
-def test_superbeam_replay_matches_the_grader(tmp_path):
-    answer = "```json\n" + weights_json(reference_weights()) + "\n```"
-    summary = replay("superbeam", answer, tmp_path / "s.gif", episodes=1, max_frames=1000)
-    graded = play_level(reference_weights(), TEST_LEVELS[0])
+@pytest.mark.parametrize("task_id", ["superbeam", "synth/ferry"])
+def test_default_episode_is_the_first_held_out_one(tmp_path, task_id):
+    task = get_task(task_id)
+    answer = task.offline_answer("reference")
+    summary = replay(task.id, answer, tmp_path / "r.gif", max_frames=5)
+    graded = task.score(task.parse(answer), task.scoring_episodes(1), workers=1)
     (episode,) = summary.episodes
-    assert episode.label == f"level {TEST_LEVELS[0]}"
-    assert episode.result["won"] == graded["won"] and episode.result["progress"] == graded["progress"]
-    assert episode.result["coins"] == graded["coins"]
-    assert frames(tmp_path / "s.gif") == (episode.length + 1, SUPERBEAM_SIZE)
+    assert episode.episode == task.scoring_episodes(1)[0]
+    assert (episode.score, episode.length) == (graded.values[0], graded.lengths[0])
+    assert frames(tmp_path / "r.gif") == (min(episode.length, 5) + 1, summary.size)
+
+
+def test_the_screen_shape_chooses_the_drawing():
+    task = get_task("original/breakout")
+    grid = draw(task, Frame(np.zeros((10, 10, 6)), np.full(6, 1 / 6), 5, 0, 0.0), "grid")
+    pixels = draw(task, Frame(np.zeros((32, 64)), np.full(6, 1 / 6), 5, 0, 0.0), "pixels")
+    assert grid.size == frame_size(task, (10, 10, 6)) and pixels.size == frame_size(task, (32, 64))
+    assert grid.size != pixels.size
+    with pytest.raises(ValueError, match="shape"):
+        draw(task, Frame(np.zeros(5), None, None, 0, 0.0), "a vector")
+
+
+def test_an_argmax_network_says_so():
+    sampled, argmax = get_task("original/breakout"), get_task("superbeam")
+    assert sampled.network.action_rule != argmax.network.action_rule == "argmax"
+    assert frame_size(argmax, (32, 64))[1] > frame_size(sampled, (32, 64))[1]  # one more caption line
 
 
 def test_cli_replay_and_its_errors(tmp_path):
     answer = tmp_path / "a.txt"
     answer.write_text(BREAKOUT)
     out = tmp_path / "r.gif"
-    result = CliRunner().invoke(app, ["replay", "original/breakout", str(answer), "--out", str(out), "--max-frames", "5"])
+    result = CliRunner().invoke(app, ["replay", "original/breakout", str(answer), "--out", str(out),
+                                      "--max-frames", "5"])
     assert result.exit_code == 0, result.output
-    assert frames(out) == (6, MINATAR_SIZE) and "episode 0" in result.output
+    assert frames(out) == (6, frame_size(get_task("original/breakout"), (10, 10, 6))) and "episode 0" in result.output
+    result = CliRunner().invoke(app, ["replay", "breakout", str(answer), "--out", str(out), "--max-frames", "1"])
+    assert result.exit_code == 0, result.output  # a bare game name names its task
+    result = CliRunner().invoke(app, ["replay", "original/nosuchgame", str(answer), "--out", str(out)])
+    assert result.exit_code == 2 and "unknown task" in result.output
     answer.write_text("no block")
     result = CliRunner().invoke(app, ["replay", "original/breakout", str(answer), "--out", str(out)])
     assert result.exit_code == 1 and "edits" in result.output

@@ -1,47 +1,48 @@
 """`wsp report`: HTML, Markdown and PNG charts over run directories (a real offline `wsp run` and a
-hand-written one with a parse failure and an endpoint error), and the page renders in headless Chromium."""
+hand-written one, from another suite, with a parse failure, an endpoint error and a task this wspbench
+lacks), intervals from the recorded Scores (nothing graded again), and the page renders in headless Chromium."""
 
 from __future__ import annotations
 
 import json
 import shutil
 import subprocess
+from importlib import resources
 
 import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
 from wspbench.cli import app
-from wspbench.report.report import CHART_PIXELS, MODELS_CHART_PIXELS
-from wspbench.report.runs import mean_ci, wilson
+from wspbench.harness.record import Manifest, Reply, Round, RunConfig, TaskRecord
+from wspbench.report.report import CHART_PIXELS, MODELS_CHART_PIXELS, suite_warning
+from wspbench.tasks import get_task
+from wspbench.tasks.spec import Score
 
 RUNNER = CliRunner()
+BREAKOUT = (resources.files("wspbench") / "examples" / "breakout.txt").read_text()
+OTHER_SUITE = {"name": "wspbench", "version": "0", "digest": "0" * 64, "tasks": 3}
+GONE = Score("original/gone", 0.5, 5.0, 10.0, (0, 1), (4.0, 6.0), (10, 20))  # a task this wspbench lacks
 
 
 def hand_written_run(path):
-    """A run of model "m|x" (a name that needs escaping) in the harness's layout: one reply without an
-    edits block (a parse failure, scored 0), one task whose endpoint failed (status error)."""
+    """A run of model "m|<x>" (a name that needs escaping) from another suite: one reply without an edits
+    block (a parse failure, scored 0), one task whose endpoint failed, and one task no longer installed."""
     (path / "tasks").mkdir(parents=True)
-    (path / "manifest.json").write_text(json.dumps({"format": "wspbench.harness.run/1", "model": "m|<x>",
-                                                    "protocol": "one-shot", "episodes": 2,
-                                                    "tasks": ["original/breakout", "superbeam"]}))
-    reply = {"content": "I think it should move left.", "reasoning": None, "finish_reason": "stop",
-             "usage": {"prompt_tokens": 9000, "completion_tokens": 700, "cost": 0.0123}, "latency_s": 1.0,
-             "attempts": 1, "model": "m"}
-    parse_failure = {"format": "wspbench.harness.task/1", "task": "original/breakout", "model": "m|<x>",
-                     "protocol": "one-shot", "status": "ok", "error": None, "family": "minatar",
-                     "rounds": [{"round": 1, "reply": reply, "answer_source": "content",
-                                 "parse_error": "the answer has no ```edits block", "weights": None}],
-                     "best_round": None, "test_score": 0.0,
-                     "test": {"normalized_score": 0.0, "game": "breakout", "source": "original", "episodes": 2,
-                              "parse_success": 0.0, "error": "the answer has no ```edits block"},
-                     "usage": {"prompt_tokens": 9000, "completion_tokens": 700, "cost": 0.0123},
-                     "timings": {"model_s": 1.0, "grading_s": 0.0, "total_s": 1.0}}
-    error = {"format": "wspbench.harness.task/1", "task": "superbeam", "model": "m|<x>", "protocol": "one-shot",
-             "status": "error", "error": "ModelError: 503 after 4 tries", "family": "superbeam", "rounds": [],
-             "test_score": None, "usage": None, "timings": {"model_s": 0.0, "grading_s": 0.0, "total_s": 5.0}}
-    (path / "tasks" / "original__breakout.json").write_text(json.dumps(parse_failure))
-    (path / "tasks" / "superbeam.json").write_text(json.dumps(error))
+    tasks = ["original/breakout", "superbeam", "original/gone"]
+    manifest = Manifest(RunConfig(model="m|<x>", protocol="one-shot", episodes=2), tasks, OTHER_SUITE)
+    (path / "manifest.json").write_text(json.dumps(manifest.to_json()))
+    usage = {"prompt_tokens": 9000, "completion_tokens": 700, "cost": 0.0123}
+    error = "the answer has no ```edits block"
+    parse_failure = TaskRecord("original/breakout", "m|<x>", "one-shot", suite=OTHER_SUITE, status="ok",
+                               rounds=[Round(1, Reply("I think it should move left.", usage=usage), parse_error=error)],
+                               test=get_task("original/breakout").rejected(error), usage=usage)
+    failed = TaskRecord("superbeam", "m|<x>", "one-shot", suite=OTHER_SUITE, status="error",
+                        error="ModelError: 503 after 4 tries")
+    gone = TaskRecord("original/gone", "m|<x>", "one-shot", suite=OTHER_SUITE, status="ok",
+                      rounds=[Round(1, Reply(BREAKOUT))], best_round=1, test=GONE)
+    for name, record in (("original-breakout", parse_failure), ("superbeam", failed), ("original-gone", gone)):
+        (path / "tasks" / f"{name}.json").write_text(json.dumps(record.to_json()))
     (path / "tasks" / "superbeam.partial.json").write_text("{not json: a task in progress is skipped")
 
 
@@ -54,7 +55,7 @@ def report(tmp_path_factory):
     assert result.exit_code == 0, result.output
     hand_written_run(root / "other")
     result = RUNNER.invoke(app, ["report", str(root / "reference"), str(root / "other"), "--out", str(root / "out"),
-                                 "--replay-frames", "8", "--workers", "1"])
+                                 "--replay-frames", "8"])
     assert result.exit_code == 0, result.output
     return root / "out"
 
@@ -63,15 +64,32 @@ def test_tables_count_parse_failures_apart_and_show_intervals(report):
     markdown = (report / "report.md").read_text()
     models = markdown.split("## Models")[1].split("##")[0]
     assert "| reference (one-shot) | 2 | 2 |" in models and "| 0 | 0 |" in models
-    assert "| m\\|&lt;x&gt; (one-shot) | 2 | 1 | 0.0000 | 1 | 1 | 9,000 | 700 | 0.0123 |" in models
+    assert "| m\\|&lt;x&gt; (one-shot) | 3 | 2 | 0.2500 | 1 | 1 | 9,000 | 700 | 0.0123 |" in models
     scores = markdown.split("## Scores")[1].split("##")[0]
     assert "0 (parse failure)" in scores and "error" in scores
     assert scores.count("[replay](replays/") == 2
-    record = json.loads((report.parent / "reference" / "tasks" / "original__breakout.json").read_text())
-    assert f"{record['test_score']:.4f} [" in scores  # a score with its 95% interval
+    for name in ("original-breakout", "superbeam"):  # intervals are the recorded Scores'
+        test = Score.from_json(json.loads((report.parent / "reference" / "tasks" / f"{name}.json").read_text())["test"])
+        low, high = test.interval()
+        assert f"{test.normalized:.4f} [{low:.4f}, {high:.4f}]" in scores
+    low, high = GONE.interval()  # a task this wspbench cannot play: its interval still comes from its record
+    assert f"| original/gone | - | 0.5000 [{low:.4f}, {high:.4f}] |" in scores
+    assert "no replay: unknown task" in markdown
     html = (report / "index.html").read_text()
     assert "m|&lt;x&gt; (one-shot)" in html and "<x>" not in html  # untrusted names are escaped
     assert "ModelError: 503 after 4 tries" in html
+
+
+def test_each_run_states_its_suite_and_different_suites_are_flagged(report):
+    markdown = (report / "report.md").read_text()
+    suites = markdown.split("## Suites")[1].split("##")[0]
+    reference = json.loads((report.parent / "reference" / "manifest.json").read_text())["suite"]
+    assert f"| reference | wspbench {reference['version']}, digest {reference['digest'][:12]} |" in suites
+    assert "| other | wspbench 0, digest 000000000000 |" in suites
+    assert "**Warning: the runs come from 2 different suites" in markdown
+    assert "Warning: the runs come from 2 different suites" in (report / "index.html").read_text()
+    assert suite_warning({"a": reference, "b": dict(reference)}) is None
+    assert "do not state" in suite_warning({"a": {}})
 
 
 def test_charts_and_replays_open(report):
@@ -85,13 +103,14 @@ def test_charts_and_replays_open(report):
             assert image.n_frames == 9  # 8 kept frames and the closing frame
 
 
-def test_intervals():
-    assert mean_ci([1.0, 1.0, 1.0]) == (1.0, 1.0, 1.0)
-    mean, low, high = mean_ci([0.0, 10.0])
-    assert mean == 5.0 and low < 0 < 10 < high
-    low, high = wilson(17, 20)
-    assert 0.6 < low < 0.85 < high < 0.96
-    assert wilson(0, 20)[0] == 0.0
+def test_old_runs_and_non_runs_are_usage_errors(tmp_path):
+    old = tmp_path / "old"
+    (old / "tasks").mkdir(parents=True)
+    (old / "manifest.json").write_text(json.dumps({"format": "wspbench.harness.run/1", "model": "m", "tasks": []}))
+    result = RUNNER.invoke(app, ["report", str(old), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2 and "older wspbench" in result.output
+    result = RUNNER.invoke(app, ["report", str(tmp_path / "none"), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2 and "not a run directory" in result.output
 
 
 def test_page_renders_in_headless_chromium(report, tmp_path):

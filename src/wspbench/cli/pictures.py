@@ -1,52 +1,83 @@
-"""`wsp replay`, `wsp weights` and `wsp report`."""
+"""`wsp replay`, `wsp weights` and `wsp report`: every task through the registry (src/wspbench/tasks/)."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
 from rich.table import Table
 
-from wspbench.cli.app import (MAX_WORKERS, answer_or_exit, app,
-                              console, errors, gif_file, output_file, rejected_or_unwritable)
+from wspbench.cli.app import MAX_WORKERS, answer_or_exit, app, console, errors, gif_file, output_file
 
-def check_family(family: str | None) -> str | None:
-    from wspbench.report.answers import FAMILIES
 
-    if family is not None and family not in FAMILIES:
-        raise typer.BadParameter(f"choose one of {', '.join(FAMILIES)}")
-    return family
+def known_task(task: str | None) -> str | None:
+    """A typer callback: an unknown task is a usage error (exit 2)."""
+    from wspbench.tasks import UnknownTask, get_task
 
+    if task is None:
+        return None
+    try:
+        return get_task(task).id
+    except UnknownTask as error:
+        raise typer.BadParameter(str(error)) from None
+
+
+def family_task(family: str | None) -> str | None:
+    """A typer callback for the deprecated --family: the first task of that family (or selector)."""
+    from wspbench.tasks import UnknownTask, select
+
+    if family is None:
+        return None
+    try:
+        return select(family)[0].id
+    except UnknownTask as error:
+        raise typer.BadParameter(str(error)) from None
+
+
+@contextmanager
+def rejected_or_unwritable(out: Path):
+    """An unusable answer exits 1; a task whose episodes cannot be shown or an output file that cannot be
+    written exits 2; each with one line."""
+    from wspbench.report.replay import UnusableAnswer
+
+    try:
+        yield
+    except UnusableAnswer as error:
+        errors.print(str(error), markup=False, style="red", soft_wrap=True)
+        raise typer.Exit(1) from None
+    except (ValueError, NotImplementedError) as error:  # not the answer's fault: the task cannot show it
+        errors.print(f"cannot draw this task: {error}", markup=False, style="red", soft_wrap=True)
+        raise typer.Exit(2) from None
+    except OSError as error:
+        errors.print(f"cannot write {out}: {error.strerror or error}", markup=False, style="red", soft_wrap=True)
+        raise typer.Exit(2) from None
 
 
 @app.command("replay")
 def replay_command(
-    task: str = typer.Argument(..., help="Task id: original/breakout, synth/ferry, superbeam, ..."),
+    task: str = typer.Argument(..., callback=known_task, help="Task id: original/breakout, synth/ferry, superbeam, "
+                                                              "... (see `wsp games`)."),
     answer: str = typer.Argument(..., help="File with the reply (or weights JSON), or - for standard input."),
     out: Path = typer.Option(Path("replay.gif"), callback=gif_file, help="The GIF to write."),
-    episodes: int = typer.Option(1, min=1, max=20, help="Episodes (SUPERBEAM: levels) to play one after another."),
-    seed: int = typer.Option(None, min=0, max=10**9, help="First episode index (seeds 1729+e, 7919+e; default 0), or for SUPERBEAM "
-                                        "the first level (default: the first held-out level)."),
+    episodes: int = typer.Option(1, min=1, max=20, help="Episodes to play one after another."),
+    seed: int = typer.Option(None, min=0, max=10**9, help="First episode id, then the next ones (default: the "
+                                                          "task's first held-out episodes, which a grade plays)."),
     max_frames: int = typer.Option(1000, min=1, max=10_000, help="Frames kept per episode (the episode is still "
                                                                  "played out)."),
     frame_ms: int = typer.Option(80, min=10, max=60_000, help="Milliseconds per frame."),
 ) -> None:
-    """Animated GIF of the network playing the graded episodes, with actions and probabilities."""
-    from wspbench.export.catalog import task_info
+    """Animated GIF of the network playing graded episodes, with actions and probabilities."""
     from wspbench.report.replay import replay
 
-    try:
-        task_info(task, 1)
-    except ValueError as error:
-        raise typer.BadParameter(str(error), param_hint="TASK") from None
     text = answer_or_exit(answer)
     with rejected_or_unwritable(out):
         summary = replay(task, text, out, episodes, seed, max_frames, frame_ms)
     table = Table(title=f"{task}: {out} ({summary.frames} frames, {summary.size[0]}x{summary.size[1]})")
-    for column in ("episode", "return", "steps", "result"):
+    for column in ("episode", "value", "steps", "result"):
         table.add_column(column)
     for e in summary.episodes:
-        table.add_row(e.label, f"{e.score:g}", str(e.length), e.result.get("outcome", ""))
+        table.add_row(e.label, f"{e.score:g}", str(e.length), e.outcome)
     console.print(table)
 
 
@@ -54,16 +85,20 @@ def replay_command(
 def weights_command(
     answer: str = typer.Argument(..., help="File with the reply (or weights JSON), or - for standard input."),
     out: Path = typer.Option(Path("weights.png"), callback=output_file, help="The PNG to write."),
-    family: str = typer.Option(None, callback=check_family, help="minatar or superbeam (default: from the "
-                                                                  "answer's format)."),
+    task: str = typer.Option(None, callback=known_task, help="Read the answer as this task does (default: the "
+                                                              "first task whose parser accepts it)."),
+    family: str = typer.Option(None, callback=family_task, hidden=True,
+                               help="Deprecated: the first task of this family (use --task)."),
 ) -> None:
     """A picture of the weights: W1 as channel maps per hidden unit, the other tensors as heatmaps."""
     from wspbench.report.weights import weights_png
 
+    if task is not None and family is not None:
+        raise typer.BadParameter("give --task or --family, not both", param_hint="--family")
     text = answer_or_exit(answer)
     with rejected_or_unwritable(out):
-        kind, size = weights_png(text, out, family)
-    console.print(f"wrote {out} ({kind} network, {size[0]}x{size[1]})", markup=False)
+        task_id, size = weights_png(text, out, task or family)
+    console.print(f"wrote {out} ({size[0]}x{size[1]}; the answer read as {task_id} reads it)", markup=False)
 
 
 @app.command("report")
@@ -72,19 +107,15 @@ def report_command(
     out: Path = typer.Option(Path("report"), help="Folder for index.html, report.md, charts and replays."),
     replays: bool = typer.Option(True, help="Write a replay GIF of each usable answer's first graded episode."),
     replay_frames: int = typer.Option(200, min=1, max=10_000, help="Frames kept per replay."),
-    regrade: bool = typer.Option(True, help="Grade answers again when a record lacks per-episode returns "
-                                            "(needed for the MinAtar confidence intervals)."),
-    workers: int = typer.Option(None, min=1, max=MAX_WORKERS, help="Processes for grading again (default: all "
-                                                                   "cores)."),
+    regrade: bool = typer.Option(True, hidden=True, help="Ignored: intervals come from the recorded episodes."),
+    workers: int = typer.Option(None, min=1, max=MAX_WORKERS, hidden=True, help="Ignored (nothing is graded)."),
 ) -> None:
-    """Static HTML and Markdown report with 95% intervals, parse failures, tokens, cost and replays."""
+    """Static HTML and Markdown report with 95% intervals, parse failures, tokens, cost, suites and replays."""
     from wspbench.report.report import build_report
 
     try:
-        files = build_report(run_dirs, out, replays, replay_frames, regrade, workers)
+        files = build_report(run_dirs, out, replays, replay_frames)
     except (OSError, ValueError) as error:  # a missing or corrupt run directory, an unwritable folder
-        errors.print(str(error), style="red", markup=False)
+        errors.print(str(error), style="red", markup=False, soft_wrap=True)
         raise typer.Exit(2) from None
     console.print(f"wrote {files[0]} and {len(files) - 1} more files in {out}", markup=False)
-
-

@@ -1,38 +1,46 @@
 """Animated GIF replays of a written network playing, one frame per network decision.
 
-The replayed episodes are the graded ones. MinAtar: episode e starts from `task.start_episode(e)`
-(game seed 1729 + e, actions RandomState(7919 + e)) and each action is `sample_action` on
-`network.forward_one`, the loop of the engine's reference player, so returns and lengths equal the
-engine's for the same episode. SUPERBEAM: the level is played as `superbeam.task.play_level` plays it
-(features, then `act`, the task's argmax rule). Under each frame: the chosen action and the action
-probabilities (SUPERBEAM: softmax of the logits, shown for reading; its action is the argmax).
+Each episode is played by `task.watch` (src/wspbench/tasks/spec.py), the loop that scores it, so a
+replay's returns and lengths are the graded ones. What a frame shows follows from the data, whatever the
+task: a `Step.screen` of shape (rows, cols, channels) is drawn as a grid with one colour per channel
+(legend: `task.game.input_names`), a (rows, cols) array as a 0/1 pixel screen. Under each frame: the
+action taken (`task.game.action_names`) and the probabilities softmax(logits); when the network's rule
+is argmax the frame says so, since the probabilities are then only for reading.
 Frames: min(steps, max_frames) per episode plus one closing frame with the episode's result.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from wspbench.networks import sample_action, softmax_cdf
+from wspbench.answers.edits import AnswerError
+from wspbench.networks import softmax_cdf
+from wspbench.tasks import get_task
+from wspbench.tasks.spec import Step, Task
 
-MINATAR_ACTIONS = ("no-op", "left", "up", "right", "down", "fire")
-CHANNELS = ("player", "danger", "reward", "projectile", "trail", "gauge")
-CHANNEL_COLOURS = ((250, 215, 60), (230, 60, 60), (70, 200, 90), (80, 200, 240), (150, 150, 190), (190, 110, 230))
+PALETTE = ((250, 215, 60), (230, 60, 60), (70, 200, 90), (80, 200, 240), (150, 150, 190), (190, 110, 230),
+           (250, 140, 50), (240, 120, 180), (120, 230, 200), (200, 200, 90))
 BACKGROUND, GRID, TEXT, BAR = (24, 24, 32), (52, 52, 64), (230, 230, 230), (90, 160, 250)
-CELL = 24
-MINATAR_SIZE = (420, 384)
-SUPERBEAM_SCALE = 5
-SUPERBEAM_SIZE = (340, 316)
+CELL = 24           # pixels per grid cell
+PIXEL = 5           # pixels per screen pixel
+LEGEND_WIDTH = 160  # right of a grid
+CAPTION_WIDTH = 340
 MAX_EPISODES = 20
+
+
+class UnusableAnswer(ValueError):
+    """The reply holds no weights that grading would accept; the message says why."""
 
 
 @dataclass
 class Frame:
-    picture: np.ndarray          # MinAtar: (10, 10, 6) 0/1; SUPERBEAM: (32, 64) 0/1 screen
+    screen: np.ndarray           # what `Step.screen` held
     probabilities: np.ndarray | None
     action: int | None           # None on the closing frame
     step: int
@@ -42,76 +50,65 @@ class Frame:
 
 @dataclass
 class EpisodeReplay:
-    label: str                   # "episode 0" or "level 1000000"
-    score: float                 # MinAtar: return; SUPERBEAM: reward-free summary in `result`
+    episode: int
+    score: float                 # the episode's graded value
     length: int                  # network decisions
     frames: list[Frame] = field(default_factory=list)
-    result: dict = field(default_factory=dict)
+    result: dict = field(default_factory=dict)   # the task's summary of how the episode ended
+
+    @property
+    def label(self) -> str:
+        return f"episode {self.episode}"
+
+    @property
+    def outcome(self) -> str:
+        """The summary in one line: its `outcome` if it has one, else its short fields."""
+        if "outcome" in self.result:
+            return str(self.result["outcome"])
+        return ", ".join(f"{key} {value:g}" if isinstance(value, float) else f"{key} {value}"
+                         for key, value in self.result.items() if isinstance(value, (bool, int, float, str)))
 
 
 def probabilities(logits: np.ndarray) -> np.ndarray:
-    """Action probabilities exactly as `RandomState.choice(p=softmax)` builds them."""
-    return np.diff(softmax_cdf(logits), prepend=0.0)
+    """softmax(logits), exactly as `RandomState.choice(p=softmax)` builds them."""
+    return np.diff(softmax_cdf(np.asarray(logits)), prepend=0.0)
+
+
+def parse(task: Task, answer: str):
+    """The answer's weights, as grading reads them; UnusableAnswer otherwise."""
+    try:
+        return task.parse(answer)
+    except AnswerError as error:
+        raise UnusableAnswer(str(error)) from None
 
 
 # --- playing ----------------------------------------------------------------------------------------
 
-def play_minatar(task, weights, episode: int, max_frames: int) -> EpisodeReplay:
-    """Episode `episode` of a MinAtar task, as the engine's reference player plays it."""
-    from wspbench.tasks import MAX_STEPS
+def play(task: Task, weights, episode: int, max_frames: int) -> EpisodeReplay:
+    """One episode, played by `task.watch` (the scored loop), keeping its first `max_frames` frames."""
+    frames: list[Frame] = []
+    steps = 0
 
-    environment, action_random = task.start_episode(episode)
-    replay = EpisodeReplay(f"episode {episode}", 0.0, 0)
-    score = 0.0
-    for step in range(MAX_STEPS):
-        state = environment.state()
-        logits = task.network.forward_one(weights, task.observation(state))
-        action = sample_action(logits, action_random)
-        if step < max_frames:
-            picture = task.observation(state).reshape(10, 10, 6)
-            replay.frames.append(Frame(picture, probabilities(logits), action, step, score))
-        reward, terminal = environment.act(action)
-        score += float(reward)
-        if terminal:
-            break
-    replay.score, replay.length = score, step + 1
-    final = task.observation(environment.state()).reshape(10, 10, 6)
-    replay.frames.append(Frame(final, None, None, step + 1, score,
-                               f"end: return {score:g} after {step + 1} steps"))
-    return replay
+    def observe(step: Step) -> None:
+        nonlocal steps
+        if step.logits is None:  # the closing call, after the episode ended
+            frames.append(Frame(np.asarray(step.screen), None, None, steps, step.value))
+            return
+        if steps < max_frames:
+            frames.append(Frame(np.asarray(step.screen), probabilities(step.logits), step.action, steps, step.value))
+        steps += 1
 
-
-def play_superbeam(weights, level: int, max_frames: int) -> EpisodeReplay:
-    """One SUPERBEAM level, as `superbeam.task.play_level` plays it."""
-    from superbeam.env import SuperBeamEnv
-    from superbeam.features import features
-    from superbeam.task import DIFFICULTY, FRAME_SKIP, MAX_FRAMES, NETWORK, act
-
-    env = SuperBeamEnv(level=level, difficulty=DIFFICULTY, frame_skip=FRAME_SKIP, max_frames=MAX_FRAMES)
-    obs, info = env.reset()
-    replay = EpisodeReplay(f"level {level}", 0.0, 0)
-    total, step = 0.0, 0
-    terminated = truncated = False
-    while not (terminated or truncated):
-        x = features(env)
-        action = act(weights, x)
-        if step < max_frames:
-            logits = NETWORK.forward_one(weights, x)
-            replay.frames.append(Frame(np.asarray(obs), probabilities(logits), action, step, total))
-        obs, reward, terminated, truncated, info = env.step(action)
-        total += float(reward)
-        step += 1
-    outcome = "won" if info["won"] else (info.get("cause") or "died") if info["dead"] else "ran out of time"
-    replay.score, replay.length = total, step
-    replay.result = {"won": bool(info["won"]), "progress": round(float(info["best_progress"]), 3),
-                     "coins": int(info["coins"]), "outcome": outcome}
-    replay.frames.append(Frame(np.asarray(obs), None, None, step, total,
-                               f"end: {outcome}, progress {100 * info['best_progress']:.0f}%"))
+    value, length, summary = task.watch(weights, episode, observe)
+    if not frames or frames[-1].action is not None:
+        raise ValueError(f"{task.id}: watch did not show the end of episode {episode}")
+    replay = EpisodeReplay(episode, float(value), int(length), frames, dict(summary))
+    replay.frames[-1].note = f"end: {replay.outcome or f'value {value:g} after {length} steps'}"
     return replay
 
 
 # --- drawing ----------------------------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=8)
 def _font(size: int = 12):
     try:
         return ImageFont.load_default(size=size)
@@ -119,66 +116,126 @@ def _font(size: int = 12):
         return ImageFont.load_default()
 
 
-def _caption(draw: ImageDraw.ImageDraw, top: int, width: int, frame: Frame, label: str, actions) -> None:
+def _subgrid(channels: int) -> tuple[int, int]:
+    """(columns, rows) of the small squares a cell is split into, one per channel (6: 3 x 2)."""
+    columns = math.ceil(math.sqrt(channels))
+    return columns, math.ceil(channels / columns)
+
+
+def _picture_size(shape: tuple[int, ...]) -> tuple[int, int]:
+    if len(shape) == 3:
+        return 8 + shape[1] * CELL + 14 + LEGEND_WIDTH, 8 + shape[0] * CELL
+    return 10 + shape[1] * PIXEL + 10, 8 + shape[0] * PIXEL
+
+
+def frame_size(task: Task, shape: tuple[int, ...]) -> tuple[int, int]:
+    """The pixel size of every frame of a replay of `task` whose screens have this shape."""
+    width, height = _picture_size(shape)
+    note = 14 if task.network.action_rule == "argmax" else 0
+    caption = 8 + 36 + note + 14 * len(task.game.action_names) + 8
+    return max(width, CAPTION_WIDTH), height + caption
+
+
+def _draw_legend(draw: ImageDraw.ImageDraw, shape: tuple[int, int, int], names: tuple[str, ...]) -> None:
+    """What every frame of a grid replay shares: the cell outlines and the channel legend."""
+    rows, cols, channels = shape
+    across, _ = _subgrid(channels)
+    left = top = 8
+    for row in range(rows):
+        for col in range(cols):
+            x0, y0 = left + col * CELL, top + row * CELL
+            draw.rectangle((x0, y0, x0 + CELL, y0 + CELL), outline=GRID)
+    legend_x = left + cols * CELL + 14
+    draw.text((legend_x, top), "channels", fill=TEXT, font=_font())
+    for channel in range(channels):
+        y = top + 20 + 18 * channel
+        name = names[channel] if channel < len(names) else ""
+        draw.rectangle((legend_x, y, legend_x + 12, y + 12), fill=PALETTE[channel % len(PALETTE)])
+        draw.text((legend_x + 18, y - 1), f"{channel} {name}", fill=TEXT, font=_font())
+    y = top + 26 + 18 * channels
+    draw.text((legend_x, y), "place in a cell:", fill=TEXT, font=_font(11))
+    for channel in range(channels):
+        x, y0 = legend_x + 8 + 14 * (channel % across), y + 16 + 14 * (channel // across)
+        draw.rectangle((x, y0, x + 12, y0 + 12), outline=GRID, fill=PALETTE[channel % len(PALETTE)])
+        draw.text((x + 3, y0), str(channel), fill=BACKGROUND, font=_font(10))
+
+
+def _draw_grid(draw: ImageDraw.ImageDraw, screen: np.ndarray) -> None:
+    """Each cell split into one small square per channel, lit in the channel's colour when it is on."""
+    across, down = _subgrid(screen.shape[2])
+    sub_w, sub_h = CELL // across, CELL // down
+    for row, col, channel in np.argwhere(screen):
+        sx, sy = 8 + col * CELL + (channel % across) * sub_w, 8 + row * CELL + (channel // across) * sub_h
+        draw.rectangle((sx + 1, sy + 1, sx + sub_w - 1, sy + sub_h - 1), fill=PALETTE[channel % len(PALETTE)])
+
+
+def _draw_pixels(image: Image.Image, screen: np.ndarray) -> None:
+    pixels = Image.fromarray((screen > 0).astype(np.uint8) * 220 + 20).convert("RGB")
+    image.paste(pixels.resize((screen.shape[1] * PIXEL, screen.shape[0] * PIXEL), Image.NEAREST), (10, 8))
+
+
+def _caption(draw: ImageDraw.ImageDraw, top: int, width: int, frame: Frame, label: str, actions, argmax: bool) -> None:
     font = _font()
-    head = f"{label}  step {frame.step}  score {round(frame.score, 2):g}"
-    draw.text((8, top), head, fill=TEXT, font=font)
+    draw.text((8, top), f"{label}  step {frame.step}  score {round(frame.score, 2):g}", fill=TEXT, font=font)
     if frame.action is None:
         draw.text((8, top + 16), frame.note, fill=TEXT, font=font)
         return
     chosen = f"action: {actions[frame.action]} (p = {frame.probabilities[frame.action]:.3f})"
     draw.text((8, top + 16), chosen, fill=TEXT, font=font)
+    bars = top + 36
+    if argmax:
+        draw.text((8, bars - 2), "the action is the largest logit; p = softmax(logits), for reading",
+                  fill=TEXT, font=_font(11))
+        bars += 14
     bar_left, bar_width = 92, width - 92 - 56
-    for a, (name, p) in enumerate(zip(actions, frame.probabilities)):
-        y = top + 36 + 14 * a
-        colour = (250, 215, 60) if a == frame.action else BAR
+    for a, (name, p) in enumerate(zip(actions, frame.probabilities, strict=False)):
+        y = bars + 14 * a
+        colour = PALETTE[0] if a == frame.action else BAR
         draw.text((8, y - 1), name, fill=TEXT, font=_font(11))
         draw.rectangle((bar_left, y + 2, bar_left + bar_width, y + 10), outline=GRID)
         draw.rectangle((bar_left, y + 2, bar_left + int(round(p * bar_width)), y + 10), fill=colour)
         draw.text((bar_left + bar_width + 6, y - 1), f"{p:.3f}", fill=TEXT, font=_font(11))
 
 
-def draw_minatar(frame: Frame, label: str) -> Image.Image:
-    """The 10x10 grid: each cell split in six (3 x 2) squares, one per channel, lit when the channel is on."""
-    image = Image.new("RGB", MINATAR_SIZE, BACKGROUND)
-    draw = ImageDraw.Draw(image)
-    left = top = 8
-    sub_w, sub_h = CELL // 3, CELL // 2
-    for row in range(10):
-        for col in range(10):
-            x0, y0 = left + col * CELL, top + row * CELL
-            draw.rectangle((x0, y0, x0 + CELL, y0 + CELL), outline=GRID)
-            for channel in np.flatnonzero(frame.picture[row, col]):
-                sx, sy = x0 + (channel % 3) * sub_w, y0 + (channel // 3) * sub_h
-                draw.rectangle((sx + 1, sy + 1, sx + sub_w - 1, sy + sub_h - 1), fill=CHANNEL_COLOURS[channel])
-    legend_x = left + 10 * CELL + 14
-    draw.text((legend_x, top), "channels", fill=TEXT, font=_font())
-    for channel, (name, colour) in enumerate(zip(CHANNELS, CHANNEL_COLOURS)):
-        y = top + 20 + 18 * channel
-        draw.rectangle((legend_x, y, legend_x + 12, y + 12), fill=colour)
-        draw.text((legend_x + 18, y - 1), f"{channel} {name}", fill=TEXT, font=_font())
-    draw.text((legend_x, top + 134), "place in a cell:", fill=TEXT, font=_font(11))
-    for channel in range(6):
-        x, y = legend_x + 8 + 14 * (channel % 3), top + 150 + 14 * (channel // 3)
-        draw.rectangle((x, y, x + 12, y + 12), outline=GRID, fill=CHANNEL_COLOURS[channel])
-        draw.text((x + 3, y), str(channel), fill=BACKGROUND, font=_font(10))
-    _caption(draw, top + 10 * CELL + 8, MINATAR_SIZE[0], frame, label, MINATAR_ACTIONS)
+@functools.lru_cache(maxsize=8)
+def _background(task: Task, shape: tuple[int, ...]) -> Image.Image:
+    """An empty frame, with what every frame of this task and screen shape shares already drawn."""
+    image = Image.new("RGB", frame_size(task, shape), BACKGROUND)
+    if len(shape) == 3:
+        _draw_legend(ImageDraw.Draw(image), shape, task.game.input_names)
     return image
 
 
-def draw_superbeam(frame: Frame, label: str) -> Image.Image:
-    """The 64x32 CHIP-8 screen, scaled up, with the caption below."""
-    from superbeam.env import ACTIONS
-
-    image = Image.new("RGB", SUPERBEAM_SIZE, BACKGROUND)
-    screen = Image.fromarray((np.asarray(frame.picture) > 0).astype(np.uint8) * 220 + 20).convert("RGB")
-    screen = screen.resize((64 * SUPERBEAM_SCALE, 32 * SUPERBEAM_SCALE), Image.NEAREST)
-    image.paste(screen, (10, 8))
-    _caption(ImageDraw.Draw(image), 8 + 32 * SUPERBEAM_SCALE + 8, SUPERBEAM_SIZE[0], frame, label, ACTIONS)
+def draw(task: Task, frame: Frame, label: str) -> Image.Image:
+    """One frame: the screen (a channel grid or pixels, by its shape), then the caption."""
+    screen = frame.screen
+    if screen.ndim not in (2, 3):
+        raise ValueError(f"cannot draw a screen of shape {screen.shape} (rows x cols, or rows x cols x channels)")
+    size = frame_size(task, screen.shape)
+    image = _background(task, screen.shape).copy()
+    canvas = ImageDraw.Draw(image)
+    if screen.ndim == 3:
+        _draw_grid(canvas, screen)
+    else:
+        _draw_pixels(image, screen)
+    _caption(canvas, _picture_size(screen.shape)[1] + 8, size[0], frame, label, task.game.action_names,
+             task.network.action_rule == "argmax")
     return image
 
 
 # --- the GIF ----------------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=1)
+def _palette() -> Image.Image:
+    """The GIF's one palette: every colour the frames are drawn with, and the shades of anti-aliased text.
+    Mapping each frame onto it is much faster than a palette per frame, and keeps the colours exact."""
+    colours = [BACKGROUND, GRID, TEXT, BAR, (20, 20, 20), (240, 240, 240), *PALETTE]
+    colours += [tuple(round(b + (t - b) * k / 16) for b, t in zip(BACKGROUND, TEXT, strict=True)) for k in range(1, 16)]
+    flat = [value for colour in colours for value in colour]
+    image = Image.new("P", (1, 1))
+    image.putpalette(flat + list(BACKGROUND) * (256 - len(colours)))
+    return image
+
 
 @dataclass
 class ReplaySummary:
@@ -188,30 +245,30 @@ class ReplaySummary:
     episodes: list[EpisodeReplay]
 
 
+def replay_episodes(task: Task, count: int, first: int | None) -> list[int]:
+    """The episodes to replay: the task's first held-out ones, or `first`, `first + 1`, ..."""
+    if not 1 <= count <= MAX_EPISODES:
+        raise ValueError(f"episodes must be 1..{MAX_EPISODES}")
+    if first is None:
+        return task.scoring_episodes(count)
+    return [first + k for k in range(count)]
+
+
 def replay(task_id: str, answer: str, out: Path, episodes: int = 1, seed: int | None = None,
            max_frames: int = 1000, frame_ms: int = 80) -> ReplaySummary:
-    """Play `episodes` graded episodes (MinAtar: episodes seed.., default 0; SUPERBEAM: levels seed..,
-    default the first held-out level) and write them to one GIF. Raises UnusableAnswer for a bad reply."""
-    from wspbench.export.catalog import task_info
-    from wspbench.report.answers import parse_weights
-
-    if not 1 <= episodes <= MAX_EPISODES:
-        raise ValueError(f"episodes must be 1..{MAX_EPISODES}")
-    info = task_info(task_id, 1)
-    _, weights = parse_weights(answer, info.family)
-    if info.family == "superbeam":
-        first = info.levels[0] if seed is None else seed
-        played = [play_superbeam(weights, first + k, max_frames) for k in range(episodes)]
-        draw = draw_superbeam
-    else:
-        first = 0 if seed is None else seed
-        played = [play_minatar(info.minatar_task, weights, first + k, max_frames) for k in range(episodes)]
-        draw = draw_minatar
+    """Play `episodes` episodes (default: the first held-out ones; `seed`: episodes seed, seed + 1, ...) and
+    write them to one GIF. Raises UnknownTask, UnusableAnswer for a bad reply, NotImplementedError for a
+    task that cannot be watched."""
+    task = get_task(task_id)
+    chosen = replay_episodes(task, episodes, seed)
+    weights = parse(task, answer)
+    played = [play(task, weights, episode, max_frames) for episode in chosen]
     images, durations = [], []
     for episode in played:
         for frame in episode.frames:
-            images.append(draw(frame, f"{info.task_id} {episode.label}"))
+            images.append(draw(task, frame, f"{task.id} {episode.label}"))
             durations.append(frame_ms if frame.action is not None else 1500)
+    images = [image.quantize(palette=_palette(), dither=Image.Dither.NONE) for image in images]
     out.parent.mkdir(parents=True, exist_ok=True)
     images[0].save(out, save_all=True, append_images=images[1:], duration=durations, loop=0, disposal=1)
     return ReplaySummary(out, len(images), images[0].size, played)

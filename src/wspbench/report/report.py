@@ -4,7 +4,12 @@
     OUT/report.md     the same tables in Markdown
     OUT/scores.png    per task, one bar per model, with the 95% interval
     OUT/models.png    mean normalised score per model
-    OUT/replays/*.gif the first graded episode of each usable answer (`wsp replay`'s rendering)
+    OUT/replays/*.gif the first held-out episode of each usable answer (`wsp replay`'s rendering)
+
+Runs are read through `report/runs.py` (the run record's one reader). Intervals come from each record's
+held-out Score (`Score.interval()`, every episode's value is stored): nothing is graded again. Each run's
+suite (name, version, digest) is stated, with a warning when the runs come from different suites, since
+their scores are then not comparable.
 
 A reply that held no usable answer scores 0 and is counted as a parse failure, apart from answers that
 parsed and scored 0; a task whose endpoint never answered is an error and has no score. Model names and
@@ -78,6 +83,32 @@ def _num(value, digits: int | None = None) -> str:
     return f"{value:.{digits}f}" if digits is not None else f"{value:,}"
 
 
+def run_suites(entries: list[Entry]) -> dict[str, dict]:
+    """Each run's suite (name, version, digest) as its records state it; {} when a record states none."""
+    found: dict[str, dict] = {}
+    for e in entries:
+        if not found.get(e.run):
+            found[e.run] = e.suite if isinstance(e.suite, dict) else {}
+    return found
+
+
+def suite_text(suite: dict) -> str:
+    if not suite:
+        return "unknown"
+    return f"{suite.get('name', '?')} {suite.get('version', '?')}, digest {str(suite.get('digest', '?'))[:12]}"
+
+
+def suite_warning(suites: dict[str, dict]) -> str | None:
+    """A warning when the runs do not all come from one known suite: their scores are then not comparable."""
+    kinds = {(s.get("name"), s.get("version"), s.get("digest")) if s else None for s in suites.values()}
+    if len(kinds) > 1:
+        return (f"the runs come from {len(kinds)} different suites (or state none): a task's prompt, game or "
+                "episodes may differ between them, so their scores are not comparable")
+    if None in kinds:
+        return "the runs do not state their suite: their scores may not be comparable"
+    return None
+
+
 def safe_name(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:80] or "model"
 
@@ -85,18 +116,18 @@ def safe_name(text: str) -> str:
 # --- files ------------------------------------------------------------------------------------------
 
 def write_replays(entries: list[Entry], label_of: dict[int, str], out: Path, frames: int) -> None:
-    """One GIF per usable answer: its first graded episode (MinAtar episode 0, the first held-out level)."""
-    from wspbench.report.answers import UnusableAnswer
+    """One GIF per usable answer: its task's first held-out episode, played by the task (`replay.py`)."""
     from wspbench.report.replay import replay
+    from wspbench.tasks import get_task
 
     for e in entries:
         if e.answer is None or e.status != "ok":
             continue
-        name = f"replays/{safe_name(label_of[id(e)])}__{safe_name(e.task.replace('/', '-'))}.gif"
-        try:
+        try:  # a task this wspbench lacks, an answer it cannot read, a task that cannot be watched: a note
+            name = f"replays/{safe_name(label_of[id(e)])}__{get_task(e.task).slug}.gif"
             replay(e.task, e.answer, out / name, episodes=1, max_frames=frames)
-        except (UnusableAnswer, ValueError) as error:
-            e.notes.append(f"no replay: {error}")
+        except (ValueError, NotImplementedError) as error:
+            e.notes.append(f"no replay: {str(error)[:300]}")
             continue
         e.replay = name
 
@@ -156,9 +187,14 @@ def _md(text: str) -> str:
 
 def markdown(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow], runs: list[str]) -> str:
     tasks = list(dict.fromkeys(e.task for e in entries))
+    suites = run_suites(entries)
+    warning = suite_warning(suites)
     lines = ["# wspbench report", "", f"Runs: {', '.join(_md(r) for r in runs)}", "",
-             "![scores](scores.png)", "", "## Models", "",
-             "| model | tasks | scored | mean score | parse failures | errors | prompt tokens | completion tokens | cost |",
+             *([f"**Warning: {_md(warning)}.**", ""] if warning else []),
+             "![scores](scores.png)", "", "## Suites", "", "| run | suite |", "|---|---|",
+             *(f"| {_md(run)} | {_md(suite_text(suite))} |" for run, suite in suites.items()), "", "## Models", "",
+             "| model | tasks | scored | mean score | parse failures | errors | prompt tokens | completion tokens "
+             "| cost |",
              "|---|---|---|---|---|---|---|---|---|"]
     lines += [f"| {_md(r.label)} | {r.tasks} | {r.scored} | {_num(r.mean, 4)} | {r.parse_failures} | {r.errors} | "
               f"{_num(r.prompt_tokens)} | {_num(r.completion_tokens)} | {_num(r.cost, 4)} |" for r in rows]
@@ -174,7 +210,8 @@ def markdown(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow
               "|---|---|---|---|---|---|---|---|---|"]
     for e in entries:
         notes = "; ".join(([e.error] if e.error else []) + e.notes)
-        lines.append(f"| {_md(e.run)} | {_md(label_of[id(e)])} | {_md(e.task)} | {_md(e.status)} | {_md(score_text(e))} | "
+        lines.append(f"| {_md(e.run)} | {_md(label_of[id(e)])} | {_md(e.task)} | {_md(e.status)} | "
+                     f"{_md(score_text(e))} | "
                      f"{_num(e.episodes)} | {_num(e.prompt_tokens)}/{_num(e.completion_tokens)} | {_num(e.cost, 4)} | "
                      f"{_md(notes[:200])} |")
     return "\n".join(lines) + "\n"
@@ -183,28 +220,37 @@ def markdown(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow
 STYLE = """body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:1300px}
 table{border-collapse:collapse;margin:1em 0;font-size:14px}th,td{border:1px solid #ccc;padding:4px 8px;text-align:left}
 th{background:#f2f2f2}td.num{text-align:right}.fail{color:#b35c00}.err{color:#c00}img{max-width:100%}
-.broken{color:#c00;font-weight:bold}"""
+.broken{color:#c00;font-weight:bold}.warn{color:#b35c00;font-weight:bold}"""
 CHECK_IMAGES = """window.addEventListener("load", function () {
-  var broken = Array.prototype.filter.call(document.images, function (i) { return !(i.complete && i.naturalWidth > 0); });
+  var broken = Array.prototype.filter.call(document.images,
+    function (i) { return !(i.complete && i.naturalWidth > 0); });
   broken.forEach(function (i) { var p = document.createElement("p"); p.className = "broken";
     p.textContent = "image missing: " + i.getAttribute("src"); i.after(p); });
   document.body.setAttribute("data-broken-images", String(broken.length));
 });"""
 
 
-def page(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow], runs: list[str], charts: list[str]) -> str:
+def page(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow], runs: list[str],
+         charts: list[str]) -> str:
     esc = html.escape
     tasks = list(dict.fromkeys(e.task for e in entries))
+    suites = run_suites(entries)
+    warning = suite_warning(suites)
     out = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8"><title>wspbench report</title>',
            f"<style>{STYLE}</style><script>{CHECK_IMAGES}</script></head><body>", "<h1>wspbench report</h1>",
            f"<p>Runs: {esc(', '.join(runs))}. Scores are normalised held-out scores with a 95% interval over "
-           "episodes (MinAtar: mean return; SUPERBEAM: levels won, Wilson). A reply without a usable answer "
-           "scores 0 and is counted as a parse failure.</p>",
+           "episodes (normal approximation on the mean episode value; Wilson's interval when every episode is "
+           "won or lost). A reply without a usable answer scores 0 and is counted as a parse failure.</p>",
+           *([f'<p class="warn">Warning: {esc(warning)}.</p>'] if warning else []),
+           "<h2>Suites</h2><table><tr><th>run</th><th>suite</th></tr>",
+           *(f"<tr><td>{esc(run)}</td><td>{esc(suite_text(suite))}</td></tr>" for run, suite in suites.items()),
+           "</table>",
            "<h2>Models</h2><table><tr><th>model</th><th>tasks</th><th>scored</th><th>mean score</th>"
            "<th>parse failures</th><th>errors</th><th>prompt tokens</th><th>completion tokens</th><th>cost</th></tr>"]
     for r in rows:
         out.append(f"<tr><td>{esc(r.label)}</td><td class=num>{r.tasks}</td><td class=num>{r.scored}</td>"
-                   f"<td class=num>{_num(r.mean, 4)}</td><td class=num>{r.parse_failures}</td><td class=num>{r.errors}</td>"
+                   f"<td class=num>{_num(r.mean, 4)}</td><td class=num>{r.parse_failures}</td>"
+                   f"<td class=num>{r.errors}</td>"
                    f"<td class=num>{_num(r.prompt_tokens)}</td><td class=num>{_num(r.completion_tokens)}</td>"
                    f"<td class=num>{_num(r.cost, 4)}</td></tr>")
     out.append("</table>")
@@ -240,10 +286,9 @@ def page(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow], r
     return "\n".join(out) + "\n"
 
 
-def build_report(run_dirs: list[Path], out: Path, replays: bool = True, replay_frames: int = 200,
-                 regrade: bool = True, workers: int | None = None) -> list[Path]:
-    """Write the report files; returns them (HTML first)."""
-    entries = load_runs(run_dirs, regrade=regrade, workers=workers)
+def build_report(run_dirs: list[Path], out: Path, replays: bool = True, replay_frames: int = 200) -> list[Path]:
+    """Write the report files; returns them (HTML first). Nothing is graded: intervals are the records'."""
+    entries = load_runs(run_dirs)
     out.mkdir(parents=True, exist_ok=True)
     label_of = labels(entries)
     rows = model_rows(entries, label_of)
