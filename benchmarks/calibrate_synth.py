@@ -14,29 +14,28 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import json
 import time
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from wspbench.games import minatar_original, synth
-from wspbench.grading import grade_answer
-from wspbench.tasks import EPISODE_SEED, MAX_STEPS, MinAtarTask, all_minatar_tasks
+from wspbench.games import synth
+from wspbench.games.minatar import EPISODE_SEED, MAX_STEPS, STICKY_ACTION_PROB
+from wspbench.tasks import Task, select
 
 ROOT = Path(__file__).parents[1]
 CALIBRATION = ROOT / "src" / "minatar_synth" / "calibration.json"
 GAMES_DOC = ROOT / "docs" / "games.md"
-ZERO = "Every weight stays zero.\n```edits\nb3[0] = 0\n```\n"
 
 
-def reference_program(task: MinAtarTask) -> str:
-    if task.source == "synth":
-        return (resources.files("minatar_synth") / "references" / f"{task.game}.txt").read_text()
-    return (resources.files("wspbench") / "examples" / f"{task.game}.txt").read_text()
+def has_scripted_player(game: str) -> bool:
+    """Synthetic games ship a scripted strong player (`minatar_synth.policies.<game>`)."""
+    return importlib.util.find_spec("minatar_synth.policies") is not None and \
+        importlib.util.find_spec(f"minatar_synth.policies.{game}") is not None
 
 
 def scripted_score(game: str, episodes: int) -> float:
@@ -45,7 +44,7 @@ def scripted_score(game: str, episodes: int) -> float:
     cls = synth.environment_class(game)
     returns = []
     for episode in range(episodes):
-        environment = cls(sticky_action_prob=0.1)
+        environment = cls(sticky_action_prob=STICKY_ACTION_PROB)
         environment.seed(EPISODE_SEED + episode)
         environment.reset()
         total = 0.0
@@ -58,11 +57,11 @@ def scripted_score(game: str, episodes: int) -> float:
     return float(np.mean(returns))
 
 
-def microseconds_per_step(task: MinAtarTask, steps: int = 3000) -> float:
+def microseconds_per_step(task: Task, steps: int = 3000) -> float:
     """state() plus act() with random actions, averaged over `steps` steps (a finished episode is reset,
     not rebuilt, so that building generators is not counted as stepping)."""
     actions = np.random.RandomState(0).randint(6, size=steps).tolist()
-    environment, _ = task.start_episode(0)
+    environment, _ = task.binding.start_episode(0)  # the MinAtar game binding (wspbench/games/minatar.py)
     started = time.perf_counter()
     for action in actions:
         environment.state()
@@ -71,28 +70,28 @@ def microseconds_per_step(task: MinAtarTask, steps: int = 3000) -> float:
     return (time.perf_counter() - started) / steps * 1e6
 
 
-def calibrate(task: MinAtarTask, episodes: int) -> dict:
-    zero = grade_answer(task, ZERO, episodes)
-    reference = grade_answer(task, reference_program(task), episodes)
-    if "error" in reference:
-        raise SystemExit(f"{task.task_id}: the reference program failed: {reference['error']}")
+def calibrate(task: Task, episodes: int) -> dict:
+    scoring = task.scoring_episodes(episodes)
+    zero = task.grade(task.offline_answer("zero"), scoring)
+    reference = task.grade(task.offline_answer("reference"), scoring)
+    if reference.error:
+        raise SystemExit(f"{task.id}: the reference program failed: {reference.error}")
+    game = task.game
     row = {
-        "source": task.source,
-        "cap": task.score_cap,
-        "max_steps": getattr(synth.environment_class(task.game), "max_steps", MAX_STEPS)
-        if task.source == "synth" else minatar_original.ORIGINAL_MAX_STEPS.get(task.game, MAX_STEPS),
-        "description": synth.description(task.game) if task.source == "synth"
-        else minatar_original.ORIGINAL_DESCRIPTIONS[task.game],
+        "source": task.id.split("/")[0],
+        "cap": game.score_cap,
+        "max_steps": game.max_steps,
+        "description": game.description,
         "episodes": episodes,
-        "zero": zero["normalized_score"],
-        "reference": reference["normalized_score"],
-        "reference_raw": reference["raw_score"],
-        "reference_mean_length": reference["mean_episode_length"],
+        "zero": zero.normalized,
+        "reference": reference.normalized,
+        "reference_raw": reference.raw,
+        "reference_mean_length": reference.mean_length,
         "us_per_step": round(microseconds_per_step(task), 1),
     }
-    if task.source == "synth":
-        row["scripted_raw"] = scripted_score(task.game, episodes)
-        row["scripted"] = task.normalize(row["scripted_raw"])
+    if has_scripted_player(game.name):
+        row["scripted_raw"] = scripted_score(game.name, episodes)
+        row["scripted"] = min(max(row["scripted_raw"], 0.0), game.score_cap) / game.score_cap
     return row
 
 
@@ -109,21 +108,23 @@ def show(rows: dict[str, dict]) -> Table:
 
 
 def games_document(rows: dict[str, dict]) -> str:
-    lines = ["# Games", "", "Generated by `python benchmarks/calibrate_synth.py --write`: each game's rules and "
-             "calibration. Scores are normalised (raw return / cap, clipped to [0, 1]) over "
+    lines = ["# Games", "", "Generated by `python benchmarks/calibrate_synth.py --write`: each MinAtar game's rules "
+             "and calibration. Scores are normalised (raw return / cap, clipped to [0, 1]) over "
              f"{next(iter(rows.values()))['episodes']} episodes; *zero* is the all-zero network (uniformly "
              "random actions), *reference* the shipped hand-written program, *scripted* a strong player that "
              "reads the game's internal state (it sets the cap).", "",
+             "`wsp games` (or `wsp games --json`) lists every task of the suite with these figures, SUPERBEAM "
+             "included (`docs/superbeam.md`); a game's task id is `<source>/<game>`, e.g. `synth/ferry`.", "",
              "| game | source | cap | max length | zero | reference | scripted | description |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
     for game, row in rows.items():
         scripted = f"{row['scripted']:.3f}" if "scripted" in row else ""
         lines.append(f"| {game} | {row['source']} | {row['cap']:g} | {row['max_steps']} | {row['zero']:.3f} | "
                      f"{row['reference']:.3f} | {scripted} | {row['description']} |")
-    for game, row in rows.items():
-        if row["source"] != "synth":
+    for game in rows:
+        if game not in synth.available_games():
             continue
-        module = importlib.import_module(f"minatar_synth.games.{game}")
+        module = importlib.import_module(f"{synth.PACKAGE}.{game}")
         lines += ["", f"## {game}", "", (module.__doc__ or "").strip()]
     return "\n".join(lines) + "\n"
 
@@ -135,14 +136,14 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="store calibration.json and docs/games.md")
     options = parser.parse_args()
     wanted = set(filter(None, options.games.split(",")))
-    tasks = [task for task in all_minatar_tasks() if not wanted or task.game in wanted]
+    tasks = [task for task in select("minatar") if not wanted or task.game.name in wanted]
     console = Console(width=160)
     rows = {}
     for task in tasks:
-        console.print(f"calibrating {task.task_id} ...")
-        rows[task.game] = calibrate(task, options.episodes)
+        console.print(f"calibrating {task.id} ...")
+        rows[task.game.name] = calibrate(task, options.episodes)
     console.print(show(rows))
-    synthetic = [row for row in rows.values() if row["source"] == "synth"]
+    synthetic = [row for game, row in rows.items() if game in synth.available_games()]
     if synthetic:
         mean = float(np.mean([row["reference"] for row in synthetic]))
         console.print(f"synthetic games: {len(synthetic)}; reference mean {mean:.3f}; "
@@ -151,7 +152,7 @@ def main() -> None:
     if options.write:
         stored = json.loads(CALIBRATION.read_text()) if CALIBRATION.exists() else {}
         stored.update(rows)
-        ordered = {task.game: stored[task.game] for task in all_minatar_tasks() if task.game in stored}
+        ordered = {task.game.name: stored[task.game.name] for task in select("minatar") if task.game.name in stored}
         CALIBRATION.write_text(json.dumps(ordered, indent=1) + "\n")
         GAMES_DOC.write_text(games_document(ordered))
         console.print(f"wrote {CALIBRATION.relative_to(ROOT)} and {GAMES_DOC.relative_to(ROOT)}")

@@ -1,6 +1,6 @@
 """Every `wsp` command with bad values: a clear message and exit code 0/1/2, never a traceback.
 
-1 = the answer (or program) was rejected, 2 = usage error: unknown game or source, bad level or range, a
+1 = the answer (or program) was rejected, 2 = usage error: unknown task, game or source, bad level or range, a
 file that is missing, not a regular file or cannot be written.
 """
 
@@ -43,21 +43,33 @@ def files(tmp_path_factory):
 
 CASES = [
     # wsp grade
-    (["grade", "--source", "synthetic", "-g", "A", "{good}"], 2, "unknown source 'synthetic'"),
-    (["grade", "--source", "original", "-g", "ferry", "{good}"], 2, "ferry is a synth game"),
-    (["grade", "-g", "Breakout", "{good}"], 2, "did you mean breakout?"),
-    (["grade", "-g", "no_such_game", "{good}"], 2, "unknown game 'no_such_game'"),
+    (["grade", "--source", "synthetic", "-g", "A", "{good}"], 2, "unknown task 'A'"),
+    (["grade", "--source", "synthetic", "-g", "ferry", "{good}"], 2, "there is no task 'synthetic/ferry'"),
+    (["grade", "--source", "original", "-g", "ferry", "{good}"], 2, "ferry is synth/ferry"),
+    (["grade", "--source", "synth", "{good}"], 2, "--source needs --game"),
+    (["grade", "-g", "Breakout", "{good}"], 2, "did you mean original/breakout?"),
+    (["grade", "-g", "no_such_game", "{good}"], 2, "unknown task 'no_such_game'"),
+    (["grade", "no_such_game", "{good}"], 2, "unknown task 'no_such_game'"),
+    (["grade", "original__freeway", "{good}"], 2, "did you mean original/freeway?"),
+    (["grade", "minatar/original/freeway", "{good}"], 2, "unknown task"),
+    (["grade", "breakout"], 2, "missing"),
+    (["grade", "-g", "breakout", "breakout", "{good}"], 2, "not both"),
     (["grade", "-g", "ferry", "--episodes", "2", "{bad}"], 1, "no ```edits block"),
+    (["grade", "superbeam", "{bad}"], 1, "no JSON object"),
+    (["grade", "superbeam", "--json", "{bad}"], 1, '"normalized": 0.0'),
     (["grade", "-g", "breakout", "--episodes", "0", "{good}"], 2, "--episodes"),
     (["grade", "-g", "breakout", "--episodes", "100001", "{good}"], 2, "--episodes"),
     (["grade", "-g", "breakout", "--workers", "0", "{good}"], 2, "--workers"),
     (["grade", "-g", "breakout", "{dir}"], 2, "is not a regular file"),
     (["grade", "-g", "breakout", "{missing}"], 2, "there is no answer file"),
     (["grade", "-g", "breakout", "{huge}"], 1, "more than 4,000,000 bytes"),
-    (["grade", "-g", "breakout", "--json", "{huge}"], 1, '"parse_success": 0.0'),
+    (["grade", "-g", "breakout", "--json", "{huge}"], 1, '"error": "'),
+    (["grade", "superbeam", "--json", "{huge}"], 1, "more than 4,000,000 bytes"),
     # wsp verify, wsp games
     (["verify", "--workers", "0"], 2, "--workers"),
     (["games", "extra"], 2, "unexpected extra argument"),
+    (["suite", "extra"], 2, "unexpected extra argument"),
+    (["--verbose=x", "games"], 2, "--verbose"),
     # wsp run (option validation only)
     (["run", "--model", "zero", "--protocol", "x"], 2, "choose one of"),
     (["run", "--model", "zero", "--tasks", "nope"], 2, "no task matches"),
@@ -72,14 +84,14 @@ CASES = [
     (["report", "{missing}"], 2, "not a run directory"),
     (["report", "{corrupt_run}"], 2, ""),
     # wsp replay, weights
-    (["replay", "nope", "{good}"], 2, "no task matches"),
+    (["replay", "nope", "{good}"], 2, "unknown task 'nope'"),
     (["replay", "original/breakout", "{dir}"], 2, "is not a regular file"),
     (["replay", "original/breakout", "{bad}"], 1, "no ```edits block"),
     (["replay", "original/breakout", "{huge}"], 1, "more than"),
     (["replay", "original/breakout", "{good}", "--episodes", "0"], 2, "--episodes"),
     (["replay", "original/breakout", "{good}", "--max-frames", "3", "--out", "{dir}"], 2, "is not a regular file"),
     (["replay", "original/breakout", "{good}", "--out", "{good}.xyz"], 2, "does not end in .gif"),
-    (["weights", "{good}", "--family", "nope"], 2, "choose one of minatar, superbeam"),
+    (["weights", "{good}", "--family", "nope"], 2, "no task matches 'nope'"),
     (["weights", "{bad}", "--out", "{dir}/w.png"], 1, "no ```edits block"),
     (["weights", "{good}", "--out", "{dir}"], 2, "is not a regular file"),
     (["weights", "{good}", "--out", "{good}/w.png"], 2, "cannot write"),
@@ -91,7 +103,7 @@ CASES = [
     (["export", "jsonl", "{jsonl}", "--episodes", "0"], 2, "--episodes"),
     (["export", "harbor", "{good}", "--tasks", "original/breakout"], 2, "is not a folder"),
     # wsp superbeam grade/play
-    (["superbeam", "grade", "{bad}", "--json"], 1, '"score": 0.0'),
+    (["superbeam", "grade", "{bad}", "--json"], 1, '"normalized": 0.0'),
     (["superbeam", "grade", "{bad}"], 1, "score 0"),
     (["superbeam", "grade", "{huge}", "--json"], 1, "more than"),
     (["superbeam", "grade", "{good}", "--difficulty", "2"], 2, "--difficulty"),
@@ -157,7 +169,7 @@ def test_a_fifo_is_not_read(tmp_path):
 def test_grade_json_reports_an_unknown_game_as_a_usage_error():
     result = RUNNER.invoke(app, ["grade", "-g", "ferry", "--source", "original", "--json", "-"], input=ANSWER,
                            env=WIDE)
-    assert result.exit_code == 2 and "normalized_score" not in result.output
+    assert result.exit_code == 2 and "normalized" not in result.output
 
 
 def test_grade_infers_the_source_from_the_game():
@@ -165,10 +177,11 @@ def test_grade_infers_the_source_from_the_game():
                            input=ANSWER, env=WIDE)
     assert result.exit_code == 0, result.output
     graded = json.loads(result.stdout.strip().splitlines()[-1])
-    assert graded["source"] == "synth" and graded["parse_success"] == 1.0
+    assert graded["task"] == "synth/ferry" and graded["error"] is None
 
 
 def test_a_real_process_prints_no_traceback(tmp_path):
     done = subprocess.run([sys.executable, "-m", "wspbench.cli", "grade", "--source", "synthetic", "-g", "A", "-"],
-                          input=ANSWER, capture_output=True, text=True, timeout=120, env={**os.environ, **WIDE}, check=False)
-    assert done.returncode == 2 and "Traceback" not in done.stderr and "unknown source" in done.stderr
+                          input=ANSWER, capture_output=True, text=True, timeout=120, env={**os.environ, **WIDE},
+                          check=False)
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "unknown task" in done.stderr

@@ -10,8 +10,8 @@ import pytest
 from wspbench.evaluation import engine as engine_module
 from wspbench.evaluation import evaluate
 from wspbench.evaluation.engine import _sample_batch, play_compiled, play_lockstep, play_reference, resolve_engine
+from wspbench.games.minatar import MinAtarGame
 from wspbench.networks import MINATAR_NETWORK, SUPERBEAM_NETWORK, sample_action, softmax_cdf
-from wspbench.tasks import MinAtarTask
 
 GAMES = ["asterix", "breakout", "freeway", "seaquest", "space_invaders"]
 
@@ -37,20 +37,20 @@ def random_sparse(seed: int):
 @pytest.mark.parametrize("game", GAMES)
 def test_compiled_equals_reference_on_random_dense_and_sparse_programs(game):
     """With 1 and 2 workers, and with 3 slots reused across the episodes."""
-    task = MinAtarTask(game)
+    task = MinAtarGame(game)
     episodes = list(range(4)) if game == "freeway" else list(range(30))
     for weights in (random_dense(1), random_dense(2, scale=2.0), random_sparse(3), random_sparse(4)):
         reference = evaluate(task, weights, episodes, engine="reference", workers=1)
         for workers in (1, 2):
             assert evaluate(task, weights, episodes, engine="compiled", workers=workers) == reference
         reused = play_compiled(task, weights, episodes, batch_size=3)
-        assert reused == list(zip(reference.returns, reference.lengths))
+        assert reused == list(zip(reference.returns, reference.lengths, strict=True))
 
 
 @pytest.mark.parametrize("game", ["breakout", "seaquest"])
 def test_compiled_with_two_workers_when_a_pool_is_worth_it(game, monkeypatch):
     monkeypatch.setattr(engine_module, "POOL_WORTH_SECONDS", 0.0)
-    task, weights = MinAtarTask(game), random_sparse(11)
+    task, weights = MinAtarGame(game), random_sparse(11)
     reported = []
     run = evaluate(task, weights, 150, engine="compiled", workers=2, progress=reported.append)
     assert run == evaluate(task, weights, 150, engine="reference", workers=1)
@@ -60,7 +60,7 @@ def test_compiled_with_two_workers_when_a_pool_is_worth_it(game, monkeypatch):
 def test_compiled_episode_ids_and_progress():
     """Progress reports arrive while some slots wait for the reference's decision (large weights: wide bounds)."""
     for weights in (random_dense(3), random_dense(4, scale=4.0)):
-        task, reported = MinAtarTask("breakout"), []
+        task, reported = MinAtarGame("breakout"), []
         ids = [5, 70, 71, 2] + list(range(100, 160))
         run = play_compiled(task, weights, ids, progress=reported.append, batch_size=8)
         assert run == play_reference(task, weights, ids)
@@ -68,7 +68,7 @@ def test_compiled_episode_ids_and_progress():
 
 
 def test_compiled_engine_rejects_or_defers_weights_it_cannot_trust():
-    task = MinAtarTask("breakout")
+    task = MinAtarGame("breakout")
     weights = random_dense(5)
     weights["W2"] = weights["W2"][:, :10]
     with pytest.raises(ValueError, match="shape"):
@@ -80,9 +80,9 @@ def test_compiled_engine_rejects_or_defers_weights_it_cannot_trust():
 
 
 def test_auto_engine_picks_compiled_for_original_games_only():
-    assert resolve_engine(MinAtarTask("breakout"), "auto") == "compiled"
-    assert resolve_engine(MinAtarTask("fruit_catch", "synth"), "auto") == "fast"
-    task, weights = MinAtarTask("fruit_catch", "synth"), random_dense(5)
+    assert resolve_engine(MinAtarGame("breakout"), "auto") == "compiled"
+    assert resolve_engine(MinAtarGame("fruit_catch", "synth"), "auto") == "fast"
+    task, weights = MinAtarGame("fruit_catch", "synth"), random_dense(5)
     assert evaluate(task, weights, 6, engine="compiled", workers=1) == evaluate(task, weights, 6,
                                                                                  engine="reference", workers=1)
 
@@ -90,7 +90,7 @@ def test_auto_engine_picks_compiled_for_original_games_only():
 @pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize("game", GAMES)
 def test_fast_equals_reference_on_random_dense_programs(game, workers):
-    task = MinAtarTask(game)
+    task = MinAtarGame(game)
     episodes = 8 if game == "freeway" else 24
     for seed in (1, 2):
         weights = random_dense(seed)
@@ -102,13 +102,13 @@ def test_fast_equals_reference_on_random_dense_programs(game, workers):
 @pytest.mark.parametrize("game", GAMES)
 def test_slots_reused_across_episodes_give_reference_results(game):
     """A small batch makes every slot play many episodes in turn, reusing its environment."""
-    task, weights = MinAtarTask(game), random_dense(7)
+    task, weights = MinAtarGame(game), random_dense(7)
     episodes = list(range(6)) if game == "freeway" else list(range(30))
     assert play_lockstep(task, weights, episodes, batch_size=3) == play_reference(task, weights, episodes)
 
 
 def test_episode_ids_are_respected():
-    task, weights = MinAtarTask("breakout"), random_dense(3)
+    task, weights = MinAtarGame("breakout"), random_dense(3)
     run = evaluate(task, weights, [5, 70, 71, 2], engine="fast", workers=2)
     single = [evaluate(task, weights, [e], engine="reference", workers=1) for e in (5, 70, 71, 2)]
     assert run.returns == tuple(r.returns[0] for r in single)
@@ -134,7 +134,7 @@ def test_near_ties_fall_back_to_the_exact_action():
     for offset in (-1e-9, 0.0, 1e-9, 1e-6):
         uniforms = np.array([min(max(cdf[i % 5] + offset, 0.0), 1 - 1e-16) for i, cdf in enumerate(exact_cdfs)])
         actions = _sample_batch(MINATAR_NETWORK, weights, MINATAR_NETWORK.batched(weights), xs, uniforms)
-        expected = [int(np.searchsorted(cdf, u, side="right")) for cdf, u in zip(exact_cdfs, uniforms)]
+        expected = [int(np.searchsorted(cdf, u, side="right")) for cdf, u in zip(exact_cdfs, uniforms, strict=True)]
         assert actions.tolist() == expected
 
 
@@ -161,15 +161,15 @@ def test_superbeam_network_shape_and_orientation():
 
 def test_unknown_engine_and_empty_episodes():
     with pytest.raises(ValueError, match="unknown engine"):
-        evaluate(MinAtarTask("breakout"), random_dense(0), 3, engine="warp")
+        evaluate(MinAtarGame("breakout"), random_dense(0), 3, engine="warp")
     with pytest.raises(ValueError, match="no episodes"):
-        evaluate(MinAtarTask("breakout"), random_dense(0), [], engine="fast")
+        evaluate(MinAtarGame("breakout"), random_dense(0), [], engine="fast")
 
 
 def test_numba_is_imported_only_to_grade_original_games_with_the_compiled_engine():
     code = ("import sys; import wspbench.cli; from wspbench.evaluation import evaluate; "
-            "from wspbench.tasks import MinAtarTask; from wspbench.networks import MINATAR_NETWORK; "
-            "w = MINATAR_NETWORK.zeros(); evaluate(MinAtarTask('fruit_catch', 'synth'), w, 2, workers=1); "
-            "evaluate(MinAtarTask('breakout'), w, 2, engine='fast', workers=1); assert 'numba' not in sys.modules; "
-            "evaluate(MinAtarTask('breakout'), w, 2, workers=1); assert 'numba' in sys.modules")
+            "from wspbench.games.minatar import MinAtarGame; from wspbench.networks import MINATAR_NETWORK; "
+            "w = MINATAR_NETWORK.zeros(); evaluate(MinAtarGame('fruit_catch', 'synth'), w, 2, workers=1); "
+            "evaluate(MinAtarGame('breakout'), w, 2, engine='fast', workers=1); assert 'numba' not in sys.modules; "
+            "evaluate(MinAtarGame('breakout'), w, 2, workers=1); assert 'numba' in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=300)

@@ -1,5 +1,6 @@
-"""Rendered prompts: every required section in order, the game's exact source, the flattening formula
-and the edits grammar; a snapshot that only changes with the template version; task selectors."""
+"""Rendered prompts: every required section in order, the game's exact source, the flattening formula,
+the edits grammar and the facts the grader uses (seeds, sticky actions, caps, bounds); a snapshot that
+only changes with the template version; task selectors."""
 
 from __future__ import annotations
 
@@ -11,16 +12,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from wspbench.harness import prompts, superbeam_family
-from wspbench.harness.families import TaskSelectionError, select_task_ids
-from wspbench.harness.minatar_family import MinAtarHarnessTask
-from wspbench.harness.prompts import (MINATAR_PROMPT_VERSION, MINATAR_SYSTEM, SECTION_TITLES, GameFacts,
-                                      ProtocolFacts, render_minatar)
+from wspbench.answers import edits
+from wspbench.games.minatar import ACTION_NAMES, ACTION_SEED, CHANNEL_NAMES, EPISODE_SEED, STICKY_ACTION_PROB
+from wspbench.tasks import Protocol, UnknownTask, get_task, select
+from wspbench.tasks.minatar_prompt import (
+    MINATAR_PROMPT_VERSION,
+    MINATAR_SYSTEM,
+    SECTION_TITLES,
+    GameFacts,
+    render_minatar,
+)
 
 # sha256 of the template rendered for a fixed fake game (below), one-shot then feedback. A change of the
 # template text must come with a new MINATAR_PROMPT_VERSION and a new line here.
 SNAPSHOTS = {
-    "minatar-v1": "9381ce2f19b671730f8d522b9bae520ebe166c1b04889462a961f1ece079a933",
+    "minatar-v1": "9381ce2f19b671730f8d522b9bae520ebe166c1b04889462a961f1ece079a933",  # history
+    "minatar-v2": "23f1796a92ac9d67a676d99032c6ecd3b52dca194f44457e0aa7e93784eb806c",
 }
 FAKE_GAME = GameFacts("synth/fake", "fake", "A fake game.", "minatar_synth/games/fake.py", "SOURCE = 1\n",
                       "CHANNEL NOTES", "ACTION NOTES", 50.0, 1000)
@@ -28,23 +35,25 @@ FAKE_GAME = GameFacts("synth/fake", "fake", "A fake game.", "minatar_synth/games
 
 def synth_game() -> str:
     """The first synthetic game that loads (others may be mid-edit in a shared tree)."""
-    for task_id in select_task_ids("synth/*"):
+    for task in select("synth/*"):
         try:
-            user_prompt(task_id)
+            user_prompt(task.id)
         except Exception:
             continue
-        return task_id
+        return task.id
     pytest.skip("no synthetic game loads")
 
 
 def user_prompt(task_id: str, protocol: str = "one-shot") -> str:
-    messages = MinAtarHarnessTask.from_id(task_id, 1000, 100).messages(protocol, 4)
+    shape = Protocol(protocol, 4, 1000, 100) if protocol == "feedback" else Protocol(protocol, 1, 1000)
+    messages = get_task(task_id).messages(shape)
     assert messages[0] == {"role": "system", "content": MINATAR_SYSTEM}
     return messages[1]["content"]
 
 
 def assert_sections_in_order(text: str) -> None:
-    positions = [text.index(f"\n{title}\n") if i else text.index(f"{title}\n") for i, title in enumerate(SECTION_TITLES)]
+    positions = [text.index(f"\n{title}\n") if i else text.index(f"{title}\n")
+                 for i, title in enumerate(SECTION_TITLES)]
     assert positions == sorted(positions) and positions[0] == 0
 
 
@@ -53,16 +62,35 @@ def test_minatar_prompt_has_every_section_in_order_and_the_exact_source(task_id)
     task_id = synth_game() if task_id == "synth" else task_id
     text = user_prompt(task_id)
     assert_sections_in_order(text)
-    source, game = task_id.split("/")
-    module = importlib.import_module(f"minatar.environments.{game}" if source == "original"
-                                     else f"minatar_synth.games.{game}")
+    task = get_task(task_id)
+    module = importlib.import_module(task.game.source_path.removesuffix(".py").replace("/", "."))
     assert Path(inspect.getsourcefile(module)).read_text().rstrip() in text
+    assert task.game_source().rstrip() in text
     assert "i = (row*10 + col)*6 + channel" in text
     assert "T[index] = value        T[index] += value        T[index] -= value        T[index] *= value" in text
     for constraint in ("from scratch", "no training", "no code execution", "no calculator",
                        "no feedback from the environment", "ONE reply", "LAST ```edits block", "start at 0",
-                       "softmax", "Sticky actions", "1729 + e", "7919 + e", "W1[i, j] is the weight from input i"):
+                       "softmax", "Sticky actions", "W1[i, j] is the weight from input i"):
         assert constraint in text, constraint
+
+
+@pytest.mark.parametrize("task_id", ["original/freeway", "synth"])
+def test_the_prompt_states_the_facts_the_grader_uses(task_id):
+    """Each fact comes from its one definition: a change there changes the prompt (and the snapshot)."""
+    task = get_task(synth_game() if task_id == "synth" else task_id)
+    text = user_prompt(task.id)
+    assert f"{EPISODE_SEED} + e" in text and f"RandomState({ACTION_SEED} + e)" in text
+    assert f"with probability {STICKY_ACTION_PROB:g} on every step" in text
+    assert f"sticky actions {STICKY_ACTION_PROB:g};" in text
+    assert f"at most {task.game.max_steps:,} steps" in text
+    assert f"min(max(raw, 0), {task.game.score_cap:g}) / {task.game.score_cap:g}" in text
+    assert ", ".join(f"{i} {name}" for i, name in enumerate(ACTION_NAMES)) in text
+    assert all(f"  {i} {name}\n" in text for i, name in enumerate(CHANNEL_NAMES))
+    assert task.game.action_names == ACTION_NAMES and task.game.input_names == CHANNEL_NAMES
+    for bound in (edits.MAX_ANSWER_CHARS, edits.MAX_TOKENS, edits.MAX_STATEMENTS):
+        assert f"{bound:,}" in text
+    assert " -> ".join(map(str, task.network.sizes)) in text
+    assert task.prompt_version == MINATAR_PROMPT_VERSION
 
 
 def test_feedback_prompt_describes_training_episodes():
@@ -81,7 +109,7 @@ def test_original_prompt_maps_the_games_channels_and_actions():
 
 def test_worked_flattening_examples_are_right():
     grid = np.arange(600).reshape(10, 10, 6)
-    text = render_minatar(FAKE_GAME, ProtocolFacts("one-shot", 1, 10))
+    text = render_minatar(FAKE_GAME, "one-shot", 1, 10)
     for row, col, channel in ((0, 0, 0), (3, 7, 2), (9, 4, 0), (9, 9, 5)):
         assert f"= {grid[row, col, channel]}\n" in text
     flat = grid.reshape(600)
@@ -91,41 +119,40 @@ def test_worked_flattening_examples_are_right():
 
 
 def test_prompt_snapshot_is_stable_unless_the_version_changes():
-    texts = [MINATAR_SYSTEM, render_minatar(FAKE_GAME, ProtocolFacts("one-shot", 1, 1000)),
-             render_minatar(FAKE_GAME, ProtocolFacts("feedback", 4, 1000, 100))]
+    texts = [MINATAR_SYSTEM, render_minatar(FAKE_GAME, "one-shot", 1, 1000),
+             render_minatar(FAKE_GAME, "feedback", 4, 1000, 100)]
     digest = hashlib.sha256("\n\x00\n".join(texts).encode()).hexdigest()
     assert SNAPSHOTS.get(MINATAR_PROMPT_VERSION) == digest, (
         f"the MinAtar prompt changed: bump MINATAR_PROMPT_VERSION and record {digest} for it")
 
 
-def test_superbeam_prompt_is_the_task_modules():
-    if superbeam_family.unavailable_reason():
-        pytest.skip(superbeam_family.unavailable_reason())
-    from superbeam import task as sb
-
-    messages = superbeam_family.SuperbeamHarnessTask().messages("one-shot", 1)
-    assert messages == [{"role": "system", "content": sb.SYSTEM}, {"role": "user", "content": sb.task_prompt()}]
+def test_superbeam_prompt_names_the_game_and_the_network():
+    task = get_task("superbeam")
+    messages = task.messages()
+    assert [m["role"] for m in messages] == ["system", "user"]
     text = messages[1]["content"]
     for part in ("THE GAME", "THE NETWORK", "x[7]", "Actions", "```json"):
         assert part in text
+    assert task.answer_format == "json"
 
 
 def test_selectors():
-    originals = select_task_ids("original/*")
+    originals = [task.id for task in select("original/*")]
     assert originals == ["original/asterix", "original/breakout", "original/freeway", "original/seaquest",
                          "original/space_invaders"]
-    assert select_task_ids("original/breakout,breakout, original/asterix") == ["original/breakout",
-                                                                               "original/asterix"]
-    assert select_task_ids("minatar/original/freeway") == ["original/freeway"]
-    synths = select_task_ids("synth/*")
+    assert [t.id for t in select("original/breakout,breakout, original/asterix")] == ["original/breakout",
+                                                                                   "original/asterix"]
+    synths = [task.id for task in select("synth/*")]
     assert synths and all(s.startswith("synth/") for s in synths)
-    everything = select_task_ids("all")
-    assert everything[:5] == originals and set(synths) <= set(everything)
-    assert ("superbeam" in everything) == (superbeam_family.unavailable_reason() is None)
-    with pytest.raises(TaskSelectionError, match="no task matches 'original/pong'"):
-        select_task_ids("original/pong")
+    everything = [task.id for task in select("all")]
+    assert everything[:5] == originals and set(synths) <= set(everything) and "superbeam" in everything
+    assert [t.id for t in select("superbeam")] == ["superbeam"]
+    with pytest.raises(UnknownTask, match="no task matches 'original/pong'"):
+        select("original/pong")
+    with pytest.raises(UnknownTask, match="did you mean original/freeway"):
+        select("original__freeway")
 
 
 def test_sections_are_the_documented_ones():
-    assert prompts.SECTION_TITLES == ("THE TASK", "THE GAME", "THE OBSERVATION", "THE ACTIONS", "THE NETWORK",
-                                      "SCORING", "THE EDITS LANGUAGE")
+    assert SECTION_TITLES == ("THE TASK", "THE GAME", "THE OBSERVATION", "THE ACTIONS", "THE NETWORK", "SCORING",
+                              "THE EDITS LANGUAGE")

@@ -9,9 +9,10 @@ import pytest
 
 import minatar_synth.games
 from wspbench.games import synth
-from wspbench.grading import grade_answer
+from wspbench.games.minatar import MinAtarGame
 from wspbench.networks import MINATAR_NETWORK
-from wspbench.tasks import MinAtarTask, all_minatar_tasks
+from wspbench.tasks import get_task, select
+from wspbench.tasks.minatar import MinAtarTask
 
 TINY_GAME = '''
 """Tiny: step right to the coin; a test game."""
@@ -70,14 +71,14 @@ def synth_folder(tmp_path, monkeypatch):
 
 def test_tiny_game_grades_identically_with_both_engines(synth_folder):
     game = synth_folder("tiny_test_game", TINY_GAME)
-    task = MinAtarTask(game, "synth")
+    task = MinAtarTask(MinAtarGame(game, "synth"))  # the registry lists the shipped games only
     answer = "Go right.\n```edits\nb3[3] = 3.0\n```"
-    fast = grade_answer(task, answer, 30, engine="fast", workers=2)
-    reference = grade_answer(task, answer, 30, engine="reference", workers=1)
+    fast = task.grade(answer, range(30), engine="fast", workers=2).to_json()
+    reference = task.grade(answer, range(30), engine="reference", workers=1).to_json()
     assert fast.pop("seconds") >= 0 and reference.pop("seconds") >= 0
     assert fast == reference
-    assert fast["score_cap"] == 5.0 and fast["mean_episode_length"] == 40.0
-    assert 0 < fast["normalized_score"] <= 1
+    assert fast["score_cap"] == 5.0 and fast["mean_length"] == 40.0 and fast["task"] == f"synth/{game}"
+    assert 0 < fast["normalized"] <= 1 and fast["error"] is None
     assert game in synth.available_games()
     assert synth.description(game) == "Tiny: step right to the coin; a test game."
 
@@ -92,11 +93,12 @@ def test_tiny_game_grades_identically_with_both_engines(synth_folder):
 @pytest.mark.parametrize("engine", ["fast", "reference"])
 def test_broken_game_modules_are_errors_not_crashes(synth_folder, source, message, engine):
     game = synth_folder("broken_test_game", source)
-    result = grade_answer(MinAtarTask(game, "synth"), "```edits\nb3[0] = 1\n```", 3, engine=engine, workers=1)
-    assert result["normalized_score"] == 0.0 and message in result["error"]
+    score = MinAtarTask(MinAtarGame(game, "synth")).grade("```edits\nb3[0] = 1\n```", range(3), engine=engine,
+                                                          workers=1)
+    assert score.normalized == 0.0 and message in score.error and score.episodes == ()
 
 
-# The shipped synthetic suite: every game keeps the contract (DESIGN 4).
+# The shipped synthetic suite: every game keeps the module contract (wspbench/games/synth.py).
 SUITE = synth.available_games()
 
 
@@ -140,7 +142,9 @@ def test_suite_game_is_deterministic_and_bounded(game):
 
 
 def test_registry_lists_original_then_synth():
-    tasks = all_minatar_tasks()
-    assert [t.game for t in tasks[:5]] == ["asterix", "breakout", "freeway", "seaquest", "space_invaders"]
-    assert {t.game for t in tasks if t.source == "synth"} == set(SUITE)
+    tasks = select("minatar")
+    assert [t.id for t in tasks[:5]] == ["original/asterix", "original/breakout", "original/freeway",
+                                         "original/seaquest", "original/space_invaders"]
+    assert [t.id for t in tasks[5:]] == [f"synth/{game}" for game in SUITE] == [t.id for t in select("synth/*")]
+    assert get_task("ferry").game.score_cap == synth.environment_class("ferry").score_cap
     assert MINATAR_NETWORK.parameter_count == 600 * 32 + 32 + 32 * 32 + 32 + 32 * 6 + 6

@@ -1,28 +1,32 @@
 """The reference grader's result for a MinAtar answer: the dict that `wsp verify` writes as Harbor's reward
-and that the conformance data holds. Every other command prints the registry's `Score` (tasks/spec.py).
+and that the conformance data holds (tests/data/minatar_original_expected.json). Every other command prints
+the registry's `Score` (tasks/spec.py).
 
 A failure is a value with an `error` message, never an exception, so one bad answer cannot crash a batch.
 """
 
 from __future__ import annotations
 
+from wspbench.answers.edits import MAX_MESSAGE_CHARS
 from wspbench.evaluation.engine import Progress
 from wspbench.games.minatar import MinAtarGame
-from wspbench.tasks import UnknownTask, get_task, select
+from wspbench.tasks import UnknownTask, all_tasks, get_task
 from wspbench.tasks.spec import Score, safe_message
 
-__all__ = ["find_task", "grade_answer", "reference_result", "safe_message"]
+__all__ = ["MAX_MESSAGE_CHARS", "find_task", "grade_answer", "reference_result", "safe_message"]
 
 
 def find_task(game: str, source: str | None = None) -> MinAtarGame:
     """The MinAtar game `game`; with `source` None the source is inferred (game names are unique).
 
-    ValueError, with a message that says what to write instead, for an unknown game or source."""
+    UnknownTask (a ValueError), with a message that says what to write instead, for an unknown game or
+    source, or a task that is not a MinAtar game (the seed contract is MinAtar's)."""
     task = get_task(f"{source}/{game}" if source else game)
-    if task.family != "minatar":
-        raise UnknownTask(f"{task.id} is not a MinAtar game; MinAtar tasks: "
-                          f"{', '.join(t.id for t in select('minatar'))}")
-    return task.binding
+    binding = getattr(task, "binding", None)
+    if not isinstance(binding, MinAtarGame):
+        minatar = [t.id for t in all_tasks() if isinstance(getattr(t, "binding", None), MinAtarGame)]
+        raise UnknownTask(f"{task.id} is not a MinAtar game; MinAtar tasks: {', '.join(minatar)}")
+    return binding
 
 
 def grade_answer(game: MinAtarGame, answer: str, episodes: int = 1000, engine: str = "auto",

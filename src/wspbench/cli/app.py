@@ -1,27 +1,93 @@
 """The `wsp` application object and what every command shares: consoles, progress bars, answer files,
-option checks. The commands live in the modules beside this one, by topic."""
+option checks, `--version` and `--verbose`. The commands live in the modules beside this one, by topic.
+
+Nothing heavy is imported here (numpy, minatar, the games): `wsp --help` loads this module and the command
+modules, so each command imports what it needs when it runs.
+"""
 
 from __future__ import annotations
 
+import logging
 import math
 from contextlib import contextmanager
 from pathlib import Path
 
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
 
-from wspbench.answers.edits import MAX_ANSWER_CHARS
 from wspbench.inputs import InputFileError, InputTooLarge, output_file, read_bounded
 
+# `wsp --help` lists the commands in this order (what a user does first comes first); others follow.
+COMMAND_ORDER = ("run", "grade", "games", "suite", "verify", "runs", "report", "replay", "weights", "export",
+                 "superbeam", "chip8")
+
+
+class OrderedCommands(TyperGroup):
+    """Lists commands in COMMAND_ORDER, whatever module registered them first."""
+
+    def list_commands(self, ctx) -> list[str]:
+        names = super().list_commands(ctx)
+        rank = {name: i for i, name in enumerate(COMMAND_ORDER)}
+        return sorted(names, key=lambda name: rank.get(name, len(rank)))
+
+
 app = typer.Typer(help="wspbench: weight-space programming benchmarks.", no_args_is_help=True,
-                  add_completion=False, pretty_exceptions_enable=False)
+                  add_completion=False, pretty_exceptions_enable=False, cls=OrderedCommands)
 console = Console()
 errors = Console(stderr=True)
+log = logging.getLogger(__name__)
 
-MAX_ANSWER_FILE_BYTES = 4 * MAX_ANSWER_CHARS  # UTF-8: a longer file has more characters than any parser reads
 MAX_EPISODES = 100_000
 MAX_WORKERS = 1024
 ENGINES = ("auto", "compiled", "fast", "reference")  # wspbench/evaluation/engine.py checks the same names
+
+
+def version() -> str:
+    """The installed package's version (pyproject.toml)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("wspbench")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        console.print(f"wspbench {version()}", markup=False, highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    verbose: int = typer.Option(0, "--verbose", "-v", count=True, show_default=False,
+                                help="Log what happens on stderr (-v: steps such as the engine used, -vv: details)."),
+    show_version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                      help="Print the version and exit."),
+) -> None:
+    """wspbench: weight-space programming benchmarks."""
+    if verbose:  # wspbench's own messages; other libraries (numba...) stay at warnings
+        logging.basicConfig(level=logging.WARNING, force=True, format="%(levelname)s %(name)s: %(message)s",
+                            handlers=[logging.StreamHandler(errors.file)])
+        logging.getLogger("wspbench").setLevel(logging.DEBUG if verbose > 1 else logging.INFO)
+
+
+def max_answer_chars() -> int:
+    """The longest reply a grader reads (wspbench/answers/edits.py); imported late, it loads numpy."""
+    from wspbench.answers.edits import MAX_ANSWER_CHARS
+
+    return MAX_ANSWER_CHARS
+
+
+def __getattr__(name: str):
+    """MAX_ANSWER_CHARS and MAX_ANSWER_FILE_BYTES, computed on first use (see `max_answer_chars`)."""
+    if name == "MAX_ANSWER_CHARS":
+        return max_answer_chars()
+    if name == "MAX_ANSWER_FILE_BYTES":
+        return 4 * max_answer_chars()  # UTF-8: a longer file has more characters than any parser reads
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @contextmanager
@@ -41,7 +107,7 @@ def read_answer(path: str) -> str:
     A file that cannot be read is a usage error (exit 2); one over the bound raises InputTooLarge, which
     callers report as a rejected answer (exit 1)."""
     try:
-        data = read_bounded(path, MAX_ANSWER_FILE_BYTES, "answer file")
+        data = read_bounded(path, 4 * max_answer_chars(), "answer file")  # UTF-8: 4 bytes at most per character
     except InputTooLarge:
         raise
     except InputFileError as error:
@@ -75,22 +141,19 @@ def answer_or_exit(path: str) -> str:
     try:
         return read_answer(path)
     except InputTooLarge as error:
-        errors.print(f"{error}: an answer has at most {MAX_ANSWER_CHARS:,} characters", markup=False)
+        errors.print(f"{error}: an answer has at most {max_answer_chars():,} characters", markup=False)
         raise typer.Exit(1) from None
 
 
 @contextmanager
 def rejected_or_unwritable(out: Path):
-    """An unusable answer exits 1; an output file that cannot be written exits 2; each with one line."""
-    from wspbench.report.answers import UnusableAnswer
-
+    """An unusable answer exits 1; an output file that cannot be written exits 2; each with one line.
+    (An unusable answer is a ValueError: wspbench/report/replay.py's UnusableAnswer is one.)"""
     try:
         yield
-    except (UnusableAnswer, ValueError) as error:
+    except ValueError as error:
         errors.print(str(error), markup=False, style="red")
         raise typer.Exit(1) from None
     except OSError as error:
         errors.print(f"cannot write {out}: {error.strerror or error}", markup=False, style="red")
         raise typer.Exit(2) from None
-
-

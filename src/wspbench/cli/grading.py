@@ -1,105 +1,178 @@
-"""`wsp grade`, `wsp games` and `wsp verify`."""
+"""`wsp grade`, `wsp games`, `wsp suite` and `wsp verify`: every task through the registry
+(wspbench/tasks/registry.py), so each command works alike for every family.
+
+The registry and the games are imported inside the commands: `wsp --help` imports this module.
+"""
 
 from __future__ import annotations
 
 import json
-from importlib import resources
+import logging
 from pathlib import Path
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
-from wspbench.grading import find_task, grade_answer
+from wspbench.cli.app import (
+    MAX_EPISODES,
+    MAX_WORKERS,
+    InputTooLarge,
+    app,
+    check_engine,
+    console,
+    max_answer_chars,
+    progress_bar,
+    read_answer,
+)
 
-from wspbench.cli.app import (MAX_ANSWER_CHARS, MAX_EPISODES, MAX_WORKERS, InputTooLarge, app,
-                              check_engine, console, progress_bar,
-                              read_answer)
+log = logging.getLogger(__name__)
 
-def grade_table(name: str, result: dict) -> Table:
-    """One graded answer as a two-column table (or its error)."""
+
+def find_task(task_id: str | None, game: str | None, source: str | None):
+    """The task named by TASK, or by --game (and --source, else inferred: game names are unique).
+    A usage error (exit 2) that says what to write instead when there is no such task."""
+    from wspbench.tasks import UnknownTask, get_task
+
+    if game is None:
+        try:
+            return get_task(task_id)
+        except UnknownTask as error:
+            raise typer.BadParameter(str(error), param_hint="TASK") from None
+    try:
+        task = get_task(game)
+    except UnknownTask as error:
+        raise typer.BadParameter(str(error), param_hint="--game") from None
+    if source is not None and task.id != f"{source}/{game}":
+        raise typer.BadParameter(f"there is no task {f'{source}/{game}'!r:.80}; {game} is {task.id}",
+                                 param_hint="--game/--source")
+    return task
+
+
+def grade_table(name: str, score):
+    """One graded answer (`Score`) as a two-column table: the facts its JSON holds, scalars only."""
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title=name)
     table.add_column("metric")
     table.add_column("value", justify="right")
-    table.add_row("task", f"{result['source']}/{result['game']}")
-    table.add_row("episodes", str(result["episodes"]))
-    if "error" in result:
-        table.add_row("normalised score", "0")
-        table.add_row("error", Text(result["error"], style="red"))
+    table.add_row("task", score.task)
+    table.add_row("episodes", f"{len(score.episodes)}" + (f" ({score.episodes[0]}..{score.episodes[-1]})"
+                                                          if score.episodes else ""))
+    table.add_row("normalised score", f"{score.normalized:.5f}")
+    if score.error is not None:
+        table.add_row("error", Text(score.error, style="red"))
         return table
-    for label, value in (
-        ("normalised score", f"{result['normalized_score']:.5f}"),
-        ("raw score (mean return)", f"{result['raw_score']:.3f}"),
-        ("score cap", f"{result['score_cap']:g}"),
-        ("mean episode length", f"{result['mean_episode_length']:.2f}"),
-        ("edits applied", str(result["edit_count"])),
-        ("non-zero weights", str(result["nonzero_weights"])),
-        ("seconds", f"{result['seconds']:.2f}"),
-    ):
+    low, high = score.interval()
+    rows = [("95% interval", f"{low:.4f} .. {high:.4f}"), ("raw score (mean value)", f"{score.raw:.3f}"),
+            ("score cap", f"{score.score_cap:g}"), ("mean episode length", f"{score.mean_length:.2f}")]
+    rows += [(key.replace("_", " "), f"{value:g}" if isinstance(value, float) else str(value))
+             for key, value in score.metadata.items() if isinstance(value, (int, float, str))]
+    rows.append(("seconds", f"{score.seconds:.2f}"))
+    for label, value in rows:
         table.add_row(label, value)
     return table
 
 
 @app.command()
 def grade(
-    answer: str = typer.Argument(..., help="File with the model's reply, or - for standard input."),
-    game: str = typer.Option(..., "--game", "-g", help="Game name, e.g. breakout (see `wsp games`)."),
-    source: str = typer.Option(None, help="original (the minatar package) or synth (minatar_synth); default: "
-                                          "the game's source (game names are unique)."),
-    episodes: int = typer.Option(1000, min=1, max=MAX_EPISODES, help="Episodes to play (episode e uses seeds "
-                                                                     "1729+e, 7919+e)."),
+    task_id: str = typer.Argument(None, metavar="TASK", show_default=False,
+                                  help="Task id (original/breakout, synth/ferry, superbeam) or game name; "
+                                       "see `wsp games`. Leave out with --game."),
+    answer: str = typer.Argument(None, metavar="ANSWER", show_default=False,
+                                 help="File with the model's reply, or - for standard input."),
+    game: str = typer.Option(None, "--game", "-g", help="Instead of TASK: a game name, e.g. breakout."),
+    source: str = typer.Option(None, help="With --game: the task's source (original, synth); default: inferred "
+                                          "(game names are unique)."),
+    episodes: int = typer.Option(None, min=1, max=MAX_EPISODES, show_default=False,
+                                 help="Scoring episodes (SUPERBEAM: held-out levels) to play, the first N; "
+                                      "default: the task's own (`wsp games`)."),
     workers: int = typer.Option(None, min=1, max=MAX_WORKERS, help="Processes to use (default: all cores)."),
-    engine: str = typer.Option("auto", callback=check_engine, help="auto (default: compiled for original games, "
-                               "fast for synthetic ones), compiled, fast or reference."),
-    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    engine: str = typer.Option("auto", callback=check_engine, help="auto (default: the fastest exact engine for "
+                               "the game), compiled, fast or reference."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON (the same for every task)."),
 ) -> None:
-    """Grade an answer (a reply with an ```edits block) on a MinAtar task.
+    """Grade an answer (a model's reply) on any task: `wsp grade TASK ANSWER` or `wsp grade --game G ANSWER`.
 
-    Exit codes: 0 graded, 1 answer rejected, 2 usage error (unknown game or source, unreadable file)."""
+    Exit codes: 0 graded, 1 answer rejected, 2 usage error (unknown task, unreadable file)."""
+    if source is not None and game is None:
+        raise typer.BadParameter("--source needs --game (or name the task: `wsp grade synth/ferry ANSWER`)",
+                                 param_hint="--source")
+    if game is not None:
+        if answer is not None:
+            raise typer.BadParameter("give TASK or --game, not both", param_hint="TASK")
+        task_id, answer = None, task_id
+    if answer is None:
+        raise typer.BadParameter("missing: the answer file (or - for standard input)", param_hint="ANSWER")
+    task = find_task(task_id, game, source)
     try:
-        task = find_task(game, source)
+        scoring = task.scoring_episodes(episodes)
     except ValueError as error:
-        raise typer.BadParameter(str(error), param_hint="--game/--source") from None
+        raise typer.BadParameter(str(error), param_hint="--episodes") from None
     try:
         text = read_answer(answer)
     except InputTooLarge as error:
-        result = {"normalized_score": 0.0, "game": task.game, "source": task.source, "episodes": episodes,
-                  "parse_success": 0.0, "error": f"{error}: an answer has at most {MAX_ANSWER_CHARS:,} characters"}
+        score = task.rejected(f"{error}: an answer has at most {max_answer_chars():,} characters")
     else:
-        with progress_bar(task.task_id, episodes) as advance:
-            result = grade_answer(task, text, episodes, engine=engine, workers=workers, progress=advance)
+        log.info("grading %s on %d episodes (%s..%s), engine %s", task.id, len(scoring), scoring[0], scoring[-1],
+                 engine)
+        with progress_bar(task.id, len(scoring)) as advance:
+            score = task.grade(text, scoring, engine=engine, workers=workers, progress=advance)
+        log.info("graded in %.2f s", score.seconds)
     if as_json:
-        print(json.dumps(result))
+        print(json.dumps(score.to_json()))
     else:
-        console.print(grade_table("stdin" if answer == "-" else answer, result))
-    if "error" in result:
+        console.print(grade_table("stdin" if answer == "-" else answer, score))
+    if score.error is not None:
         raise typer.Exit(1)
 
 
+def game_rows() -> list[dict]:
+    """What `wsp games` shows of each task: the facts its prompt and its grade use."""
+    from wspbench.tasks import all_tasks
+
+    rows = []
+    for task in all_tasks():
+        calibration = task.calibration()
+        rows.append({"id": task.id, "family": task.family, "game": task.game.name, "score_cap": task.game.score_cap,
+                     "max_steps": task.game.max_steps, "default_episodes": task.default_episodes,
+                     "zero": calibration.get("zero"), "reference": calibration.get("reference"),
+                     "description": task.game.description})
+    return rows
+
+
 @app.command()
-def games() -> None:
-    """List the games: source, score cap, maximum length, description, calibrated scores."""
-    from wspbench.games import minatar_original, synth
-    from wspbench.tasks import MAX_STEPS
+def games(as_json: bool = typer.Option(False, "--json", help="Print the tasks as JSON.")) -> None:
+    """List every task: id, family, score cap, maximum length, calibrated scores, description."""
+    rows = game_rows()
+    if as_json:
+        print(json.dumps(rows))
+        return
+    from rich.table import Table
 
-    calibration = json.loads((resources.files("minatar_synth") / "calibration.json").read_text())
     table = Table(caption="zero: the all-zero network; reference: the shipped program (normalised, "
-                          "from benchmarks/calibrate_synth.py)")
-    for column in ("game", "source", "cap", "max length", "zero", "reference", "description"):
-        table.add_column(column, justify="left" if column in ("game", "source", "description") else "right")
-    from wspbench.games.minatar import all_games
-
-    for task in all_games():
-        if task.source == "original":
-            description = minatar_original.ORIGINAL_DESCRIPTIONS[task.game]
-            max_steps = minatar_original.ORIGINAL_MAX_STEPS.get(task.game, MAX_STEPS)
-        else:
-            description = synth.description(task.game)
-            max_steps = synth.environment_class(task.game).max_steps
-        measured = calibration.get(task.game, {})
-        scores = [f"{measured[key]:.3f}" if key in measured else "-" for key in ("zero", "reference")]
-        table.add_row(task.game, task.source, f"{task.score_cap:g}", str(max_steps), *scores, description)
+                          "from benchmarks/calibrate_synth.py); - not measured")
+    for column in ("task", "family", "cap", "max length", "zero", "reference", "description"):
+        table.add_column(column, justify="left" if column in ("task", "family", "description") else "right")
+    for row in rows:
+        scores = ["-" if row[key] is None else f"{row[key]:.3f}" for key in ("zero", "reference")]
+        table.add_row(row["id"], row["family"], f"{row['score_cap']:g}", f"{row['max_steps']:,}", *scores,
+                      row["description"])
     console.print(table)
+
+
+@app.command()
+def suite(as_json: bool = typer.Option(False, "--json", help="Print the suite as JSON.")) -> None:
+    """Print the suite's name, version, task count and digest (runs compare only within one suite).
+
+    The digest covers every task's prompt, game source, cap, calibration and episodes."""
+    from wspbench.tasks import suite as current
+
+    found = current()
+    if as_json:
+        print(json.dumps(found.to_json()))
+        return
+    console.print(f"{found.name} {found.version}: {found.tasks} tasks, digest {found.digest}", markup=False,
+                  highlight=False)
 
 
 @app.command()
@@ -121,5 +194,3 @@ def verify(
     except OSError:  # a closed standard output does not change the reward already written
         pass
     raise typer.Exit(code)
-
-

@@ -22,6 +22,7 @@ Every engine can split the episodes over a process pool; results are merged in e
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import time
@@ -33,14 +34,15 @@ from itertools import islice, pairwise
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from wspbench.networks import Weights, sample_action, softmax_cdf
 from wspbench.games.minatar import MAX_STEPS, MinAtarGame
+from wspbench.networks import Weights, sample_action, softmax_cdf
 
 ENGINES = ("auto", "compiled", "fast", "reference")
 BATCH_SIZE = 64
 EXACT_ROWS = 6  # batches this small are computed row by row, the reference way
 POOL_WORTH_SECONDS = 0.5  # the compiled engine spreads its episodes over workers only beyond this much work
 Progress = Callable[[int], None]
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,7 @@ def play_reference(task: MinAtarGame, weights: Weights, episode_ids: Sequence[in
     for episode in episode_ids:
         environment, action_random = task.start_episode(episode)
         score = 0.0
-        for step in range(MAX_STEPS):
+        for step in range(MAX_STEPS):  # noqa: B007 - `step + 1` below is the episode's length
             x = task.observation(environment.state())
             logits = task.network.forward_one(weights, x)
             action = sample_action(logits, action_random)
@@ -117,7 +119,7 @@ def play_lockstep(task: MinAtarGame, weights: Weights, episode_ids: Sequence[int
         uniforms = np.array([slot.action_random.random_sample() for slot in slots])
         actions = _sample_batch(network, weights, forward, xs, uniforms)
         live = []
-        for slot, action in zip(slots, actions.tolist()):
+        for slot, action in zip(slots, actions.tolist(), strict=True):
             reward, terminal = slot.environment.act(action)
             slot.score += float(reward)
             slot.steps += 1
@@ -136,7 +138,7 @@ def play_lockstep(task: MinAtarGame, weights: Weights, episode_ids: Sequence[int
 def _sample_batch(network, weights: Weights, forward, xs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     """Actions for a batch, bit-identical to `sample_action` on each row with the same uniform draw."""
     if len(xs) <= EXACT_ROWS:  # a few rows: the one-row computation itself is cheaper than the batch
-        return np.array([_exact_action(network, weights, x, u) for x, u in zip(xs, uniforms)])
+        return np.array([_exact_action(network, weights, x, u) for x, u in zip(xs, uniforms, strict=True)])
     logits, logit_error = forward(xs)
     shifted = logits.astype(np.float64) - logits.max(axis=1, keepdims=True)
     probabilities = np.exp(shifted)
@@ -173,6 +175,7 @@ def play_compiled(task: MinAtarGame, weights: Weights, episode_ids: Sequence[int
     try:
         return play(task.game, task.network, weights, episode_ids, MAX_STEPS, batch_size, progress)
     except Overflow:  # never seen; the episodes are then played the `fast` way, from the start
+        log.warning("%s: the compiled engine overflowed; playing the episodes with `fast`", task.task_id)
         return play_lockstep(task, weights, episode_ids, None, batch_size)
 
 
@@ -202,6 +205,7 @@ def evaluate(task: MinAtarGame, weights: Weights, episode_ids: Sequence[int] | i
     play = PLAYERS[engine]
     workers = max(1, min(workers or default_workers(), len(ids)))
     player = _single_threaded_blas(play)
+    log.info("%s: %d episodes with the %s engine, up to %d worker(s)", task.task_id, len(ids), engine, workers)
     if workers == 1:
         results = player(task, weights, ids, progress)
     elif engine == "compiled" and task.compiled:
@@ -222,7 +226,9 @@ def _play_compiled_spread(player, task, weights, ids, workers, progress) -> list
         return results
     projected = (time.perf_counter() - started) / BATCH_SIZE * len(rest)
     if projected < POOL_WORTH_SECONDS:
+        log.debug("compiled: %.2f s left to play, under %.1f s: no process pool", projected, POOL_WORTH_SECONDS)
         return results + player(task, weights, rest, progress)
+    log.debug("compiled: %.2f s left to play: a pool of %d workers", projected, workers)
     return results + _play_in_pool(player, task, weights, rest, workers, progress)
 
 
@@ -245,6 +251,7 @@ def _play_in_pool(play, task, weights, ids, workers, progress) -> list[tuple[flo
     bounds = np.linspace(0, len(ids), chunk_count + 1).astype(int)
     chunks = [ids[start:stop] for start, stop in pairwise(bounds) if stop > start]
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    log.debug("process pool: %d workers, %d chunks, start method %s", workers, len(chunks), method)
     results: dict[int, list[tuple[float, int]]] = {}
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method)) as pool:
         futures = {pool.submit(play, task, weights, chunk): index for index, chunk in enumerate(chunks)}

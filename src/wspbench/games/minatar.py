@@ -3,7 +3,11 @@
 Two sources share one shape: "original" (the five games of the `minatar` package, regrouped onto the six
 shared channels by `minatar_original.py`) and "synth" (the modules of `minatar_synth.games`, read by
 `synth.py`). Episode `e` seeds the game with EPISODE_SEED + e and the action sampler with
-RandomState(ACTION_SEED + e), and lasts at most MAX_STEPS steps (a game may end it sooner).
+RandomState(ACTION_SEED + e), and lasts at most MAX_STEPS steps (a game may end it sooner). Every game
+repeats the previous action instead of the chosen one with probability STICKY_ACTION_PROB.
+
+Each fact here is written once: the prompt (`wspbench/tasks/minatar_prompt.py`) and the task's `Game`
+(`wspbench/tasks/minatar.py`) read them from this module.
 """
 
 from __future__ import annotations
@@ -17,17 +21,21 @@ from wspbench.networks import MINATAR_NETWORK, Network
 
 EPISODE_SEED = 1729
 ACTION_SEED = 7919
-MAX_STEPS = 10_000
+MAX_STEPS = 10_000  # the engines' cap; a game's own `max_steps` may be lower (MinAtarGame.max_steps)
+STICKY_ACTION_PROB = 0.1
 CHANNEL_NAMES = ("player", "danger", "reward", "projectile", "trail", "gauge")
 ACTION_NAMES = ("no-op", "left", "up", "right", "down", "fire")
 
 
 class _Original:
-    """The `minatar` package's games (sticky actions 0.1, no difficulty ramping)."""
+    """The `minatar` package's games (sticky actions, no difficulty ramping)."""
 
     compiled = True  # `wspbench/evaluation/compiled/` has an exact compiled twin of each game
     games = staticmethod(lambda: list(minatar_original.ORIGINAL_SCORE_CAPS))
-    make_environment = staticmethod(minatar_original.make_environment)
+
+    @staticmethod
+    def make_environment(game: str):
+        return minatar_original.make_environment(game, STICKY_ACTION_PROB)
     observation = staticmethod(minatar_original.observation)
     observations = staticmethod(minatar_original.observations)
 
@@ -66,7 +74,7 @@ class _Synth:
 
     @staticmethod
     def make_environment(game: str):
-        return synth.environment_class(game)(sticky_action_prob=0.1)
+        return synth.environment_class(game)(sticky_action_prob=STICKY_ACTION_PROB)
 
     @staticmethod
     def observation(game: str, state: np.ndarray) -> np.ndarray:

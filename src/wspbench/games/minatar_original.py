@@ -6,7 +6,7 @@ on. Channels: 0 player, 1 danger, 2 reward, 3 projectile, 4 trail, 5 gauge.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -34,14 +34,15 @@ ORIGINAL_DESCRIPTIONS: dict[str, str] = {
 }
 
 
-def make_environment(game: str):
-    """A fresh `minatar.Environment` as the reference makes it: sticky actions 0.1, no difficulty ramping.
-    (`minatar` is imported here: it loads seaborn, pandas and scipy, which commands that play no game skip.)"""
+def make_environment(game: str, sticky_action_prob: float):
+    """A fresh `minatar.Environment` as the reference makes it: sticky actions (STICKY_ACTION_PROB of
+    `minatar.py`, which passes it), no difficulty ramping. (`minatar` is imported here: it loads seaborn,
+    pandas and scipy, which commands that play no game skip.)"""
     from minatar import Environment
 
     if game not in ORIGINAL_CHANNEL_GROUPS:
         raise ValueError(f"unknown original MinAtar game {game!r} (games: {', '.join(ORIGINAL_CHANNEL_GROUPS)})")
-    return Environment(game, sticky_action_prob=0.1, difficulty_ramping=False)
+    return Environment(game, sticky_action_prob=sticky_action_prob, difficulty_ramping=False)
 
 
 def observation(game: str, state: np.ndarray) -> np.ndarray:
@@ -53,7 +54,7 @@ def observation(game: str, state: np.ndarray) -> np.ndarray:
     return channels.reshape(600)
 
 
-@lru_cache(maxsize=None)
+@cache
 def group_matrix(game: str, source_channels: int) -> np.ndarray:
     """A 0/1 matrix G with G[s, o] = 1 when source channel s belongs to output channel o's group."""
     matrix = np.zeros((source_channels, 6), dtype=np.float32)

@@ -1,6 +1,6 @@
 """Synthetic games: any module `minatar_synth.games.<game>` that keeps the module contract.
 
-The contract (DESIGN 4): exactly one class whose name ends in `Environment`, defined in the module, with a
+The contract: exactly one class whose name ends in `Environment`, defined in the module, with a
 class attribute `score_cap` and `__init__(self, sticky_action_prob=0.1)`; `seed`, `reset`, `state()` ->
 (10, 10, 6) bool array, `act(action)` -> (reward, terminal).
 """

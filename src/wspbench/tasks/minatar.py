@@ -12,18 +12,18 @@ import importlib
 import inspect
 import json
 from collections.abc import Sequence
-from functools import cached_property
+from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
 
-from wspbench.games.minatar import (ACTION_NAMES, ACTION_SEED, CHANNEL_NAMES, EPISODE_SEED, MinAtarGame,
-                                    all_games)
+from wspbench.games.minatar import ACTION_NAMES, ACTION_SEED, CHANNEL_NAMES, EPISODE_SEED, MinAtarGame, all_games
 from wspbench.networks import MINATAR_NETWORK, Weights
 from wspbench.tasks.spec import Game, Progress, Protocol, Score, Step, Task
 
 TRAIN_EPISODE_OFFSET = 100_000
 DEFAULT_EPISODES = 1000
 FEEDBACK_GROUPS = 5
+CALIBRATED_PLAYERS = ("zero", "reference", "scripted")  # normalised scores in minatar_synth/calibration.json
 
 
 class MinAtarTask(Task):
@@ -31,6 +31,7 @@ class MinAtarTask(Task):
     network = MINATAR_NETWORK
     answer_format = "edits"
     default_episodes = DEFAULT_EPISODES
+    max_episodes = TRAIN_EPISODE_OFFSET  # training episodes start there
 
     def __init__(self, game: MinAtarGame):
         self.binding = game
@@ -43,8 +44,9 @@ class MinAtarTask(Task):
 
     @cached_property
     def game(self) -> Game:
-        return Game(self.binding.game, self.binding.description, self.binding.score_cap, self.binding.max_steps,
-                    (10, 10, len(CHANNEL_NAMES)), CHANNEL_NAMES, ACTION_NAMES, self.binding.module.replace(".", "/") + ".py")
+        binding = self.binding
+        return Game(binding.game, binding.description, binding.score_cap, binding.max_steps,
+                    (10, 10, len(CHANNEL_NAMES)), CHANNEL_NAMES, ACTION_NAMES, binding.module.replace(".", "/") + ".py")
 
     # --- the prompt ---------------------------------------------------------------------------------
     def messages(self, protocol: Protocol = Protocol()) -> list[dict]:
@@ -81,9 +83,12 @@ class MinAtarTask(Task):
     # --- scoring ------------------------------------------------------------------------------------
     def scoring_episodes(self, count: int | None = None) -> list[int]:
         count = DEFAULT_EPISODES if count is None else count
-        if not 1 <= count <= TRAIN_EPISODE_OFFSET:
-            raise ValueError(f"choose 1 to {TRAIN_EPISODE_OFFSET:,} scoring episodes (training episodes start there)")
-        return list(range(count))
+        if count < 1:
+            raise ValueError("choose at least 1 scoring episode")
+        return list(range(min(count, self.max_episodes)))
+
+    def scoring_rule(self, count: int) -> str:
+        return f"the mean return over {count} seeded episodes, normalised by the cap {self.game.score_cap:g}"
 
     def training_episodes(self, count: int) -> list[int]:
         return list(range(TRAIN_EPISODE_OFFSET, TRAIN_EPISODE_OFFSET + max(1, count)))
@@ -98,7 +103,8 @@ class MinAtarTask(Task):
     def watch(self, weights: Weights, episode: int, observe) -> tuple[float, int, dict]:
         from wspbench.evaluation.engine import play_reference
 
-        ((value, length),) = play_reference(self.binding, weights, [episode], observe=lambda *step: observe(Step(*step)))
+        ((value, length),) = play_reference(self.binding, weights, [episode],
+                                            observe=lambda *step: observe(Step(*step)))
         return value, length, {"outcome": f"return {value:g} after {length} steps"}
 
     # --- feedback rounds ----------------------------------------------------------------------------
@@ -125,10 +131,15 @@ class MinAtarTask(Task):
         return {**super().seeds(protocol), "episode_seed": seed_rule()}
 
     def calibration(self) -> dict[str, float]:
-        if self.binding.source != "synth":
-            return {}
-        table = json.loads((resources.files("minatar_synth") / "calibration.json").read_text())
-        return {k: v for k, v in table.get(self.binding.game, {}).items() if isinstance(v, (int, float))}
+        """The normalised scores that benchmarks/calibrate_synth.py measured (for every game, original ones
+        too); not its timings, which depend on the machine and would change the suite digest."""
+        return {key: value for key, value in _calibration().get(self.binding.game, {}).items()
+                if key in CALIBRATED_PLAYERS and isinstance(value, (int, float))}
+
+
+@cache
+def _calibration() -> dict:
+    return json.loads((resources.files("minatar_synth") / "calibration.json").read_text())
 
 
 def seed_rule() -> str:

@@ -12,10 +12,17 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from wspbench.answers import edits
-from wspbench.games.minatar import ACTION_NAMES, ACTION_SEED, CHANNEL_NAMES, EPISODE_SEED, MinAtarGame
+from wspbench.games.minatar import (
+    ACTION_NAMES,
+    ACTION_SEED,
+    CHANNEL_NAMES,
+    EPISODE_SEED,
+    STICKY_ACTION_PROB,
+    MinAtarGame,
+)
 from wspbench.games.minatar_original import ORIGINAL_CHANNEL_GROUPS
 from wspbench.networks import MINATAR_NETWORK
 from wspbench.tasks.spec import Protocol
@@ -49,7 +56,7 @@ def render(task, protocol: Protocol) -> list[dict]:
     return [{"role": "system", "content": MINATAR_SYSTEM}, {"role": "user", "content": user}]
 
 
-@lru_cache(maxsize=None)
+@cache
 def game_facts(binding: MinAtarGame) -> GameFacts:
     """Everything the prompt states about a game, read from the game itself."""
     import importlib
@@ -140,6 +147,7 @@ Useful slices (numpy, as in the edits language): W1[ch::6, j] is channel ch of a
 
 
 def _actions(game: GameFacts) -> str:
+    sticky = f"{STICKY_ACTION_PROB:g}"
     names = ", ".join(f"{i} {name}" for i, name in enumerate(ACTION_NAMES))
     return f"""THE ACTIONS
 The network outputs six logits, one per action: {names}.
@@ -147,7 +155,7 @@ The network outputs six logits, one per action: {names}.
 The action is SAMPLED: p = softmax(logits) (computed in float64 after subtracting the largest logit),
 then action = RandomState.choice(6, p=p) with the episode's own generator. Equal logits give each action
 probability 1/6; a logit 10 above all others gives that action about 99.98%.
-Sticky actions: with probability 0.1 on every step the game ignores the chosen action and repeats the
+Sticky actions: with probability {sticky} on every step the game ignores the chosen action and repeats the
 previous one."""
 
 
@@ -165,13 +173,14 @@ that is +1 or -1, and a unit with small sums (|z| < 0.3) is nearly linear (tanh(
 
 
 def _scoring(game: GameFacts, protocol: str, n: int) -> str:
+    sticky = f"{STICKY_ACTION_PROB:g}"
     training = ""
     if protocol == "feedback":
         training = ("\nTraining episodes (feedback rounds) use other seeds; the scoring episodes are never "
                     "shown to you.")
     return f"""SCORING
 The network plays {n} episodes. Episode e (e = 0..{n - 1}) seeds the game with {EPISODE_SEED} + e and the action
-sampler with RandomState({ACTION_SEED} + e); sticky actions 0.1; an episode lasts until the game ends it or for
+sampler with RandomState({ACTION_SEED} + e); sticky actions {sticky}; an episode lasts until the game ends it or for
 at most {game.max_steps:,} steps. The raw score is the mean episode return; the normalised score is
 min(max(raw, 0), {game.score_cap:g}) / {game.score_cap:g}, in [0, 1] ({game.score_cap:g} is this game's cap).
 A reply whose edits block is missing or rejected scores 0.{training}"""

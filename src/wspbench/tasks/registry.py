@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import importlib
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -20,8 +21,10 @@ SUITE_NAME = "wspbench"
 SUITE_VERSION = "1"  # bump with any change that moves a score: a prompt, a game, a cap, the episodes
 FAMILIES = ("wspbench.tasks.minatar", "wspbench.tasks.superbeam")
 
+log = logging.getLogger(__name__)
 _registered: dict[str, Callable[[], list[Task]]] = {}
 _tasks: dict[str, Task] | None = None
+_suite: tuple[dict[str, Task], Suite] | None = None  # the suite of one `_tasks` dict
 
 
 class UnknownTask(ValueError):
@@ -51,6 +54,8 @@ def _all() -> dict[str, Task]:
                 if task.id in found:
                     raise ValueError(f"two tasks have the id {task.id!r}")
                 found[task.id] = task
+        log.debug("%d tasks from %d families (%s registered)", len(found), len(makers),
+                  ", ".join(_registered) or "none")
         _tasks = found
     return _tasks
 
@@ -93,9 +98,14 @@ def select(selector: str) -> list[Task]:
 
 
 def _hint(text: str) -> str:
-    close = text.strip().lower().replace("-", "_").replace("__", "/")
+    """A near miss: other case, a file-name spelling (`original-breakout`, `original__breakout`), `-` for `_`,
+    or the right game under another source."""
+    text = text.strip()
+    lower = text.lower()
+    spellings = {lower, lower.replace("__", "/"), lower.replace("-", "/", 1), lower.replace("-", "_")}
+    game = lower.replace("-", "_").rsplit("/", 1)[-1]
     for task in _all().values():
-        if close in (task.id, task.game.name) and close != text:
+        if (spellings & {task.id, task.game.name} and task.id != text) or ("/" in text and game == task.game.name):
             return f" (did you mean {task.id}?)"
     return ""
 
@@ -115,6 +125,10 @@ class Suite:
 
 
 def suite() -> Suite:
-    tasks = all_tasks()
-    combined = hashlib.sha256("".join(f"{t.id}={t.digest()}\n" for t in tasks).encode()).hexdigest()
-    return Suite(SUITE_NAME, SUITE_VERSION, combined, len(tasks))
+    """The suite of the registered tasks (computed once per set of families: it renders every prompt)."""
+    global _suite
+    if _suite is None or _suite[0] is not _all():
+        tasks = all_tasks()
+        combined = hashlib.sha256("".join(f"{t.id}={t.digest()}\n" for t in tasks).encode()).hexdigest()
+        _suite = (_all(), Suite(SUITE_NAME, SUITE_VERSION, combined, len(tasks)))
+    return _suite[1]

@@ -141,11 +141,12 @@ class Task(ABC):
     game: Game
     prompt_version: str             # bump when the prompt text changes (tests/test_harness_prompts.py)
     default_episodes: int           # scoring episodes when none are given
+    max_episodes: int               # how many held-out episodes exist (a larger count plays them all)
 
     @property
     def slug(self) -> str:
         """The id as a file or folder name: `original-breakout`, `superbeam`."""
-        return self.id.replace("/", "-")
+        return slug_of(self.id)
 
     # --- the prompt ---------------------------------------------------------------------------------
     @abstractmethod
@@ -178,7 +179,13 @@ class Task(ABC):
     # --- scoring ------------------------------------------------------------------------------------
     @abstractmethod
     def scoring_episodes(self, count: int | None = None) -> list[int]:
-        """The held-out episodes (the first `count`, default `default_episodes`)."""
+        """The first min(`count`, max_episodes) held-out episodes (default `default_episodes`); ValueError for
+        a count below 1."""
+
+    def scoring_rule(self, count: int) -> str:
+        """How the score is made, in words (exports describe a task with it)."""
+        return (f"the mean value of {count} held-out episodes, normalised by the cap {self.game.score_cap:g} "
+                "(1.0 at the cap)")
 
     @abstractmethod
     def training_episodes(self, count: int) -> list[int]:
@@ -223,7 +230,12 @@ class Task(ABC):
             return self.rejected(f"evaluation failed: {safe_message(error)}")
 
     def rejected(self, error: str) -> Score:
-        return Score(self.id, 0.0, 0.0, self.game.score_cap, error=error)
+        """A rejection, even when the game itself is broken (its cap cannot be read: cap 0 then)."""
+        try:
+            cap = self.game.score_cap
+        except Exception:  # noqa: BLE001 - the error being reported is usually this very failure
+            cap = 0.0
+        return Score(self.id, 0.0, 0.0, cap, error=error)
 
     # --- feedback rounds ----------------------------------------------------------------------------
     def train_key(self, score: Score) -> tuple:
@@ -258,6 +270,11 @@ class Task(ABC):
                  "source": self.game_source(), "game": asdict(self.game), "calibration": self.calibration(),
                  "seeds": self.seeds(), "network": repr(self.network)}
         return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
+
+
+def slug_of(task_id: str) -> str:
+    """A task id as a file or folder name (ids hold no "-" before the game, so this is reversible)."""
+    return task_id.replace("/", "-")
 
 
 def normalize(raw: float, cap: float) -> float:

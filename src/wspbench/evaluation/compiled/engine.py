@@ -18,6 +18,7 @@ from numba import njit
 
 from wspbench.evaluation.compiled import asterix, breakout, freeway, seaquest, space_invaders
 from wspbench.evaluation.compiled.common import LAST_ACTION, TERMINAL, WIDTH
+from wspbench.games.minatar import ACTION_SEED, EPISODE_SEED, STICKY_ACTION_PROB
 from wspbench.evaluation.compiled.mt19937 import WORDS, random_sample, seed
 from wspbench.evaluation.compiled.policy import (
     ACTIONS,
@@ -30,9 +31,6 @@ from wspbench.evaluation.compiled.policy import (
 
 GAMES = ("asterix", "breakout", "freeway", "seaquest", "space_invaders")
 ASTERIX, BREAKOUT, FREEWAY, SEAQUEST, SPACE_INVADERS = range(5)
-ENVIRONMENT_SEED = 1729
-ACTION_SEED = 7919
-STICKY = 0.1
 # control fields
 NEXT, UNDECIDED, FINISHED = range(3)
 DONE, OVERFLOWED = 0, -1
@@ -83,7 +81,7 @@ def _observe(game, s, seen, active):
 @njit(cache=True)
 def start_episode(game, states, keys, positions, slot, episode):
     """Episode `episode` in `slot`: both generators seeded as the reference seeds them, the game reset."""
-    seed(keys, positions, 2 * slot, ENVIRONMENT_SEED + episode)
+    seed(keys, positions, 2 * slot, EPISODE_SEED + episode)
     seed(keys, positions, 2 * slot + 1, ACTION_SEED + episode)
     states[slot, LAST_ACTION] = 0
     _reset(game, states[slot], keys, positions, 2 * slot)
@@ -91,8 +89,8 @@ def start_episode(game, states, keys, positions, slot, episode):
 
 @njit(cache=True)
 def act(game, s, action, keys, positions, g):
-    """The `minatar.Environment` wrapper: a sticky action with probability 0.1, then the game's step."""
-    if random_sample(keys, positions, g) < STICKY:
+    """The `minatar.Environment` wrapper: a sticky action with probability STICKY_ACTION_PROB, then the game's step."""
+    if random_sample(keys, positions, g) < STICKY_ACTION_PROB:
         action = s[LAST_ACTION]
     s[LAST_ACTION] = action
     return _step(game, s, action, keys, positions, g)
@@ -198,8 +196,8 @@ def play(game: str, network, weights, episode_ids: Sequence[int], max_steps: int
             raise ValueError(f"{name} must be a finite array of shape {shape}")
     code = GAMES.index(game)
     queue = np.asarray(episode_ids, dtype=np.int64)
-    if queue.size and (queue.min() + min(ENVIRONMENT_SEED, ACTION_SEED) < 0
-                       or queue.max() + max(ENVIRONMENT_SEED, ACTION_SEED) >= 2 ** 32):
+    if queue.size and (queue.min() + min(EPISODE_SEED, ACTION_SEED) < 0
+                       or queue.max() + max(EPISODE_SEED, ACTION_SEED) >= 2 ** 32):
         raise ValueError("episode ids must give seeds between 0 and 2**32 - 1")
     slots = max(1, min(batch_size, len(queue)))
     states = np.zeros((slots, WIDTH), np.int64)

@@ -1,0 +1,94 @@
+"""The layering of docs/architecture.md, checked on the source: imports point down, packages form no
+circle, `superbeam` imports nothing from wspbench, and no code outside the task families asks which family
+or source a task belongs to."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+LAYERS = {  # bottom to top
+    "wspbench.networks": 0, "wspbench.answers": 0, "wspbench.inputs": 0,
+    "wspbench.games": 1, "wspbench.evaluation": 1,
+    "wspbench.tasks": 2, "wspbench.grading": 2,
+    "wspbench.harness": 3, "wspbench.export": 3, "wspbench.report": 3, "wspbench.verifier": 3,
+    "wspbench.cli": 4,
+}
+SWITCH = re.compile(r"""(?:==|!=|\bin\b)\s*\(?["'](?:superbeam|minatar|original|synth)["']|"""
+                    r"""["'](?:superbeam|minatar|original|synth)["']\s*(?:==|!=)|"""
+                    r"""\b(?:family|source)\s*(?:==|!=|\bin\b)""")
+
+
+def modules(package: str):
+    for path in sorted((SRC / package).rglob("*.py")):
+        name = ".".join(path.relative_to(SRC).with_suffix("").parts).removesuffix(".__init__")
+        yield name, path
+
+
+def imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def layer(module: str) -> tuple[str, int] | None:
+    for prefix, level in LAYERS.items():
+        if module == prefix or module.startswith(prefix + "."):
+            return prefix, level
+    return None
+
+
+def test_imports_point_down():
+    upward = []
+    for name, path in modules("wspbench"):
+        own = layer(name)
+        if own is None:
+            continue
+        for imported in imports(path):
+            other = layer(imported)
+            if other is not None and other[1] > own[1]:
+                upward.append(f"{name} imports {imported}")
+    assert upward == []
+
+
+def test_packages_form_no_circle():
+    edges: dict[str, set[str]] = {}
+    for name, path in modules("wspbench"):
+        own = layer(name)
+        for imported in imports(path):
+            other = layer(imported)
+            if own and other and own[0] != other[0]:
+                edges.setdefault(own[0], set()).add(other[0])
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        for nxt in edges.get(start, ()):
+            if nxt == goal or (nxt not in seen and reaches(nxt, goal, seen | {nxt})):
+                return True
+        return False
+
+    assert [package for package in edges if reaches(package, package, set())] == []
+
+
+def test_superbeam_imports_nothing_from_wspbench():
+    assert [f"{name}: {m}" for name, path in modules("superbeam") for m in imports(path)
+            if m == "wspbench" or m.startswith("wspbench.")] == []
+
+
+def test_no_family_or_source_switch_outside_the_families():
+    families = SRC / "wspbench" / "tasks"
+    games = SRC / "wspbench" / "games"
+    found = []
+    for _, path in modules("wspbench"):
+        if path.is_relative_to(families) or path.is_relative_to(games):
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            code = line.split("#", 1)[0]
+            if SWITCH.search(code):
+                found.append(f"{path.relative_to(SRC)}:{number}: {line.strip()}")
+    assert found == []
