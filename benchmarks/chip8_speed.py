@@ -52,8 +52,7 @@ def main() -> None:
     walk = [[6], [8], [4], [2], [6, 8], []]  # the demo ship moves around
     for name, machine, keys in (("busy loop", busy, None), ("demo ROM", demo, walk)):
         ips, fps, ipf = measure(machine, args.seconds, keys)
-        print(f"{name:10s} {ips / 1e6:6.2f} M instructions/s  "
-              f"{fps:9.0f} frames/s  {ipf:7.1f} instructions/frame")
+        print(f"{name:10s} {ips / 1e6:6.2f} M instructions/s  {fps:9.0f} frames/s  {ipf:7.1f} instructions/frame")
 
     start = time.perf_counter()
     for _ in range(10_000):

@@ -40,8 +40,16 @@ FAMILIES = {  # name: (weight, make(rng) -> (label, input), check(input, folder)
     "json mutation": (12, lambda rng: ("", inputs.mutate_json(rng)), "json"),
     "json random text": (5, lambda rng: ("", inputs.random_json_text(rng)), "json"),
     "json bomb": (0.2, inputs.json_bomb, "json"),
-    "trajectory": (11.5, lambda rng: ("", inputs.trajectory_text(rng, rng.choice(
-        [inputs.mutate_program, inputs.random_text, inputs.mutate_json])(rng))), "trajectory"),
+    "trajectory": (
+        11.5,
+        lambda rng: (
+            "",
+            inputs.trajectory_text(
+                rng, rng.choice([inputs.mutate_program, inputs.random_text, inputs.mutate_json])(rng)
+            ),
+        ),
+        "trajectory",
+    ),
 }
 
 
@@ -67,8 +75,11 @@ def run_shard(job: tuple[int, int, int, float]) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         for number in range(count):
             if number and number % 10_000 == 0:
-                print(f"... shard {shard}: {number:,} inputs, {len(crashes)} crashes, {len(mismatches)} mismatches, "
-                      f"{len(hangs)} hangs", flush=True)
+                print(
+                    f"... shard {shard}: {number:,} inputs, {len(crashes)} crashes, {len(mismatches)} mismatches, "
+                    f"{len(hangs)} hangs",
+                    flush=True,
+                )
             family = rng.choices(names, weights)[0]
             _, make, kind = FAMILIES[family]
             label, text = make(rng)
@@ -98,8 +109,14 @@ def run_shard(job: tuple[int, int, int, float]) -> dict:
                 tracemalloc.stop()
                 if peak > largest[0]:
                     largest = (peak, what, len(text), 0.0)
-    return {"tried": tried, "crashes": crashes, "mismatches": mismatches, "hangs": hangs, "slowest": slowest,
-            "largest": largest}
+    return {
+        "tried": tried,
+        "crashes": crashes,
+        "mismatches": mismatches,
+        "hangs": hangs,
+        "slowest": slowest,
+        "largest": largest,
+    }
 
 
 def bombs_table() -> None:
@@ -138,12 +155,15 @@ def main() -> None:
             results = pool.map(run_shard, jobs)
     total = time.perf_counter() - started
     tried = sum((result["tried"] for result in results), Counter())
-    crashes, mismatches, hangs = ([line for result in results for line in result[key]]
-                                  for key in ("crashes", "mismatches", "hangs"))
+    crashes, mismatches, hangs = (
+        [line for result in results for line in result[key]] for key in ("crashes", "mismatches", "hangs")
+    )
     slowest = max(result["slowest"] for result in results)
     largest = max(result["largest"] for result in results)
-    print(f"inputs tried: {sum(tried.values()):,} in {total:.0f} s with {args.workers} process(es) "
-          f"({', '.join(f'{name} {count:,}' for name, count in sorted(tried.items()))})")
+    print(
+        f"inputs tried: {sum(tried.values()):,} in {total:.0f} s with {args.workers} process(es) "
+        f"({', '.join(f'{name} {count:,}' for name, count in sorted(tried.items()))})"
+    )
     print(f"crashes: {len(crashes)}")
     print(f"mismatches with the seed grader's parser: {len(mismatches)}")
     print(f"hangs (over {args.bound:g} s of CPU): {len(hangs)}")

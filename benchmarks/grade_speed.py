@@ -43,8 +43,10 @@ WORK = {
 }
 COMPARED = ("normalized_score", "raw_score", "mean_episode_length", "edit_count", "nonzero_weights")
 COMPILED_DIR = ROOT / "src" / "wspbench" / "evaluation" / "compiled"
-START = ("import time; t = time.perf_counter(); from wspbench.evaluation.compiled.engine import warm_up; warm_up(); "
-         "print(time.perf_counter() - t)")
+START = (
+    "import time; t = time.perf_counter(); from wspbench.evaluation.compiled.engine import warm_up; warm_up(); "
+    "print(time.perf_counter() - t)"
+)
 
 
 def load_seed_grader(folder: str | None):
@@ -71,8 +73,11 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=1000)
     parser.add_argument("--games", default=",".join(WORK))
     parser.add_argument("--workers", type=int, default=default_workers(), help="'all cores' (default: all)")
-    parser.add_argument("--seed-grader", default=str(ROOT.parent / "shared" / "reference"),
-                        help="folder holding the seed's minatar_grader.py (skipped when absent)")
+    parser.add_argument(
+        "--seed-grader",
+        default=str(ROOT.parent / "shared" / "reference"),
+        help="folder holding the seed's minatar_grader.py (skipped when absent)",
+    )
     parser.add_argument("--skip", default="", help="comma-separated runs to skip, e.g. reference,fast1,fastN")
     parser.add_argument("--compile-time", action="store_true", help="measure compile and cached-start times first")
     options = parser.parse_args()
@@ -85,14 +90,23 @@ def main() -> None:
 
     warm_up()  # the compiled code's load (or first compilation) is measured by --compile-time, not here
     runs = [("seed", None, 1)] if seed_grader else []
-    runs += [("reference", "reference", 1), ("fast1", "fast", 1), ("fastN", "fast", workers),
-             ("compiled1", "compiled", 1), ("compiledN", "compiled", workers)]
+    runs += [
+        ("reference", "reference", 1),
+        ("fast1", "fast", 1),
+        ("fastN", "fast", workers),
+        ("compiled1", "compiled", 1),
+        ("compiledN", "compiled", workers),
+    ]
     runs = [run for run in runs if run[0] not in options.skip.split(",")]
     baseline = runs[0][0]
-    table = Table(title=f"{options.episodes} episodes per answer, µs per step; N = {workers} workers; "
-                        f"ratios against {baseline}")
-    for column in ["game", "answer", "mean length"] + [name for name, _, _ in runs] + [
-            f"{baseline}/compiled1", f"{baseline}/compiledN"]:
+    table = Table(
+        title=f"{options.episodes} episodes per answer, µs per step; N = {workers} workers; ratios against {baseline}"
+    )
+    for column in (
+        ["game", "answer", "mean length"]
+        + [name for name, _, _ in runs]
+        + [f"{baseline}/compiled1", f"{baseline}/compiledN"]
+    ):
         table.add_column(column, justify="left" if column in ("game", "answer") else "right")
     per_game = {}
     for game in options.games.split(","):
@@ -114,13 +128,24 @@ def main() -> None:
             for run, result in results.items():
                 assert all(result.get(key) == first.get(key) for key in COMPARED), (game, name, run)
             steps = options.episodes * first["mean_episode_length"]
-            table.add_row(game, name, f"{first['mean_episode_length']:.1f}",
-                          *[f"{seconds[run] / steps * 1e6:.2f}" for run, _, _ in runs],
-                          f"{seconds[baseline] / seconds['compiled1']:.1f}x",
-                          f"{seconds[baseline] / seconds['compiledN']:.1f}x")
+            table.add_row(
+                game,
+                name,
+                f"{first['mean_episode_length']:.1f}",
+                *[f"{seconds[run] / steps * 1e6:.2f}" for run, _, _ in runs],
+                f"{seconds[baseline] / seconds['compiled1']:.1f}x",
+                f"{seconds[baseline] / seconds['compiledN']:.1f}x",
+            )
         per_game[game] = (totals[baseline] / totals["compiled1"], totals[baseline] / totals["compiledN"])
-        table.add_row(game, "[b]all[/b]", "", *["" for _ in runs], f"[b]{per_game[game][0]:.1f}x[/b]",
-                      f"[b]{per_game[game][1]:.1f}x[/b]", end_section=True)
+        table.add_row(
+            game,
+            "[b]all[/b]",
+            "",
+            *["" for _ in runs],
+            f"[b]{per_game[game][0]:.1f}x[/b]",
+            f"[b]{per_game[game][1]:.1f}x[/b]",
+            end_section=True,
+        )
     console.print(table)
     for index, label in ((0, "1 worker"), (1, f"{workers} workers")):
         mean = math.exp(sum(math.log(ratios[index]) for ratios in per_game.values()) / len(per_game))

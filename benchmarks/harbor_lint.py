@@ -80,16 +80,25 @@ def check(export_dir: Path, venv: Path) -> list[str]:
     print(f"harbor lint on {len(folders)} folders: exit {lint.returncode}")
     if lint.returncode != 0:
         problems.append(f"harbor lint:\n{lint.stdout}{lint.stderr}")
-    load = subprocess.run([str(venv / "bin" / "python"), "-c", LOAD, str(export_dir), *map(str, folders)],
-                          check=False, capture_output=True, text=True)
+    load = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", LOAD, str(export_dir), *map(str, folders)],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     print(load.stdout.strip())
     if load.returncode != 0:
         problems.append(f"loading with harbor's models failed:\n{load.stderr[-2000:]}")
     with tempfile.TemporaryDirectory() as scratch:
         copy = Path(scratch) / "export"
         shutil.copytree(export_dir, copy)
-        sync = subprocess.run([str(harbor), "sync", str(copy)], check=False, capture_output=True, text=True,
-                              env={**os.environ, "COLUMNS": "200"})
+        sync = subprocess.run(
+            [str(harbor), "sync", str(copy)],
+            check=False,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "COLUMNS": "200"},
+        )
         if sync.returncode != 0:
             problems.append(f"harbor sync failed:\n{sync.stdout}{sync.stderr}")
         elif digests(copy / "dataset.toml") != digests(export_dir / "dataset.toml"):
@@ -107,8 +116,9 @@ def main() -> int:
     if harbor_bin(args.harbor_venv) is None:
         print(f"SKIP: no harbor in {args.harbor_venv}; create it with a Python >= 3.12 venv and `pip install harbor`")
         return 0
-    version = subprocess.run([str(harbor_bin(args.harbor_venv)), "--version"], check=False, capture_output=True,
-                             text=True)
+    version = subprocess.run(
+        [str(harbor_bin(args.harbor_venv)), "--version"], check=False, capture_output=True, text=True
+    )
     print(f"harbor {version.stdout.strip()}")
     with tempfile.TemporaryDirectory() as scratch:
         export_dir = args.export_dir or default_export(Path(scratch) / "export")

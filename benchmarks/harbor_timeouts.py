@@ -39,10 +39,12 @@ def main() -> int:
     for task in select(args.tasks):
         table[task.id] = round_up(measure_grading(task, args.measure_episodes))
         print(f"{task.id:28s} {table[task.id]:10.4g} s per worst-case episode", flush=True)
-    document = {"about": "Worst-case seconds of one scoring episode, one process; written by "
-                         "benchmarks/harbor_timeouts.py, read by wsp export harbor (unless --measure).",
-                "measure_episodes": args.measure_episodes,
-                "worst_episode_s": dict(sorted(table.items()))}
+    document = {
+        "about": "Worst-case seconds of one scoring episode, one process; written by "
+        "benchmarks/harbor_timeouts.py, read by wsp export harbor (unless --measure).",
+        "measure_episodes": args.measure_episodes,
+        "worst_episode_s": dict(sorted(table.items())),
+    }
     args.out.write_text(json.dumps(document, indent=1) + "\n")
     print(f"wrote {args.out} ({len(table)} tasks)")
     return 0

@@ -17,8 +17,10 @@ import sys
 import time
 
 COMMANDS = (["--help"], ["games"], ["games", "--json"])
-BASELINES = {"python -c pass": [sys.executable, "-c", "pass"],
-             "python -c 'import numpy'": [sys.executable, "-c", "import numpy"]}
+BASELINES = {
+    "python -c pass": [sys.executable, "-c", "pass"],
+    "python -c 'import numpy'": [sys.executable, "-c", "import numpy"],
+}
 
 
 def best_of(command: list[str], runs: int) -> float:
@@ -34,8 +36,9 @@ def best_of(command: list[str], runs: int) -> float:
 
 def slowest_imports(args: list[str], count: int = 12) -> list[tuple[int, str]]:
     """The modules with the largest cumulative import time (python -X importtime) for `wsp ARGS`."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "wspbench.cli", *args], capture_output=True,
-                          text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "wspbench.cli", *args], capture_output=True, text=True, check=True
+    )
     rows = []
     for line in done.stderr.splitlines():
         parts = line.removeprefix("import time:").split("|")

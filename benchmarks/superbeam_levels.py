@@ -47,8 +47,10 @@ def main() -> None:
         for label, levels in (("train", TRAIN_LEVELS), ("test", TEST_LEVELS)):
             result = task.score(w, levels)
             r, dt = result.metadata, result.seconds / len(levels)
-            print(f"{name:14s} {label:6s}  {r['won']:2d}/{r['levels']:<3d}  {100 * r['mean_progress']:6.1f}%"
-                  f"        {dt:.3f}")
+            print(
+                f"{name:14s} {label:6s}  {r['won']:2d}/{r['levels']:<3d}  {100 * r['mean_progress']:6.1f}%"
+                f"        {dt:.3f}"
+            )
 
     zero = networks()["zero"]
     times = []
@@ -57,14 +59,18 @@ def main() -> None:
         _, _, r = task.watch(zero, 0)
         times.append(time.perf_counter() - t)
     assert r["frames"] == 600
-    print(f"\na 600-frame level (zero network, features + network every step): {min(times):.3f} s "
-          f"(best of 3; target < 0.5 s)")
+    print(
+        f"\na 600-frame level (zero network, features + network every step): {min(times):.3f} s "
+        f"(best of 3; target < 0.5 s)"
+    )
     env = SuperBeamEnv(0)
     t = time.perf_counter()
     while not (env.won or env.dead or env.frames >= 600):
         env.step(0)
-    print(f"the machine alone, 600 frames: {time.perf_counter() - t:.3f} s "
-          f"({env.backend.executed / max(env.frames, 1):.0f} instructions per frame)")
+    print(
+        f"the machine alone, 600 frames: {time.perf_counter() - t:.3f} s "
+        f"({env.backend.executed / max(env.frames, 1):.0f} instructions per frame)"
+    )
 
     if args.no_proofs:
         return
@@ -90,10 +96,11 @@ def main() -> None:
             if not info.get("won"):
                 failures.append((seed, "sequence did not win on the machine"))
             lengths.append(env.frames)
-        print(f"  difficulty {d}: {args.proof_seeds - len(failures)}/{args.proof_seeds} won on the machine, "
-              f"winning runs {np.mean(lengths):.0f} frames on average; search {t_search:.1f} s, "
-              f"total {time.perf_counter() - t:.1f} s"
-              + (f"; FAILURES {failures[:10]}" if failures else ""))
+        print(
+            f"  difficulty {d}: {args.proof_seeds - len(failures)}/{args.proof_seeds} won on the machine, "
+            f"winning runs {np.mean(lengths):.0f} frames on average; search {t_search:.1f} s, "
+            f"total {time.perf_counter() - t:.1f} s" + (f"; FAILURES {failures[:10]}" if failures else "")
+        )
 
 
 if __name__ == "__main__":

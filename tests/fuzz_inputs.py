@@ -29,19 +29,129 @@ from wspbench.tasks import superbeam as superbeam_task
 B = "```"
 ROOT = Path(__file__).resolve().parents[1]
 PROGRAMS = sorted((ROOT / "src" / "wspbench" / "examples").glob("*.txt")) + sorted(
-    (ROOT / "src" / "minatar_synth" / "references").glob("*.txt"))
+    (ROOT / "src" / "minatar_synth" / "references").glob("*.txt")
+)
 TENSORS = {"W1": (600, 32), "b1": (32,), "W2": (32, 32), "b2": (32,), "W3": (32, 6), "b3": (6,)}
-SPECIAL_NUMBERS = ["0", "-0", "1", "-1", "5", "31", "32", "-33", "600", "-601", "0.5", "-2.5", "1e6", "-1e6",
-                   "1000001", "1e-3", "1e39", "1e400", "-1e400", "1_000", "0x1f", "0o7", "0b1", "1.", ".5", "1j",
-                   "1+2j", "True", "None", "'1.5'", "b'7'", "'x'", "6*10", "1+1", "1/2", "--1", "-+-2.5", "x",
-                   "float('nan')", "[1, 2]", "[[1], [2, 3]]", "(1,)", "{1: 2}", "{1}", "...", "0x" + "f" * 300,
-                   "1" + "0" * 5000, "0x" + "f" * 5000]
-INDEX_PARTS = ["0", "-1", "3", "599", "600", "31", "-32", ":", "::2", "1:4", "::-1", "None", "...", "[0, 1]",
-               "0.5", "'3'", "True", "6*10", "i", "1:2:0", "0x" + "f" * 5000]
+SPECIAL_NUMBERS = [
+    "0",
+    "-0",
+    "1",
+    "-1",
+    "5",
+    "31",
+    "32",
+    "-33",
+    "600",
+    "-601",
+    "0.5",
+    "-2.5",
+    "1e6",
+    "-1e6",
+    "1000001",
+    "1e-3",
+    "1e39",
+    "1e400",
+    "-1e400",
+    "1_000",
+    "0x1f",
+    "0o7",
+    "0b1",
+    "1.",
+    ".5",
+    "1j",
+    "1+2j",
+    "True",
+    "None",
+    "'1.5'",
+    "b'7'",
+    "'x'",
+    "6*10",
+    "1+1",
+    "1/2",
+    "--1",
+    "-+-2.5",
+    "x",
+    "float('nan')",
+    "[1, 2]",
+    "[[1], [2, 3]]",
+    "(1,)",
+    "{1: 2}",
+    "{1}",
+    "...",
+    "0x" + "f" * 300,
+    "1" + "0" * 5000,
+    "0x" + "f" * 5000,
+]
+INDEX_PARTS = [
+    "0",
+    "-1",
+    "3",
+    "599",
+    "600",
+    "31",
+    "-32",
+    ":",
+    "::2",
+    "1:4",
+    "::-1",
+    "None",
+    "...",
+    "[0, 1]",
+    "0.5",
+    "'3'",
+    "True",
+    "6*10",
+    "i",
+    "1:2:0",
+    "0x" + "f" * 5000,
+]
 OPERATORS = ["=", "+=", "-=", "*=", "/=", "**=", "//=", "@=", "==", ":"]
-NOISE = ["`", B, "````", "edits", "EDITS", "Edit\u017f", "ed\u0131ts", "ed\u0130ts", "\n", "\r\n", " ", "\t",
-         "\x0b", "\x1c", "\x85", "\u2028", "\u3000", "\0", "[", "]", "(", ")", "{", "}", ",", ":", ";", "#", "=",
-         "'", '"', '"""', "\\", "0", "1.5", "-", "+", "*", "W1", "b3", "[0]", "\ud800", "\U0001f600", "é"]
+NOISE = [
+    "`",
+    B,
+    "````",
+    "edits",
+    "EDITS",
+    "Edit\u017f",
+    "ed\u0131ts",
+    "ed\u0130ts",
+    "\n",
+    "\r\n",
+    " ",
+    "\t",
+    "\x0b",
+    "\x1c",
+    "\x85",
+    "\u2028",
+    "\u3000",
+    "\0",
+    "[",
+    "]",
+    "(",
+    ")",
+    "{",
+    "}",
+    ",",
+    ":",
+    ";",
+    "#",
+    "=",
+    "'",
+    '"',
+    '"""',
+    "\\",
+    "0",
+    "1.5",
+    "-",
+    "+",
+    "*",
+    "W1",
+    "b3",
+    "[0]",
+    "\ud800",
+    "\U0001f600",
+    "é",
+]
 WHITESPACE = [" ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "\u2028", "\u3000"]
 TAGS = ["edits", "EDITS", "Edits", "edit\u017f", "ed\u0131ts", "ed\u0130ts", "edit", "edits2", "json"]
 
@@ -60,6 +170,7 @@ def program_texts() -> list[str]:
 
 
 # --- edits -----------------------------------------------------------------------------------------
+
 
 def grammar_statement(rng: random.Random) -> str:
     """One statement from the edits grammar, mostly valid, sometimes just outside it."""
@@ -87,7 +198,7 @@ def grammar_value(rng: random.Random, shape: tuple[int, ...]) -> str:
     if roll < 0.6:
         return rng.choice(["0.5", "-1", "2", "0.25", "1e3", "-0.125", "3"])
     if roll < 0.95:
-        dims = [rng.choice([1, 2, 3, size if size <= 32 else 1]) for size in shape[rng.randint(0, len(shape) - 1):]]
+        dims = [rng.choice([1, 2, 3, size if size <= 32 else 1]) for size in shape[rng.randint(0, len(shape) - 1) :]]
         array = np.round(np.array([rng.uniform(-2, 2) for _ in range(int(np.prod(dims)))]).reshape(dims), 3)
         return json.dumps(array.tolist())
     return rng.choice(SPECIAL_NUMBERS)
@@ -128,12 +239,12 @@ def _swap_index(rng, text):
     if at < 0:
         return text
     end = text.find("]", at)
-    return text[:at + 1] + ", ".join(rng.choice(INDEX_PARTS) for _ in range(rng.randint(1, 3))) + text[end:]
+    return text[: at + 1] + ", ".join(rng.choice(INDEX_PARTS) for _ in range(rng.randint(1, 3))) + text[end:]
 
 
 def _swap_operator(rng, text):
     at = text.find(" = ", rng.randrange(len(text) + 1))
-    return text if at < 0 else text[:at + 1] + rng.choice(OPERATORS) + text[at + 2:]
+    return text if at < 0 else text[: at + 1] + rng.choice(OPERATORS) + text[at + 2 :]
 
 
 def _swap_tensor(rng, text):
@@ -160,11 +271,11 @@ def _noise(rng, text):
     at = rng.randrange(len(text) + 1)
     if rng.random() < 0.5:
         return text[:at] + rng.choice(NOISE) + text[at:]
-    return text[:at] + text[at + rng.randint(1, 3):]
+    return text[:at] + text[at + rng.randint(1, 3) :]
 
 
 def _truncate(rng, text):
-    return text[:rng.randrange(len(text) + 1)]
+    return text[: rng.randrange(len(text) + 1)]
 
 
 def _fence(rng, text):
@@ -173,11 +284,21 @@ def _fence(rng, text):
         return text
     tag = rng.choice(TAGS) + rng.choice(["", " ", "\n", "".join(rng.choices(WHITESPACE, k=3))])
     fence = rng.choice([B, "````", B + "`" * rng.randint(1, 3), "``"])
-    return text[:at] + fence + tag + text[at + 8:]
+    return text[:at] + fence + tag + text[at + 8 :]
 
 
-_MUTATIONS = [_swap_number, _swap_index, _swap_operator, _swap_tensor, _edit_lines, _edit_lines, _noise, _noise,
-              _truncate, _fence]
+_MUTATIONS = [
+    _swap_number,
+    _swap_index,
+    _swap_operator,
+    _swap_tensor,
+    _edit_lines,
+    _edit_lines,
+    _noise,
+    _noise,
+    _truncate,
+    _fence,
+]
 
 
 def random_text(rng: random.Random) -> str:
@@ -264,8 +385,27 @@ def reference_json() -> str:
     return _REFERENCE_JSON[0]
 
 
-JSON_SPECIALS = ["0", "-0", "1e999", "-1e999", "NaN", "Infinity", "-Infinity", '"1"', "true", "null", "[]", "{}",
-                 "1" * 5000, "1" * 4000, "1e308", "0.1", "[0]", '{"W1": 1}', "1" * 4301 + ".5"]
+JSON_SPECIALS = [
+    "0",
+    "-0",
+    "1e999",
+    "-1e999",
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    '"1"',
+    "true",
+    "null",
+    "[]",
+    "{}",
+    "1" * 5000,
+    "1" * 4000,
+    "1e308",
+    "0.1",
+    "[0]",
+    '{"W1": 1}',
+    "1" * 4301 + ".5",
+]
 
 
 def mutate_json(rng: random.Random) -> str:
@@ -287,9 +427,9 @@ def mutate_json(rng: random.Random) -> str:
             text = text[:-1] + ', "notes": ' + "[" * depth + "]" * depth + "}"
         elif roll < 0.8:
             at = rng.randrange(len(text) + 1)
-            text = text[:at] + rng.choice(list('[]{},:"') + ["\\", "\0", " ", "\n"]) + text[at + rng.randint(0, 1):]
+            text = text[:at] + rng.choice(list('[]{},:"') + ["\\", "\0", " ", "\n"]) + text[at + rng.randint(0, 1) :]
         else:
-            text = text[:rng.randrange(len(text) + 1)]
+            text = text[: rng.randrange(len(text) + 1)]
     wrap = rng.choice(["{}", "Here:\n```json\n{}\n```\n", "```\n{}\n```", "Text {} more", "```json\n{}"])
     return wrap.replace("{}", text, 1)
 
@@ -323,17 +463,26 @@ def json_bomb(rng: random.Random) -> tuple[str, str]:
 
 # --- trajectories ----------------------------------------------------------------------------------
 
+
 def trajectory_text(rng: random.Random, reply: str) -> str:
     """A trajectory file holding `reply`, in the seed's or ATIF's layout, sometimes damaged."""
     if rng.random() < 0.5:
-        data = {"steps": [{"messages": [{"role": "user", "content": "task"},
-                                        {"role": "assistant", "content": rng.choice([reply, [{"text": reply}]])}]}]}
+        data = {
+            "steps": [
+                {
+                    "messages": [
+                        {"role": "user", "content": "task"},
+                        {"role": "assistant", "content": rng.choice([reply, [{"text": reply}]])},
+                    ]
+                }
+            ]
+        }
     else:
         data = {"steps": [{"source": "user", "message": "task"}, {"source": "agent", "message": reply}]}
     text = json.dumps(data, ensure_ascii=rng.random() < 0.5)
     roll = rng.random()
     if roll < 0.15:
-        text = text[:rng.randrange(len(text) + 1)]
+        text = text[: rng.randrange(len(text) + 1)]
     elif roll < 0.25:
         at = rng.randrange(len(text) + 1)
         text = text[:at] + rng.choice(["[" * 100_000, "1" * 5000, "NaN", "\0", "{", '"', "\\ud800"]) + text[at:]
@@ -343,6 +492,7 @@ def trajectory_text(rng: random.Random, reply: str) -> str:
 
 
 # --- checks ----------------------------------------------------------------------------------------
+
 
 @dataclass
 class Outcome:
@@ -384,8 +534,9 @@ def compare_with_seed(reply: str) -> Outcome:
     if expected is None:
         assert not outcome.accepted, "the seed rejects this reply but parse_edits accepts it"
     elif not outcome.accepted:
-        assert any(word in outcome.message for word in BOUND_WORDS), ("the seed accepts but parse_edits says: "
-                                                                     + outcome.message)
+        assert any(word in outcome.message for word in BOUND_WORDS), (
+            "the seed accepts but parse_edits says: " + outcome.message
+        )
     else:
         (weights, count), (tensors, seed_count) = outcome.result, expected
         assert count == seed_count

@@ -10,15 +10,24 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 LAYERS = {  # bottom to top
-    "wspbench.networks": 0, "wspbench.answers": 0, "wspbench.inputs": 0,
-    "wspbench.games": 1, "wspbench.evaluation": 1,
-    "wspbench.tasks": 2, "wspbench.grading": 2,
-    "wspbench.harness": 3, "wspbench.export": 3, "wspbench.report": 3, "wspbench.verifier": 3,
+    "wspbench.networks": 0,
+    "wspbench.answers": 0,
+    "wspbench.inputs": 0,
+    "wspbench.games": 1,
+    "wspbench.evaluation": 1,
+    "wspbench.tasks": 2,
+    "wspbench.grading": 2,
+    "wspbench.harness": 3,
+    "wspbench.export": 3,
+    "wspbench.report": 3,
+    "wspbench.verifier": 3,
     "wspbench.cli": 4,
 }
-SWITCH = re.compile(r"""(?:==|!=|\bin\b)\s*\(?["'](?:superbeam|minatar|original|synth)["']|"""
-                    r"""["'](?:superbeam|minatar|original|synth)["']\s*(?:==|!=)|"""
-                    r"""\b(?:family|source)\s*(?:==|!=|\bin\b)""")
+SWITCH = re.compile(
+    r"""(?:==|!=|\bin\b)\s*\(?["'](?:superbeam|minatar|original|synth)["']|"""
+    r"""["'](?:superbeam|minatar|original|synth)["']\s*(?:==|!=)|"""
+    r"""\b(?:family|source)\s*(?:==|!=|\bin\b)"""
+)
 
 
 def modules(package: str):
@@ -76,8 +85,12 @@ def test_packages_form_no_circle():
 
 
 def test_superbeam_imports_nothing_from_wspbench():
-    assert [f"{name}: {m}" for name, path in modules("superbeam") for m in imports(path)
-            if m == "wspbench" or m.startswith("wspbench.")] == []
+    assert [
+        f"{name}: {m}"
+        for name, path in modules("superbeam")
+        for m in imports(path)
+        if m == "wspbench" or m.startswith("wspbench.")
+    ] == []
 
 
 def test_no_family_or_source_switch_outside_the_families():

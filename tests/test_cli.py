@@ -30,8 +30,11 @@ def test_grade_json_from_stdin_matches_the_conformance_result(expected, answers)
     score = graded(["original/breakout", "--episodes", str(expected["episodes"])], answers["random_dense_0"])
     reference = expected["results"]["breakout"]["random_dense_0"]
     assert (score["normalized"], score["raw"], score["score_cap"], score["mean_length"]) == (
-        reference["normalized_score"], reference["raw_score"], reference["score_cap"],
-        reference["mean_episode_length"])
+        reference["normalized_score"],
+        reference["raw_score"],
+        reference["score_cap"],
+        reference["mean_episode_length"],
+    )
     assert score["metadata"] == {"edit_count": reference["edit_count"], "nonzero_weights": reference["nonzero_weights"]}
     assert score["episodes"] == list(range(expected["episodes"])) and len(score["values"]) == expected["episodes"]
 
@@ -46,8 +49,9 @@ def test_the_three_spellings_of_a_task_grade_identically():
 def test_grade_table_from_a_file(tmp_path):
     path = tmp_path / "answer.txt"
     path.write_text(ANSWER)
-    result = RUNNER.invoke(app, ["grade", "original/breakout", str(path), "--episodes", "5", "--engine", "reference"],
-                           env=WIDE)
+    result = RUNNER.invoke(
+        app, ["grade", "original/breakout", str(path), "--episodes", "5", "--engine", "reference"], env=WIDE
+    )
     assert result.exit_code == 0, result.output
     for fact in ("original/breakout", "normalised score", "95% interval", "mean episode length", "edit count"):
         assert fact in result.stdout, fact
@@ -95,13 +99,19 @@ def test_games_lists_every_task():
     freeway = next(row for row in rows if row["id"] == "original/freeway")
     assert (freeway["score_cap"], freeway["max_steps"], freeway["family"]) == (100.0, 2501, "minatar")
     assert 0 < freeway["reference"] <= 1 and freeway["zero"] is not None  # measured by calibrate_synth.py
-    assert all(set(row) >= {"id", "family", "score_cap", "max_steps", "zero", "reference", "description"}
-               for row in rows)
+    assert all(
+        set(row) >= {"id", "family", "score_cap", "max_steps", "zero", "reference", "description"} for row in rows
+    )
 
 
 def test_games_table_in_a_real_process():
-    result = subprocess.run([sys.executable, "-m", "wspbench.cli", "games"], capture_output=True, text=True,
-                            check=True, env={"COLUMNS": "250", "PATH": ""})
+    result = subprocess.run(
+        [sys.executable, "-m", "wspbench.cli", "games"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"COLUMNS": "250", "PATH": ""},
+    )
     for fact in ("original/freeway", "2,501", "synth/ferry", "superbeam"):
         assert fact in result.stdout, fact
 
@@ -125,9 +135,27 @@ def test_help_lists_the_commands_in_order():
 
 @pytest.mark.parametrize("flag", ["-v", "--verbose"])
 def test_verbose_logs_to_stderr(flag):
-    done = subprocess.run([sys.executable, "-m", "wspbench.cli", flag, "grade", "synth/ferry", "--episodes", "2",
-                           "--workers", "1", "--json", "-"], input=ANSWER, capture_output=True, text=True,
-                          timeout=120, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "wspbench.cli",
+            flag,
+            "grade",
+            "synth/ferry",
+            "--episodes",
+            "2",
+            "--workers",
+            "1",
+            "--json",
+            "-",
+        ],
+        input=ANSWER,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert "INFO" in done.stderr and "synth/ferry" in done.stderr
     assert json.loads(done.stdout)["task"] == "synth/ferry"
@@ -135,9 +163,23 @@ def test_verbose_logs_to_stderr(flag):
 
 def test_offline_reference_run_and_leaderboard(tmp_path):
     for model in ("reference", "zero"):
-        result = RUNNER.invoke(app, ["run", "--model", model, "--tasks", "original/breakout,original/seaquest",
-                                     "--episodes", "3", "--workers", "1", "--out", str(tmp_path / model)],
-                               env=WIDE)
+        result = RUNNER.invoke(
+            app,
+            [
+                "run",
+                "--model",
+                model,
+                "--tasks",
+                "original/breakout,original/seaquest",
+                "--episodes",
+                "3",
+                "--workers",
+                "1",
+                "--out",
+                str(tmp_path / model),
+            ],
+            env=WIDE,
+        )
         assert result.exit_code == 0, result.output
         assert "original/seaquest" in result.stdout
     shown = RUNNER.invoke(app, ["runs", "show", str(tmp_path / "reference")], env=WIDE)

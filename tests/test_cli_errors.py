@@ -24,10 +24,19 @@ ANSWER = "Always right.\n```edits\nb3[3] = 9\n```\n"
 def files(tmp_path_factory):
     """Paths the cases below refer to by name."""
     root = tmp_path_factory.mktemp("cli")
-    paths = {"dir": root / "a_dir", "missing": root / "missing.txt", "bad": root / "bad.txt",
-             "good": root / "good.txt", "corrupt_run": root / "corrupt_run", "huge": root / "huge.txt",
-             "huge_rom": root / "huge.ch8", "huge_asm": root / "huge.asm", "missing_asm": root / "missing.asm",
-             "ok_asm": root / "ok.asm", "jsonl": root / "rows.jsonl"}
+    paths = {
+        "dir": root / "a_dir",
+        "missing": root / "missing.txt",
+        "bad": root / "bad.txt",
+        "good": root / "good.txt",
+        "corrupt_run": root / "corrupt_run",
+        "huge": root / "huge.txt",
+        "huge_rom": root / "huge.ch8",
+        "huge_asm": root / "huge.asm",
+        "missing_asm": root / "missing.asm",
+        "ok_asm": root / "ok.asm",
+        "jsonl": root / "rows.jsonl",
+    }
     paths["dir"].mkdir()
     paths["bad"].write_text("no weights here [/red] [bold")
     paths["good"].write_text(ANSWER)
@@ -160,28 +169,35 @@ def test_a_fifo_is_not_read(tmp_path):
     """A FIFO with no writer would block a plain open() forever: every command refuses it at once."""
     fifo = tmp_path / "answer.fifo"
     os.mkfifo(fifo)
-    done = subprocess.run([sys.executable, "-c", FIFO_SCRIPT, str(fifo)], capture_output=True, text=True,
-                          timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", FIFO_SCRIPT, str(fifo)], capture_output=True, text=True, timeout=120, check=False
+    )
     assert done.returncode == 0, done.stderr
     assert [json.loads(line) for line in done.stdout.splitlines()] == [[2, True]] * 7
 
 
 def test_grade_json_reports_an_unknown_game_as_a_usage_error():
-    result = RUNNER.invoke(app, ["grade", "-g", "ferry", "--source", "original", "--json", "-"], input=ANSWER,
-                           env=WIDE)
+    result = RUNNER.invoke(app, ["grade", "-g", "ferry", "--source", "original", "--json", "-"], input=ANSWER, env=WIDE)
     assert result.exit_code == 2 and "normalized" not in result.output
 
 
 def test_grade_infers_the_source_from_the_game():
-    result = RUNNER.invoke(app, ["grade", "-g", "ferry", "--episodes", "2", "--workers", "1", "--json", "-"],
-                           input=ANSWER, env=WIDE)
+    result = RUNNER.invoke(
+        app, ["grade", "-g", "ferry", "--episodes", "2", "--workers", "1", "--json", "-"], input=ANSWER, env=WIDE
+    )
     assert result.exit_code == 0, result.output
     graded = json.loads(result.stdout.strip().splitlines()[-1])
     assert graded["task"] == "synth/ferry" and graded["error"] is None
 
 
 def test_a_real_process_prints_no_traceback(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "wspbench.cli", "grade", "--source", "synthetic", "-g", "A", "-"],
-                          input=ANSWER, capture_output=True, text=True, timeout=120, env={**os.environ, **WIDE},
-                          check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "wspbench.cli", "grade", "--source", "synthetic", "-g", "A", "-"],
+        input=ANSWER,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **WIDE},
+        check=False,
+    )
     assert done.returncode == 2 and "Traceback" not in done.stderr and "unknown task" in done.stderr

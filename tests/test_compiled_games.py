@@ -16,11 +16,21 @@ from wspbench.evaluation.compiled.engine import GAMES, _observe, _reset, act, st
 from wspbench.evaluation.compiled.mt19937 import WORDS
 from wspbench.games.minatar_original import observation
 
-MODULES = {"asterix": asterix, "breakout": breakout, "freeway": freeway, "seaquest": seaquest,
-           "space_invaders": space_invaders}
+MODULES = {
+    "asterix": asterix,
+    "breakout": breakout,
+    "freeway": freeway,
+    "seaquest": seaquest,
+    "space_invaders": space_invaders,
+}
 # action weights (n, l, u, r, d, f) that keep random play alive long enough to reach the game's events
-ACTION_WEIGHTS = {"asterix": [1, 1, 1, 1, 1, 1], "breakout": [1, 1, 1, 1, 1, 1], "freeway": [1, 1, 4, 1, 1, 1],
-                  "seaquest": [2, 2, 2, 2, 2, 3], "space_invaders": [1, 2, 1, 2, 1, 3]}
+ACTION_WEIGHTS = {
+    "asterix": [1, 1, 1, 1, 1, 1],
+    "breakout": [1, 1, 1, 1, 1, 1],
+    "freeway": [1, 1, 4, 1, 1, 1],
+    "seaquest": [2, 2, 2, 2, 2, 3],
+    "space_invaders": [1, 2, 1, 2, 1, 3],
+}
 
 
 def _perturb(game: str, env, rng) -> None:
@@ -51,8 +61,9 @@ def _load(code, env, game):
 
 
 def _assert_same(game, env, states, keys, positions, seen, active, where):
-    assert np.array_equal(MODULES[game].from_minatar(env.env), np.where(
-        np.arange(1024) == LAST_ACTION, 0, states[0])), where
+    assert np.array_equal(
+        MODULES[game].from_minatar(env.env), np.where(np.arange(1024) == LAST_ACTION, 0, states[0])
+    ), where
     assert env.last_action == states[0, LAST_ACTION], where
     _, key, position, _, _ = env.random.get_state()
     assert np.array_equal(key, keys[0]) and position == positions[0], where

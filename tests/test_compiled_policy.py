@@ -17,8 +17,10 @@ def _logits(active, count, arrays):
 
 def _weights(seed, scale):
     generator = np.random.default_rng(seed)
-    return {name: (generator.standard_normal(shape) * scale).astype(np.float32)
-            for name, shape in MINATAR_NETWORK.shapes.items()}
+    return {
+        name: (generator.standard_normal(shape) * scale).astype(np.float32)
+        for name, shape in MINATAR_NETWORK.shapes.items()
+    }
 
 
 def _observations(seed, rows):

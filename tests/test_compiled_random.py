@@ -51,7 +51,7 @@ def test_a_million_draws_equal_numpy():
     for value in SEEDS:
         ours = _draws(value, 1000)
         theirs = _numpy_draws(value, 1000)
-        for mine, numpys in zip(ours, theirs):
+        for mine, numpys in zip(ours, theirs, strict=True):
             assert np.array_equal(mine, numpys), value
 
 
@@ -61,6 +61,7 @@ def test_rand_arrays_and_low_high_forms():
         generator = np.random.RandomState(value)
         seed(keys, positions, 0, value)
         expected = generator.rand(8).tolist() + [int(generator.randint(low=1, high=9)) for _ in range(200)]
-        got = [random_sample(keys, positions, 0) for _ in range(8)] + [randint(keys, positions, 0, 1, 9)
-                                                                     for _ in range(200)]
+        got = [random_sample(keys, positions, 0) for _ in range(8)] + [
+            randint(keys, positions, 0, 1, 9) for _ in range(200)
+        ]
         assert got == expected

@@ -4,11 +4,11 @@ import json
 
 import pytest
 
-from wspbench.evaluation import evaluate
+from tests.conftest import DATA
 from wspbench.answers import parse_edits
+from wspbench.evaluation import evaluate
 from wspbench.grading import grade_answer
 from wspbench.tasks import MinAtarTask
-from tests.conftest import DATA
 
 EXPECTED = json.loads((DATA / "minatar_original_expected.json").read_text())
 EPISODES = json.loads((DATA / "minatar_original_episodes.json").read_text())

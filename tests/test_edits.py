@@ -7,9 +7,9 @@ import re
 import numpy as np
 import pytest
 
+from tests.conftest import DATA
 from wspbench.answers import AnswerError, parse_edits
 from wspbench.answers.edits import MAX_ANSWER_CHARS, MAX_LITERAL_ELEMENTS, MAX_NESTING, MAX_STATEMENTS
-from tests.conftest import DATA
 
 CASES = json.loads((DATA / "edits_cases.json").read_text())
 
@@ -43,18 +43,27 @@ def test_conformance_answers_counts(answers, expected):
                 parse_edits(answers[name])
 
 
-@pytest.mark.parametrize("answer, message", [
-    ("```edits\nW1[0, 0 = 1\n```", "edits line 1: syntax error"),
-    ("```edits\nb3[0] = 1\nW9[0, 0] = 1\n```", "edits line 2: unknown tensor 'W9'"),
-    ("```edits\nW1[600, 0] = 1\n```", "W1[600, 0]: index 600 is out of bounds for axis 0 with size 600 (W1 has shape (600, 32)"),
-    ("```edits\nW1[0, :] = [1, 2, 3]\n```", "W1[0, :]: could not broadcast"),
-    ("```edits\nW1[0, 0] **= 2\n```", "only =, *=, += and -= are allowed, not **="),
-    ("```edits\nW1[0, 0] = float('1')\n```", "values must be plain numbers"),
-    ("```edits\nW1[3, 4] = 2000000.0\n```", "W1[3, 4] = 2000000.0; every weight must be finite with absolute value at most 1e+06"),
-    ("```edits\nprint(1)\n```", "not `print(1)`"),
-    ("```edits\nW1 = 0\n```", "the edit target must index a named tensor"),
-    ("no block here", "no ```edits block"),
-])
+@pytest.mark.parametrize(
+    "answer, message",
+    [
+        ("```edits\nW1[0, 0 = 1\n```", "edits line 1: syntax error"),
+        ("```edits\nb3[0] = 1\nW9[0, 0] = 1\n```", "edits line 2: unknown tensor 'W9'"),
+        (
+            "```edits\nW1[600, 0] = 1\n```",
+            "W1[600, 0]: index 600 is out of bounds for axis 0 with size 600 (W1 has shape (600, 32)",
+        ),
+        ("```edits\nW1[0, :] = [1, 2, 3]\n```", "W1[0, :]: could not broadcast"),
+        ("```edits\nW1[0, 0] **= 2\n```", "only =, *=, += and -= are allowed, not **="),
+        ("```edits\nW1[0, 0] = float('1')\n```", "values must be plain numbers"),
+        (
+            "```edits\nW1[3, 4] = 2000000.0\n```",
+            "W1[3, 4] = 2000000.0; every weight must be finite with absolute value at most 1e+06",
+        ),
+        ("```edits\nprint(1)\n```", "not `print(1)`"),
+        ("```edits\nW1 = 0\n```", "the edit target must index a named tensor"),
+        ("no block here", "no ```edits block"),
+    ],
+)
 def test_error_messages_say_what_and_where(answer, message):
     with pytest.raises(AnswerError, match=re.escape(message)):
         parse_edits(answer)

@@ -35,8 +35,32 @@ def our_block(text):
         return None
 
 
-PIECES = ["`", B, "````", "edits", "EDITS", "eDiTs", "edit\u017f", "ed\u0131ts", "ed\u0130ts", "\u212aedits",
-          "edit", "x", "\n", "\r\n", " ", "\t", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "\u2028", "\u3000", "b3[0]=1"]
+PIECES = [
+    "`",
+    B,
+    "````",
+    "edits",
+    "EDITS",
+    "eDiTs",
+    "edit\u017f",
+    "ed\u0131ts",
+    "ed\u0130ts",
+    "\u212aedits",
+    "edit",
+    "x",
+    "\n",
+    "\r\n",
+    " ",
+    "\t",
+    "\x0b",
+    "\x0c",
+    "\x1c",
+    "\x85",
+    "\xa0",
+    "\u2028",
+    "\u3000",
+    "b3[0]=1",
+]
 
 
 @settings(max_examples=1500, deadline=None, derandomize=True)
@@ -45,18 +69,21 @@ def test_block_search_equals_the_reference_pattern(text):
     assert our_block(text) == seed_block(text)
 
 
-@pytest.mark.parametrize("text", [
-    f"{B}EDIT\u017f\nb3[0] = 1\n{B}",  # the long s folds to s
-    f"{B}ed\u0131ts\nb3[0] = 1\n{B}",  # dotless i
-    f"{B}ED\u0130TS\nb3[0] = 1\n{B}",  # dotted capital I
-    f"{B}edits \x1c\x85\u2028\n \t\nb3[0] = 1\n{B}",  # Unicode whitespace, body after the last line break
-    f"{B}edits \u2028b3[0] = 1\n{B}",  # a whitespace run without \n: no block there
-    "````edits\nb3[0] = 1\n````",
-    f"{B}edits\nb3[0] = 1\n{B}edits\nb3[1] = 2\n{B}",  # the closing fence is not a new tag
-    f"{B}edits\nb3[0] = 1\n{B}\n{B}edits\nb3[1] = 2\n",  # an unclosed last block: the one before counts
-    f"{B}edits b3[0] = 1 {B} {B}edits\n\n\nb3[1] = 2{B}",
-    f"{B}edits\n{B}",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{B}EDIT\u017f\nb3[0] = 1\n{B}",  # the long s folds to s
+        f"{B}ed\u0131ts\nb3[0] = 1\n{B}",  # dotless i
+        f"{B}ED\u0130TS\nb3[0] = 1\n{B}",  # dotted capital I
+        f"{B}edits \x1c\x85\u2028\n \t\nb3[0] = 1\n{B}",  # Unicode whitespace, body after the last line break
+        f"{B}edits \u2028b3[0] = 1\n{B}",  # a whitespace run without \n: no block there
+        "````edits\nb3[0] = 1\n````",
+        f"{B}edits\nb3[0] = 1\n{B}edits\nb3[1] = 2\n{B}",  # the closing fence is not a new tag
+        f"{B}edits\nb3[0] = 1\n{B}\n{B}edits\nb3[1] = 2\n",  # an unclosed last block: the one before counts
+        f"{B}edits b3[0] = 1 {B} {B}edits\n\n\nb3[1] = 2{B}",
+        f"{B}edits\n{B}",
+    ],
+)
 def test_block_search_special_cases(text):
     assert our_block(text) == seed_block(text)
 
@@ -83,46 +110,58 @@ def test_bombs_at_the_size_limit_are_bounded(name):
     assert len(outcome.message) <= MAX_MESSAGE_CHARS
 
 
-@pytest.mark.parametrize("reply, message", [
-    ("W1[6*10, 0] = 1", "edits line 1: index arithmetic is not allowed: write 60 instead of `6*10`"),
-    ("b1[0:2*3] = 1", "index arithmetic is not allowed: write 6 instead of `2*3`"),
-    ("W1[i, 0] = 1", "an index must be an int or a slice of ints (no names, calls or arithmetic), got `i`"),
-    ("W1[1/2, 0] = 1", "index arithmetic is not allowed: write one int instead of `1/2`"),
-    ("b3[0] = 1 + 1", "arithmetic is not allowed in a value: write 2 instead of `1 + 1`"),
-    ("b3[0] = 1/2", "arithmetic is not allowed in a value: write 0.5 instead of `1/2`"),
-    ("b3[0] = --1", "arithmetic is not allowed in a value: write 1 instead of `--1`"),
-    ("b3[0] = 2**0.5", "arithmetic is not allowed in a value: write one number instead of `2**0.5`"),
-    ("b3[0] = 1\nb3[1] = 1\0", "edits line 2: the block contains a NUL character"),
-    ("b3[0] = 1 # \ud800", "edits line 1: the block holds a character that is not valid Unicode ('\\ud800')"),
-    ("b3[0] = 1" + "0" * 5000, "edits line 1: syntax error: an int has more than 4,300 digits"),
-])
+@pytest.mark.parametrize(
+    "reply, message",
+    [
+        ("W1[6*10, 0] = 1", "edits line 1: index arithmetic is not allowed: write 60 instead of `6*10`"),
+        ("b1[0:2*3] = 1", "index arithmetic is not allowed: write 6 instead of `2*3`"),
+        ("W1[i, 0] = 1", "an index must be an int or a slice of ints (no names, calls or arithmetic), got `i`"),
+        ("W1[1/2, 0] = 1", "index arithmetic is not allowed: write one int instead of `1/2`"),
+        ("b3[0] = 1 + 1", "arithmetic is not allowed in a value: write 2 instead of `1 + 1`"),
+        ("b3[0] = 1/2", "arithmetic is not allowed in a value: write 0.5 instead of `1/2`"),
+        ("b3[0] = --1", "arithmetic is not allowed in a value: write 1 instead of `--1`"),
+        ("b3[0] = 2**0.5", "arithmetic is not allowed in a value: write one number instead of `2**0.5`"),
+        ("b3[0] = 1\nb3[1] = 1\0", "edits line 2: the block contains a NUL character"),
+        ("b3[0] = 1 # \ud800", "edits line 1: the block holds a character that is not valid Unicode ('\\ud800')"),
+        ("b3[0] = 1" + "0" * 5000, "edits line 1: syntax error: an int has more than 4,300 digits"),
+    ],
+)
 def test_messages_say_what_to_write(reply, message):
     with pytest.raises(AnswerError, match=re.escape(message)):
         parse_edits(f"{B}edits\n{reply}\n{B}")
 
 
-@pytest.mark.parametrize("reply, message", [
-    (f"{B}edits\nb3[0] = 1\n", "the ```edits block is never closed: end it with a line of ``` (was the reply cut off?)"),
-    (f"{B}edits b3[0] = 1 {B}", "the tag ```edits must end its line"),
-    ("just text", "the answer has no ```edits block"),
-])
+@pytest.mark.parametrize(
+    "reply, message",
+    [
+        (
+            f"{B}edits\nb3[0] = 1\n",
+            "the ```edits block is never closed: end it with a line of ``` (was the reply cut off?)",
+        ),
+        (f"{B}edits b3[0] = 1 {B}", "the tag ```edits must end its line"),
+        ("just text", "the answer has no ```edits block"),
+    ],
+)
 def test_missing_block_messages(reply, message):
     with pytest.raises(AnswerError, match=re.escape(message)):
         parse_edits(reply)
 
 
-@pytest.mark.parametrize("body", [
-    "b3[0] = 0x" + "f" * 5000,  # str() of this int raises ValueError
-    "b3[0x" + "f" * 5000 + "] = 1",
-    "b3[0:0x" + "f" * 5000 + ":0] = 1",
-    "b3[0] = [0x" + "f" * 5000 + "]",
-    "b3[0] = " + "1+" * 2000 + "1",  # ast.unparse of this raises RecursionError
-    "W1[" + "0, " * 90_000 + "0] = 1",  # a 90,001-part index
-    "b3[0] = '" + "x" * 900_000 + "'",  # numpy quotes the string in its error
-    "x" * 900_000 + "[0] = 1",
-    "b3[0] = " + "-" * 5000 + "1",
-    "b3[0] = (" + "1 if 1 else " * 2000 + "1)",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "b3[0] = 0x" + "f" * 5000,  # str() of this int raises ValueError
+        "b3[0x" + "f" * 5000 + "] = 1",
+        "b3[0:0x" + "f" * 5000 + ":0] = 1",
+        "b3[0] = [0x" + "f" * 5000 + "]",
+        "b3[0] = " + "1+" * 2000 + "1",  # ast.unparse of this raises RecursionError
+        "W1[" + "0, " * 90_000 + "0] = 1",  # a 90,001-part index
+        "b3[0] = '" + "x" * 900_000 + "'",  # numpy quotes the string in its error
+        "x" * 900_000 + "[0] = 1",
+        "b3[0] = " + "-" * 5000 + "1",
+        "b3[0] = (" + "1 if 1 else " * 2000 + "1)",
+    ],
+)
 def test_building_the_message_never_fails_and_is_short(body):
     outcome = fuzz_inputs.check_edits(f"{B}edits\n{body}\n{B}")
     assert not outcome.accepted and 0 < len(outcome.message) <= MAX_MESSAGE_CHARS

@@ -18,8 +18,10 @@ GAMES = ["asterix", "breakout", "freeway", "seaquest", "space_invaders"]
 
 def random_dense(seed: int, scale: float = 0.6):
     generator = np.random.default_rng(seed)
-    return {name: (generator.standard_normal(shape) * scale).astype(np.float32)
-            for name, shape in MINATAR_NETWORK.shapes.items()}
+    return {
+        name: (generator.standard_normal(shape) * scale).astype(np.float32)
+        for name, shape in MINATAR_NETWORK.shapes.items()
+    }
 
 
 def random_sparse(seed: int):
@@ -83,8 +85,9 @@ def test_auto_engine_picks_compiled_for_original_games_only():
     assert resolve_engine(MinAtarGame("breakout"), "auto") == "compiled"
     assert resolve_engine(MinAtarGame("fruit_catch", "synth"), "auto") == "fast"
     task, weights = MinAtarGame("fruit_catch", "synth"), random_dense(5)
-    assert evaluate(task, weights, 6, engine="compiled", workers=1) == evaluate(task, weights, 6,
-                                                                                 engine="reference", workers=1)
+    assert evaluate(task, weights, 6, engine="compiled", workers=1) == evaluate(
+        task, weights, 6, engine="reference", workers=1
+    )
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -167,9 +170,11 @@ def test_unknown_engine_and_empty_episodes():
 
 
 def test_numba_is_imported_only_to_grade_original_games_with_the_compiled_engine():
-    code = ("import sys; import wspbench.cli; from wspbench.evaluation import evaluate; "
-            "from wspbench.games.minatar import MinAtarGame; from wspbench.networks import MINATAR_NETWORK; "
-            "w = MINATAR_NETWORK.zeros(); evaluate(MinAtarGame('fruit_catch', 'synth'), w, 2, workers=1); "
-            "evaluate(MinAtarGame('breakout'), w, 2, engine='fast', workers=1); assert 'numba' not in sys.modules; "
-            "evaluate(MinAtarGame('breakout'), w, 2, workers=1); assert 'numba' in sys.modules")
+    code = (
+        "import sys; import wspbench.cli; from wspbench.evaluation import evaluate; "
+        "from wspbench.games.minatar import MinAtarGame; from wspbench.networks import MINATAR_NETWORK; "
+        "w = MINATAR_NETWORK.zeros(); evaluate(MinAtarGame('fruit_catch', 'synth'), w, 2, workers=1); "
+        "evaluate(MinAtarGame('breakout'), w, 2, engine='fast', workers=1); assert 'numba' not in sys.modules; "
+        "evaluate(MinAtarGame('breakout'), w, 2, workers=1); assert 'numba' in sys.modules"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=300)

@@ -77,8 +77,15 @@ def three(tmp_path_factory):
 
 def run_script(script: Path, env: dict, cwd: Path | None = None) -> subprocess.CompletedProcess:
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
-    return subprocess.run(["bash", str(script)], env={**os.environ, "PATH": path, **env}, capture_output=True,
-                          text=True, timeout=120, cwd=cwd, check=False)
+    return subprocess.run(
+        ["bash", str(script)],
+        env={**os.environ, "PATH": path, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+        check=False,
+    )
 
 
 def expected_score(item, answer_file: Path) -> float:
@@ -87,8 +94,11 @@ def expected_score(item, answer_file: Path) -> float:
 
 
 def file_hashes(folder: Path) -> dict[str, str]:
-    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_every_file_of_every_folder(three):
@@ -97,9 +107,18 @@ def test_every_file_of_every_folder(three):
     suite_facts = suite().to_json()
     for task_id, (item, folder) in tasks.items():
         assert folder.name == item.task.slug == task_id.replace("/", "-")
-        assert sorted(file_hashes(folder)) == sorted([
-            "task.toml", "instruction.md", "environment/Dockerfile", "tests/Dockerfile", "tests/constraints.txt",
-            "tests/wspbench-0.1.0-py3-none-any.whl", "tests/test.sh", "solution/solve.sh"])
+        assert sorted(file_hashes(folder)) == sorted(
+            [
+                "task.toml",
+                "instruction.md",
+                "environment/Dockerfile",
+                "tests/Dockerfile",
+                "tests/constraints.txt",
+                "tests/wspbench-0.1.0-py3-none-any.whl",
+                "tests/test.sh",
+                "solution/solve.sh",
+            ]
+        )
         for script in ("tests/test.sh", "solution/solve.sh"):
             assert os.access(folder / script, os.X_OK)
         config = tomllib.loads((folder / "task.toml").read_text())
@@ -132,7 +151,8 @@ def test_every_file_of_every_folder(three):
     assert registry[0]["suite"] == suite_facts
     dataset = tomllib.loads((out / "dataset.toml").read_text())
     assert {t["name"]: t["digest"] for t in dataset["tasks"]} == {
-        item.harbor_name: content_digest(folder) for item, folder in tasks.values()}
+        item.harbor_name: content_digest(folder) for item, folder in tasks.values()
+    }
     assert dataset["dataset"]["metadata"]["suite"] == suite_facts
     assert suite_facts["digest"] in (out / "README.md").read_text()
 
@@ -147,7 +167,8 @@ def reference_lines() -> list[str]:
     """Every line of the shipped reference programs, except short ones (such as `W2[0, 0] = 3.0`, the
     edits format's example in the prompt itself) that say nothing about a solution."""
     files = sorted((SRC / "wspbench" / "examples").glob("*.txt")) + sorted(
-        (SRC / "minatar_synth" / "references").glob("*.txt"))
+        (SRC / "minatar_synth" / "references").glob("*.txt")
+    )
     assert len(files) >= 20
     return sorted({line.strip() for f in files for line in f.read_text().splitlines() if len(line.strip()) >= 16})
 
@@ -188,10 +209,14 @@ def test_test_sh_with_the_reference_trajectory_writes_the_tasks_score(three, tmp
         (tmp_path / f"{item.task.slug}.md").write_text(answer)
         logs = tmp_path / item.task.slug / "logs"
         (logs / "agent").mkdir(parents=True)
-        (logs / "agent" / "trajectory.json").write_text(json.dumps(
-            {"steps": [{"source": "user", "message": "write weights"}, {"source": "agent", "message": answer}]}))
-        done = run_script(folder / "tests" / "test.sh", {"WSP_LOGS_DIR": str(logs),
-                                                         "WSP_ANSWER_FILE": str(tmp_path / "absent.md")})
+        (logs / "agent" / "trajectory.json").write_text(
+            json.dumps(
+                {"steps": [{"source": "user", "message": "write weights"}, {"source": "agent", "message": answer}]}
+            )
+        )
+        done = run_script(
+            folder / "tests" / "test.sh", {"WSP_LOGS_DIR": str(logs), "WSP_ANSWER_FILE": str(tmp_path / "absent.md")}
+        )
         assert done.returncode == 0, done.stderr
         reward = json.loads((logs / "verifier" / "reward.json").read_text())
         details = json.loads((logs / "verifier" / "details.json").read_text())
@@ -221,23 +246,34 @@ def plant(app_dir: Path, logs: Path, marker: Path) -> dict[str, str]:
     package with its own verifier_steps, sitecustomize, usercustomize, .pth files (in the folder and in a
     user site-packages), a PYTHONSTARTUP script. Each writes a reward of 1.0 and a marker file.
     Returns the Python variables pointing at them."""
-    payload = (f"import json, pathlib\npathlib.Path({str(marker)!r}).write_text('planted code ran')\n"
-               f"reward = pathlib.Path({str(logs / 'verifier' / 'reward.json')!r})\n"
-               "reward.parent.mkdir(parents=True, exist_ok=True)\n"
-               "reward.write_text(json.dumps({'reward': 1.0, 'normalized_score': 1.0, 'parse_success': 1.0}))\n")
-    user_site = app_dir / "userbase" / Path(sysconfig.get_path("purelib", "posix_user",
-                                                               {"userbase": ""}).lstrip("/"))
-    for path in (app_dir / "wspbench" / "__init__.py", app_dir / "wspbench" / "export" / "__init__.py",
-                 app_dir / "wspbench" / "export" / "verifier_steps.py", app_dir / "sitecustomize.py",
-                 app_dir / "usercustomize.py", app_dir / "startup.py", user_site / "usercustomize.py",
-                 user_site / "sitecustomize.py"):
+    payload = (
+        f"import json, pathlib\npathlib.Path({str(marker)!r}).write_text('planted code ran')\n"
+        f"reward = pathlib.Path({str(logs / 'verifier' / 'reward.json')!r})\n"
+        "reward.parent.mkdir(parents=True, exist_ok=True)\n"
+        "reward.write_text(json.dumps({'reward': 1.0, 'normalized_score': 1.0, 'parse_success': 1.0}))\n"
+    )
+    user_site = app_dir / "userbase" / Path(sysconfig.get_path("purelib", "posix_user", {"userbase": ""}).lstrip("/"))
+    for path in (
+        app_dir / "wspbench" / "__init__.py",
+        app_dir / "wspbench" / "export" / "__init__.py",
+        app_dir / "wspbench" / "export" / "verifier_steps.py",
+        app_dir / "sitecustomize.py",
+        app_dir / "usercustomize.py",
+        app_dir / "startup.py",
+        user_site / "usercustomize.py",
+        user_site / "sitecustomize.py",
+    ):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(payload)
     line = f"import runpy; runpy.run_path({str(app_dir / 'startup.py')!r})\n"
     (app_dir / "planted.pth").write_text(line)
     (user_site / "planted.pth").write_text(line)
-    return {"PYTHONPATH": str(app_dir), "PYTHONUSERBASE": str(app_dir / "userbase"),
-            "PYTHONSTARTUP": str(app_dir / "startup.py"), "HOME": str(app_dir)}
+    return {
+        "PYTHONPATH": str(app_dir),
+        "PYTHONUSERBASE": str(app_dir / "userbase"),
+        "PYTHONSTARTUP": str(app_dir / "startup.py"),
+        "HOME": str(app_dir),
+    }
 
 
 def test_a_planted_module_attack_changes_nothing(three, tmp_path):
@@ -247,14 +283,23 @@ def test_a_planted_module_attack_changes_nothing(three, tmp_path):
     attack = plant(app_dir, logs, marker)
     (app_dir / "answer.md").write_text(item.task.offline_answer("zero"))
     # the planted files do work on a Python that is not isolated: the old test.sh ran exactly this
-    subprocess.run([sys.executable, "-m", "wspbench.export.verifier_steps"], cwd=app_dir, capture_output=True,
-                   env={**os.environ, **attack}, timeout=60, check=False)
+    subprocess.run(
+        [sys.executable, "-m", "wspbench.export.verifier_steps"],
+        cwd=app_dir,
+        capture_output=True,
+        env={**os.environ, **attack},
+        timeout=60,
+        check=False,
+    )
     assert marker.is_file()
     marker.unlink()
     (logs / "verifier" / "reward.json").unlink()
 
-    done = run_script(folder / "tests" / "test.sh", {**attack, "WSP_LOGS_DIR": str(logs),
-                                                     "WSP_ANSWER_FILE": str(app_dir / "answer.md")}, cwd=app_dir)
+    done = run_script(
+        folder / "tests" / "test.sh",
+        {**attack, "WSP_LOGS_DIR": str(logs), "WSP_ANSWER_FILE": str(app_dir / "answer.md")},
+        cwd=app_dir,
+    )
     assert done.returncode == 0, done.stderr
     assert not marker.exists(), "code the agent wrote ran inside the verifier"
     reward = json.loads((logs / "verifier" / "reward.json").read_text())
@@ -270,9 +315,17 @@ def rewards(logs: Path) -> tuple[dict, dict]:
     return json.loads((verifier / "reward.json").read_text()), json.loads((verifier / "details.json").read_text())
 
 
-@pytest.mark.parametrize("kind, message", [
-    ("missing", "does not exist"), ("symlink", "symbolic link"), ("fifo", "not a regular file"),
-    ("folder", "not a regular file"), ("huge", "more than"), ("no json", "no JSON object")])
+@pytest.mark.parametrize(
+    "kind, message",
+    [
+        ("missing", "does not exist"),
+        ("symlink", "symbolic link"),
+        ("fifo", "not a regular file"),
+        ("folder", "not a regular file"),
+        ("huge", "more than"),
+        ("no json", "no JSON object"),
+    ],
+)
 def test_a_bad_answer_file_is_a_zero_reward_never_a_hang(tmp_path, kind, message):
     answer, logs = tmp_path / "answer.md", tmp_path / "logs"
     if kind == "symlink":  # pointing at a reference answer of the verifier's own image
@@ -290,14 +343,17 @@ def test_a_bad_answer_file_is_a_zero_reward_never_a_hang(tmp_path, kind, message
     assert reward == ZERO_REWARD and message in details["error"]
 
 
-@pytest.mark.parametrize("task_id, episodes, message", [
-    ("superbeam", "99", "from 1 to 20 (held-out episodes of superbeam)"),
-    ("superbeam", "0", "from 1 to 20"),
-    ("original/breakout", "many", "from 1 to 100,000"),
-    ("original/breakout", "100001", "from 1 to 100,000"),
-    ("Breakout", "1", "did you mean original/breakout?"),
-    ("minatar/original/pong", "1", "unknown task"),
-])
+@pytest.mark.parametrize(
+    "task_id, episodes, message",
+    [
+        ("superbeam", "99", "from 1 to 20 (held-out episodes of superbeam)"),
+        ("superbeam", "0", "from 1 to 20"),
+        ("original/breakout", "many", "from 1 to 100,000"),
+        ("original/breakout", "100001", "from 1 to 100,000"),
+        ("Breakout", "1", "did you mean original/breakout?"),
+        ("minatar/original/pong", "1", "unknown task"),
+    ],
+)
 def test_bad_settings_are_exit_2_with_a_reward(tmp_path, task_id, episodes, message):
     answer, logs = tmp_path / "answer.md", tmp_path / "logs"
     answer.write_text("{}")
@@ -313,6 +369,7 @@ def test_usage_and_internal_errors_still_write_a_reward(tmp_path, monkeypatch, c
 
     def broken(*args, **kwargs):
         raise RecursionError("a bug")
+
     monkeypatch.setattr("wspbench.export.verifier_steps.find_task", broken)
     answer.write_text('```json\n{"W1": []}\n```')
     assert run("superbeam", answer, logs, SUPERBEAM) == FAILED
@@ -339,11 +396,16 @@ def test_the_trajectory_is_the_answer_when_there_is_no_answer_file(tmp_path):
 
 
 def test_normalised_wheels_do_not_depend_on_dates_or_order(tmp_path):
-    files = {"wspbench/a.py": b"a = 1\n", "wspbench-0.1.0.dist-info/RECORD": b"r\n",
-             "wspbench-0.1.0.dist-info/METADATA": b"Name: wspbench\n", "superbeam/b.json": b"{}\n"}
+    files = {
+        "wspbench/a.py": b"a = 1\n",
+        "wspbench-0.1.0.dist-info/RECORD": b"r\n",
+        "wspbench-0.1.0.dist-info/METADATA": b"Name: wspbench\n",
+        "superbeam/b.json": b"{}\n",
+    }
     made = []
-    for index, (names, date) in enumerate([(sorted(files), (2020, 5, 6, 7, 8, 10)),
-                                           (sorted(files, reverse=True), (2024, 1, 2, 3, 4, 6))]):
+    for index, (names, date) in enumerate(
+        [(sorted(files), (2020, 5, 6, 7, 8, 10)), (sorted(files, reverse=True), (2024, 1, 2, 3, 4, 6))]
+    ):
         raw = tmp_path / f"raw{index}.whl"
         with zipfile.ZipFile(raw, "w") as archive:
             for name in names:
@@ -351,8 +413,12 @@ def test_normalised_wheels_do_not_depend_on_dates_or_order(tmp_path):
         made.append(normalize_wheel(raw, tmp_path / f"n{index}.whl"))
     assert made[0].read_bytes() == made[1].read_bytes()
     with zipfile.ZipFile(made[0]) as archive:
-        assert archive.namelist() == ["superbeam/b.json", "wspbench/a.py", "wspbench-0.1.0.dist-info/METADATA",
-                                      "wspbench-0.1.0.dist-info/RECORD"]
+        assert archive.namelist() == [
+            "superbeam/b.json",
+            "wspbench/a.py",
+            "wspbench-0.1.0.dist-info/METADATA",
+            "wspbench-0.1.0.dist-info/RECORD",
+        ]
         assert {info.date_time for info in archive.infolist()} == {ZIP_DATE}
         assert {info.external_attr >> 16 for info in archive.infolist()} == {0o100644}
         assert archive.read("wspbench/a.py") == files["wspbench/a.py"]
@@ -377,8 +443,13 @@ def test_two_exports_with_the_real_wheel_are_byte_identical(tmp_path):
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         assert {info.date_time for info in archive.infolist()} == {ZIP_DATE}
-    for needed in ("wspbench/export/verifier_steps.py", "wspbench/verifier.py", "wspbench/examples/breakout.txt",
-                   "superbeam/roms/superbeam.asm", "wspbench/tasks/superbeam_reference.json"):
+    for needed in (
+        "wspbench/export/verifier_steps.py",
+        "wspbench/verifier.py",
+        "wspbench/examples/breakout.txt",
+        "superbeam/roms/superbeam.asm",
+        "wspbench/tasks/superbeam_reference.json",
+    ):
         assert needed in names
     assert any(n.endswith("entry_points.txt") for n in names)
     assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
@@ -386,12 +457,18 @@ def test_two_exports_with_the_real_wheel_are_byte_identical(tmp_path):
 
 def test_harbor_lint_reports_no_errors(three):
     if not (HARBOR_VENV / "bin" / "harbor").is_file():
-        pytest.skip(f"harbor is not installed in {HARBOR_VENV} (a Python >= 3.12 venv with `pip install harbor`; "
-                    "set WSP_HARBOR_VENV)")
+        pytest.skip(
+            f"harbor is not installed in {HARBOR_VENV} (a Python >= 3.12 venv with `pip install harbor`; "
+            "set WSP_HARBOR_VENV)"
+        )
     out, _ = three
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "harbor_lint.py"), str(out),
-                           "--harbor-venv", str(HARBOR_VENV)], capture_output=True, text=True, timeout=300,
-                          check=False)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "harbor_lint.py"), str(out), "--harbor-venv", str(HARBOR_VENV)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "harbor lint on 3 folders: exit 0" in done.stdout and "digests unchanged" in done.stdout
     assert done.stdout.count("image built from tests/ (tests baked in)") == 3
@@ -411,8 +488,10 @@ def test_cli_rejects_an_unknown_selector_and_a_file_as_the_output_folder(tmp_pat
 def test_cli_exports_with_the_table_or_measures(tmp_path):
     wheel = stand_in_wheel(tmp_path)
     for out, extra in ((tmp_path / "table", []), (tmp_path / "measured", ["--measure", "--measure-episodes", "1"])):
-        result = RUNNER.invoke(app, ["export", "harbor", str(out), "--tasks", "superbeam", "--episodes", "2",
-                                     "--wheel", str(wheel), *extra])
+        result = RUNNER.invoke(
+            app,
+            ["export", "harbor", str(out), "--tasks", "superbeam", "--episodes", "2", "--wheel", str(wheel), *extra],
+        )
         assert result.exit_code == 0, result.output
     table = tomllib.loads((tmp_path / "table" / "superbeam" / "task.toml").read_text())
     assert table["metadata"]["measured_worst_episode_s"] == measured_table()["superbeam"]

@@ -34,7 +34,10 @@ def test_rows_parse_and_match_the_tasks(tmp_path):
         assert row["episodes"] == len(task.scoring_episodes(50))
         assert json.loads(row["verifier_env"]) == {"WEIGHT_SPACE_EPISODES": str(row["episodes"])}
         assert (row["suite_name"], row["suite_version"], row["suite_digest"]) == (
-            suite_facts["name"], suite_facts["version"], suite_facts["digest"])
+            suite_facts["name"],
+            suite_facts["version"],
+            suite_facts["digest"],
+        )
     by_name = {row["name"]: row for row in rows}
     assert (by_name["superbeam"]["source"], by_name["superbeam"]["episodes"]) == ("superbeam", 20)
     assert (by_name["original/breakout"]["source"], by_name["original/breakout"]["episodes"]) == ("original", 50)

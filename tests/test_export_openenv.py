@@ -52,15 +52,18 @@ def python_with_openenv() -> str:
         return sys.executable
     candidate = os.environ.get("WSP_OPENENV_PYTHON", "")
     if not candidate or not Path(candidate).is_file():
-        pytest.skip("openenv-core is not installed (pip install openenv-core, or set WSP_OPENENV_PYTHON to a "
-                    "Python that has it)")
+        pytest.skip(
+            "openenv-core is not installed (pip install openenv-core, or set WSP_OPENENV_PYTHON to a "
+            "Python that has it)"
+        )
     return candidate
 
 
 def test_reset_prompts_and_step_grades():
     env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-    done = subprocess.run([python_with_openenv(), "-c", CHECK], capture_output=True, text=True, env=env, timeout=300,
-                          check=False)
+    done = subprocess.run(
+        [python_with_openenv(), "-c", CHECK], capture_output=True, text=True, env=env, timeout=300, check=False
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
     task = get_task("original/breakout")
@@ -73,13 +76,15 @@ def test_reset_prompts_and_step_grades():
     assert out["step"]["done"] is True and out["step"]["reward"] == expected.normalized
     assert out["step"]["observation"]["suite"] == suite().to_json()
     assert {k: v for k, v in result.items() if k != "seconds"} == {
-        k: v for k, v in expected.to_json().items() if k != "seconds"}
+        k: v for k, v in expected.to_json().items() if k != "seconds"
+    }
     assert out["bad"]["reward"] == 0.0 and "no JSON object" in out["bad"]["observation"]["result"]["error"]
     assert out["unknown"][0] == 400 and "unknown task 'original/nope'" in out["unknown"][1]["detail"]
     assert out["sessions"] == ["observation", "observation"]
 
 
 # --- a real server under hostile conditions (uvicorn on 127.0.0.1, a free port) -----------------------
+
 
 def free_port() -> int:
     with socket.socket() as probe:
@@ -94,8 +99,12 @@ class Server:
         self.port = free_port()
         env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
         self.log = tempfile.TemporaryFile()  # noqa: SIM115 - a file, not a pipe: a full pipe would stall the server
-        self.process = subprocess.Popen([python_with_openenv(), "-m", "wspbench.export.openenv_server", "--port",
-                                         str(self.port), *args], env=env, stdout=self.log, stderr=self.log)
+        self.process = subprocess.Popen(
+            [python_with_openenv(), "-m", "wspbench.export.openenv_server", "--port", str(self.port), *args],
+            env=env,
+            stdout=self.log,
+            stderr=self.log,
+        )
 
     def output(self) -> str:
         self.log.seek(0)
@@ -211,8 +220,9 @@ def test_fifty_sessions_at_once_over_websocket_and_http(servers):
             socket_.send(json.dumps({"type": "close"}))
 
     def over_http() -> None:
-        status, body = fast.request("POST", "/step", {"action": {"task": "original/breakout", "answer": answer}},
-                                    timeout=300)
+        status, body = fast.request(
+            "POST", "/step", {"action": {"task": "original/breakout", "answer": answer}}, timeout=300
+        )
         rewards["http"].append(json.loads(body)["reward"] if status == 200 else status)
 
     with ThreadPoolExecutor(100) as pool:

@@ -17,8 +17,9 @@ def without_seconds(result: dict) -> dict:
 
 def expected(task, answer: str, episodes: int) -> dict:
     """The task's own grade, as JSON carries it from a worker."""
-    return without_seconds(json.loads(json.dumps(task.grade(answer, task.scoring_episodes(episodes),
-                                                            workers=1).to_json())))
+    return without_seconds(
+        json.loads(json.dumps(task.grade(answer, task.scoring_episodes(episodes), workers=1).to_json()))
+    )
 
 
 def test_a_slow_grade_is_cut_and_the_pool_recovers():

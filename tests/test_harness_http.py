@@ -30,22 +30,37 @@ ZERO = (EXAMPLES / "zero.txt").read_text()
 RIGHT = "Always right.\n```edits\nb3[3] = 9\n```\n"
 
 
-def completion(content: str | None, reasoning: str | None = None, finish: str = "stop",
-               tokens: tuple[int, int] = (1000, 200)) -> dict:
+def completion(
+    content: str | None, reasoning: str | None = None, finish: str = "stop", tokens: tuple[int, int] = (1000, 200)
+) -> dict:
     message = {"role": "assistant", "content": content}
     if reasoning is not None:
         message["reasoning_content"] = reasoning
-    return {"status": 200, "body": {
-        "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": "scripted-model",
-        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-        "usage": {"prompt_tokens": tokens[0], "completion_tokens": tokens[1], "total_tokens": sum(tokens),
-                  "completion_tokens_details": {"reasoning_tokens": 7}}}}
+    return {
+        "status": 200,
+        "body": {
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "scripted-model",
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {
+                "prompt_tokens": tokens[0],
+                "completion_tokens": tokens[1],
+                "total_tokens": sum(tokens),
+                "completion_tokens_details": {"reasoning_tokens": 7},
+            },
+        },
+    }
 
 
 def failure(status: int, retry_after: str | None = None, message: str | None = None) -> dict:
     headers = {"Retry-After": retry_after} if retry_after is not None else {}
-    return {"status": status, "headers": headers,
-            "body": {"error": {"message": message or f"scripted {status}", "type": "server_error", "code": status}}}
+    return {
+        "status": status,
+        "headers": headers,
+        "body": {"error": {"message": message or f"scripted {status}", "type": "server_error", "code": status}},
+    }
 
 
 class ChatServer:
@@ -61,8 +76,7 @@ class ChatServer:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append({"path": self.path, "auth": self.headers.get("Authorization"),
-                                        "json": body})
+                server.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "json": body})
                 entry = server.next_entry(body)
                 if entry.get("delay"):
                     server.release.wait(entry["delay"])
@@ -70,8 +84,9 @@ class ChatServer:
                 try:
                     if entry.get("trickle") == "all":  # status line and headers too, a byte at a time
                         self.close_connection = True
-                        head = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                                f"Content-Length: {len(data)}\r\n\r\n").encode()
+                        head = (
+                            f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
+                        ).encode()
                         return self.trickle(head + data)
                     self.send_response(entry["status"])
                     self.send_header("Content-Type", "application/json")
@@ -89,7 +104,7 @@ class ChatServer:
                         return self.trickle(data)
                     if entry.get("cut"):  # the connection drops halfway through the body
                         self.close_connection = True
-                        return self.wfile.write(data[:len(data) // 2])
+                        return self.wfile.write(data[: len(data) // 2])
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):  # the client timed out and left
                     pass
@@ -102,13 +117,14 @@ class ChatServer:
                     self.wfile.flush()
 
             def stream_huge(self, size: int) -> None:
-                head = (b'{"choices": [{"index": 0, "finish_reason": "stop", '
-                        b'"message": {"role": "assistant", "content": "')
+                head = (
+                    b'{"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "'
+                )
                 block = b"x" * (1 << 20)
                 self.wfile.write(head)
                 sent = len(head)
                 while sent < size and not server.release.is_set():
-                    self.wfile.write(block[:size - sent])
+                    self.wfile.write(block[: size - sent])
                     sent += min(len(block), size - sent)
 
             def log_message(self, *args):
@@ -150,9 +166,31 @@ def key(monkeypatch):
 
 
 def wsp_run(server, out, *args):
-    result = RUNNER.invoke(app, ["run", "--model", "scripted-model", "--base-url", server.url, "--api-key-env",
-                                 KEY_ENV, "--out", str(out), "--episodes", "3", "--workers", "1", "--concurrency",
-                                 "1", "--backoff", "0.01", "--max-tries", "3", *args])
+    result = RUNNER.invoke(
+        app,
+        [
+            "run",
+            "--model",
+            "scripted-model",
+            "--base-url",
+            server.url,
+            "--api-key-env",
+            KEY_ENV,
+            "--out",
+            str(out),
+            "--episodes",
+            "3",
+            "--workers",
+            "1",
+            "--concurrency",
+            "1",
+            "--backoff",
+            "0.01",
+            "--max-tries",
+            "3",
+            *args,
+        ],
+    )
     return result
 
 
@@ -167,6 +205,7 @@ def graded(answer: str, episodes: int = 3) -> dict:
 
 
 # --- the client on its own ----------------------------------------------------------------------------
+
 
 def test_client_retries_a_rate_limit_then_records_reply_usage_and_reasoning(server, key):
     server.script["ping"] = [failure(429, retry_after="0"), completion("hello", reasoning="thinking...")]
@@ -253,14 +292,30 @@ def test_a_huge_reply_is_an_error_not_retried_and_never_buffered(server, key, st
     assert len(server.requests) == 1 and grown_mb < 100
 
 
-@pytest.mark.parametrize("header", ["nan", "inf", "-inf", "-5", "1e400", "99999999", "0x10", "soon", "",
-                                    "Wed, 21 Oct 2015 07:28:00 GMT", "Wed, 21 Oct 9999 07:28:00 GMT",
-                                    "Mon, 99 Foo 2015 99:99:99 GMT", "9" * 5000])
+@pytest.mark.parametrize(
+    "header",
+    [
+        "nan",
+        "inf",
+        "-inf",
+        "-5",
+        "1e400",
+        "99999999",
+        "0x10",
+        "soon",
+        "",
+        "Wed, 21 Oct 2015 07:28:00 GMT",
+        "Wed, 21 Oct 9999 07:28:00 GMT",
+        "Mon, 99 Foo 2015 99:99:99 GMT",
+        "9" * 5000,
+    ],
+)
 def test_any_retry_after_gives_a_bounded_wait(server, key, header):
     waits: list[float] = []
     server.script["ping"] = [failure(429, retry_after=header), completion("hello")]
-    client = OpenAIClient("scripted-model", server.url, KEY_ENV, timeout_s=10, max_tries=2, backoff_s=0.01,
-                          sleep=waits.append)
+    client = OpenAIClient(
+        "scripted-model", server.url, KEY_ENV, timeout_s=10, max_tries=2, backoff_s=0.01, sleep=waits.append
+    )
     assert client.complete(PING).content == "hello"
     assert len(waits) == 1 and 0.0 <= waits[0] <= 60.0
 
@@ -289,11 +344,18 @@ def test_a_reply_with_odd_usage_keeps_its_content(server, key, usage):
 
 def test_odd_reply_shapes_are_retried_or_read_without_raising(server, key):
     odd = completion("x")
-    odd["body"]["choices"] = [{"message": {"content": [{"type": "text", "text": "part one, "},
-                                                       {"type": "text", "text": "part two"}]},
-                               "finish_reason": 7}]
-    server.script["ping"] = [{"status": 200, "raw": b"<html>proxy error</html>"},
-                             {"status": 200, "raw": b"[1, 2]"}, {"status": 200, "body": {"choices": "none"}}, odd]
+    odd["body"]["choices"] = [
+        {
+            "message": {"content": [{"type": "text", "text": "part one, "}, {"type": "text", "text": "part two"}]},
+            "finish_reason": 7,
+        }
+    ]
+    server.script["ping"] = [
+        {"status": 200, "raw": b"<html>proxy error</html>"},
+        {"status": 200, "raw": b"[1, 2]"},
+        {"status": 200, "body": {"choices": "none"}},
+        odd,
+    ]
     client = OpenAIClient("scripted-model", server.url, KEY_ENV, timeout_s=10, max_tries=4, backoff_s=0.01)
     reply = client.complete(PING)
     assert (reply.content, reply.finish_reason, reply.attempts) == ("part one, part two", None, 4)
@@ -303,7 +365,7 @@ def test_a_reply_that_echoes_the_key_is_stored_with_a_marker(server, key):
     server.script["ping"] = [completion(f"your key is {KEY}, ok", reasoning=f"I saw {KEY[3:20]}")]
     client = OpenAIClient("scripted-model", server.url, KEY_ENV, timeout_s=10, max_tries=1)
     text = json.dumps(client.complete(PING).to_json())
-    assert not [KEY[i:i + 8] for i in range(len(KEY) - 7) if KEY[i:i + 8] in text] and "***" in text
+    assert not [KEY[i : i + 8] for i in range(len(KEY) - 7) if KEY[i : i + 8] in text] and "***" in text
 
 
 def test_a_local_server_without_a_key_keeps_the_word_none(server, monkeypatch):
@@ -315,6 +377,7 @@ def test_a_local_server_without_a_key_keeps_the_word_none(server, monkeypatch):
 
 # --- wsp run against the server -----------------------------------------------------------------------
 
+
 def test_one_shot_run_grades_exactly_like_wsp_grade(server, key, tmp_path):
     server.script["original/breakout"] = [completion(GOOD)]
     result = wsp_run(server, tmp_path / "run", "--tasks", "original/breakout")
@@ -322,13 +385,18 @@ def test_one_shot_run_grades_exactly_like_wsp_grade(server, key, tmp_path):
     rec = record(tmp_path / "run", "original/breakout")
     expected = graded(GOOD)
     assert rec["status"] == "ok" and rec["test"]["normalized"] == expected["normalized"] > 0
-    assert {k: v for k, v in rec["test"].items() if k != "seconds"} == \
-        {k: v for k, v in expected.items() if k != "seconds"}
+    assert {k: v for k, v in rec["test"].items() if k != "seconds"} == {
+        k: v for k, v in expected.items() if k != "seconds"
+    }
     assert expected["normalized"] == grade_answer(find_task("breakout"), GOOD, 3, workers=1)["normalized_score"]
     assert [m["role"] for m in rec["messages"]] == ["system", "user", "assistant"]
     assert rec["messages"][1]["content"] == server.requests[0]["json"]["messages"][1]["content"]
-    assert rec["usage"] == {"prompt_tokens": 1000, "completion_tokens": 200, "total_tokens": 1200,
-                            "reasoning_tokens": 7}
+    assert rec["usage"] == {
+        "prompt_tokens": 1000,
+        "completion_tokens": 200,
+        "total_tokens": 1200,
+        "reasoning_tokens": 7,
+    }
     assert rec["rounds"][0]["reply"]["finish_reason"] == "stop" and rec["prompt_version"] == "minatar-v2"
     assert rec["rounds"][0]["weights"]["format"] == "nonzero"
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
@@ -338,8 +406,18 @@ def test_one_shot_run_grades_exactly_like_wsp_grade(server, key, tmp_path):
 
 def test_feedback_run_where_round_two_improves(server, key, tmp_path):
     server.script["original/breakout"] = [completion(ZERO), completion(GOOD), completion(RIGHT)]
-    result = wsp_run(server, tmp_path / "run", "--tasks", "original/breakout", "--protocol", "feedback",
-                     "--rounds", "3", "--train-episodes", "4")
+    result = wsp_run(
+        server,
+        tmp_path / "run",
+        "--tasks",
+        "original/breakout",
+        "--protocol",
+        "feedback",
+        "--rounds",
+        "3",
+        "--train-episodes",
+        "4",
+    )
     assert result.exit_code == 0, result.output
     rec = record(tmp_path / "run", "original/breakout")
     scores = [r["train"]["normalized"] for r in rec["rounds"]]
@@ -355,8 +433,18 @@ def test_feedback_run_where_round_two_improves(server, key, tmp_path):
 
 def test_reply_without_edits_block_gets_the_error_and_another_chance(server, key, tmp_path):
     server.script["original/breakout"] = [completion("I would move right."), completion(GOOD)]
-    result = wsp_run(server, tmp_path / "run", "--tasks", "original/breakout", "--protocol", "feedback",
-                     "--rounds", "2", "--train-episodes", "3")
+    result = wsp_run(
+        server,
+        tmp_path / "run",
+        "--tasks",
+        "original/breakout",
+        "--protocol",
+        "feedback",
+        "--rounds",
+        "2",
+        "--train-episodes",
+        "3",
+    )
     assert result.exit_code == 0, result.output
     rec = record(tmp_path / "run", "original/breakout")
     assert "no ```edits block" in rec["rounds"][0]["parse_error"] and rec["rounds"][0]["train"] is None
@@ -397,18 +485,38 @@ def test_a_run_leaves_no_trace_of_the_key(server, key, tmp_path):
     assert {r["auth"] for r in server.requests} == {f"Bearer {KEY}"}  # it was used...
     assert "HTTP 401" in record(out, "original/breakout")["error"]
     text = result.output + "".join(p.read_text() for p in out.rglob("*") if p.is_file())
-    assert not [KEY[i:i + 8] for i in range(len(KEY) - 7) if KEY[i:i + 8] in text]  # ...and never written
+    assert not [KEY[i : i + 8] for i in range(len(KEY) - 7) if KEY[i : i + 8] in text]  # ...and never written
 
 
 def test_resume_after_a_kill_loses_nothing_and_repeats_no_graded_work(server, key, tmp_path):
     out = tmp_path / "run"
     server.script["original/breakout"] = [completion(GOOD)]
     server.script["original/asterix"] = [{**completion(RIGHT), "delay": 60}, completion(RIGHT)]
-    command = [sys.executable, "-m", "wspbench.cli", "run", "--model", "scripted-model", "--base-url", server.url,
-               "--api-key-env", KEY_ENV, "--out", str(out), "--episodes", "3", "--workers", "1",
-               "--concurrency", "1", "--tasks", "original/breakout,original/asterix"]
-    process = subprocess.Popen(command, env={**os.environ, KEY_ENV: KEY}, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    command = [
+        sys.executable,
+        "-m",
+        "wspbench.cli",
+        "run",
+        "--model",
+        "scripted-model",
+        "--base-url",
+        server.url,
+        "--api-key-env",
+        KEY_ENV,
+        "--out",
+        str(out),
+        "--episodes",
+        "3",
+        "--workers",
+        "1",
+        "--concurrency",
+        "1",
+        "--tasks",
+        "original/breakout,original/asterix",
+    ]
+    process = subprocess.Popen(
+        command, env={**os.environ, KEY_ENV: KEY}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 60
         while not (server.count("original/asterix") and (out / "tasks" / "original-breakout.json").exists()):

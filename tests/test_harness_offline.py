@@ -24,8 +24,25 @@ RUNNER = CliRunner()
 
 
 def offline_run(out: Path, model: str, tasks: str, *args: str):
-    return RUNNER.invoke(app, ["run", "--model", model, "--tasks", tasks, "--out", str(out), "--episodes", "3",
-                               "--workers", "1", "--concurrency", "1", *args])
+    return RUNNER.invoke(
+        app,
+        [
+            "run",
+            "--model",
+            model,
+            "--tasks",
+            tasks,
+            "--out",
+            str(out),
+            "--episodes",
+            "3",
+            "--workers",
+            "1",
+            "--concurrency",
+            "1",
+            *args,
+        ],
+    )
 
 
 def record(out: Path, task_id: str) -> dict:
@@ -50,8 +67,10 @@ def test_reference_model_one_shot_grades_like_the_task_and_the_seed_contract(tmp
         expected = task.grade(answer, task.scoring_episodes(3), workers=1)
         rec = record(tmp_path, task_id)
         assert rec["status"] == "ok" and without_seconds(rec["test"]) == without_seconds(expected.to_json())
-        assert rec["test"]["normalized"] == grade_answer(find_task(task.game.name), answer, 3,
-                                                         workers=1)["normalized_score"]
+        assert (
+            rec["test"]["normalized"]
+            == grade_answer(find_task(task.game.name), answer, 3, workers=1)["normalized_score"]
+        )
         assert rec["rounds"][0]["reply"]["model"] == "reference" and rec["model"] == "reference"
         assert len(rec["test"]["values"]) == len(rec["test"]["lengths"]) == 3  # every episode, for intervals
         assert task_id in result.output
@@ -64,8 +83,9 @@ def test_reference_model_one_shot_grades_like_the_task_and_the_seed_contract(tmp
 
 
 def test_zero_model_feedback_runs_every_round_and_scores_the_zero_network(tmp_path):
-    result = offline_run(tmp_path, "zero", "original/breakout", "--protocol", "feedback", "--rounds", "2",
-                         "--train-episodes", "3")
+    result = offline_run(
+        tmp_path, "zero", "original/breakout", "--protocol", "feedback", "--rounds", "2", "--train-episodes", "3"
+    )
     assert result.exit_code == 0, result.output
     rec = record(tmp_path, "original/breakout")
     task = get_task("original/breakout")
@@ -120,8 +140,9 @@ def test_compare_flags_runs_of_different_suites(tmp_path):
     manifest = json.loads(path.read_text())
     manifest["suite"]["digest"] = "0" * 64
     path.write_text(json.dumps(manifest))
-    board = json.loads(RUNNER.invoke(app, ["runs", "compare", "--json", str(tmp_path / "reference"),
-                                           str(tmp_path / "zero")]).output)
+    board = json.loads(
+        RUNNER.invoke(app, ["runs", "compare", "--json", str(tmp_path / "reference"), str(tmp_path / "zero")]).output
+    )
     assert not board["same_suite"] and [r["same_suite"] for r in board["runs"]] == [True, False]
     table = RUNNER.invoke(app, ["runs", "compare", str(tmp_path / "reference"), str(tmp_path / "zero")])
     assert "differs" in table.output and "different suites" in table.output
@@ -131,8 +152,13 @@ def test_compare_flags_runs_of_different_suites(tmp_path):
 
 def test_a_run_of_the_older_schema_is_refused_and_left_as_it_is(tmp_path):
     old = {"format": "wspbench.harness.run/1", "model": "zero", "protocol": "one-shot", "tasks": ["original/breakout"]}
-    record_1 = {"format": "wspbench.harness.task/1", "task": "original/breakout", "rounds": [
-        {"round": 1, "reply": {"content": "a paid reply"}}], "status": "ok", "timings": {}}
+    record_1 = {
+        "format": "wspbench.harness.task/1",
+        "task": "original/breakout",
+        "rounds": [{"round": 1, "reply": {"content": "a paid reply"}}],
+        "status": "ok",
+        "timings": {},
+    }
     (tmp_path / "tasks").mkdir()
     (tmp_path / "manifest.json").write_text(json.dumps(old))
     (tmp_path / "tasks" / "original__breakout.json").write_text(json.dumps(record_1))
@@ -157,6 +183,7 @@ def test_superbeam_reference_one_shot(tmp_path):
 
 
 # --- protocol rules on an in-test task ------------------------------------------------------------------
+
 
 class CountingTask(Task):
     """Replies are numbers n; the network is one weight holding n. An episode's value is n (training) and
@@ -190,7 +217,7 @@ class CountingTask(Task):
         return "0"
 
     def scoring_episodes(self, count=None):
-        return [0, 1, 2][:count or 3]
+        return [0, 1, 2][: count or 3]
 
     def training_episodes(self, count):
         return [100]
@@ -218,8 +245,16 @@ class ScriptedClient:
 
     def complete(self, messages, task, status=None):
         self.seen.append([dict(m) for m in messages])
-        return Reply(self.replies.pop(0), None, "stop", {"prompt_tokens": 5, "completion_tokens": 1}, 0.01, 1, "s",
-                     ["HTTP 429: slow down"])
+        return Reply(
+            self.replies.pop(0),
+            None,
+            "stop",
+            {"prompt_tokens": 5, "completion_tokens": 1},
+            0.01,
+            1,
+            "s",
+            ["HTTP 429: slow down"],
+        )
 
 
 FEEDBACK = RunConfig("scripted", protocol="feedback", rounds=5, episodes=3, train_episodes=1)

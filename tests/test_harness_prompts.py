@@ -29,8 +29,17 @@ SNAPSHOTS = {
     "minatar-v1": "9381ce2f19b671730f8d522b9bae520ebe166c1b04889462a961f1ece079a933",  # history
     "minatar-v2": "23f1796a92ac9d67a676d99032c6ecd3b52dca194f44457e0aa7e93784eb806c",
 }
-FAKE_GAME = GameFacts("synth/fake", "fake", "A fake game.", "minatar_synth/games/fake.py", "SOURCE = 1\n",
-                      "CHANNEL NOTES", "ACTION NOTES", 50.0, 1000)
+FAKE_GAME = GameFacts(
+    "synth/fake",
+    "fake",
+    "A fake game.",
+    "minatar_synth/games/fake.py",
+    "SOURCE = 1\n",
+    "CHANNEL NOTES",
+    "ACTION NOTES",
+    50.0,
+    1000,
+)
 
 
 def synth_game() -> str:
@@ -52,8 +61,9 @@ def user_prompt(task_id: str, protocol: str = "one-shot") -> str:
 
 
 def assert_sections_in_order(text: str) -> None:
-    positions = [text.index(f"\n{title}\n") if i else text.index(f"{title}\n")
-                 for i, title in enumerate(SECTION_TITLES)]
+    positions = [
+        text.index(f"\n{title}\n") if i else text.index(f"{title}\n") for i, title in enumerate(SECTION_TITLES)
+    ]
     assert positions == sorted(positions) and positions[0] == 0
 
 
@@ -68,9 +78,19 @@ def test_minatar_prompt_has_every_section_in_order_and_the_exact_source(task_id)
     assert task.game_source().rstrip() in text
     assert "i = (row*10 + col)*6 + channel" in text
     assert "T[index] = value        T[index] += value        T[index] -= value        T[index] *= value" in text
-    for constraint in ("from scratch", "no training", "no code execution", "no calculator",
-                       "no feedback from the environment", "ONE reply", "LAST ```edits block", "start at 0",
-                       "softmax", "Sticky actions", "W1[i, j] is the weight from input i"):
+    for constraint in (
+        "from scratch",
+        "no training",
+        "no code execution",
+        "no calculator",
+        "no feedback from the environment",
+        "ONE reply",
+        "LAST ```edits block",
+        "start at 0",
+        "softmax",
+        "Sticky actions",
+        "W1[i, j] is the weight from input i",
+    ):
         assert constraint in text, constraint
 
 
@@ -113,17 +133,21 @@ def test_worked_flattening_examples_are_right():
     for row, col, channel in ((0, 0, 0), (3, 7, 2), (9, 4, 0), (9, 9, 5)):
         assert f"= {grid[row, col, channel]}\n" in text
     flat = grid.reshape(600)
-    assert list(flat[2::6][:3]) == [grid[0, 0, 2], grid[0, 1, 2], grid[0, 2, 2]]       # W1[ch::6]
-    assert list(flat[3 * 60 + 4:4 * 60:6]) == list(grid[3, :, 4])                     # channel along a row
-    assert list(flat[7 * 6 + 1::60]) == list(grid[:, 7, 1])                           # channel down a column
+    assert list(flat[2::6][:3]) == [grid[0, 0, 2], grid[0, 1, 2], grid[0, 2, 2]]  # W1[ch::6]
+    assert list(flat[3 * 60 + 4 : 4 * 60 : 6]) == list(grid[3, :, 4])  # channel along a row
+    assert list(flat[7 * 6 + 1 :: 60]) == list(grid[:, 7, 1])  # channel down a column
 
 
 def test_prompt_snapshot_is_stable_unless_the_version_changes():
-    texts = [MINATAR_SYSTEM, render_minatar(FAKE_GAME, "one-shot", 1, 1000),
-             render_minatar(FAKE_GAME, "feedback", 4, 1000, 100)]
+    texts = [
+        MINATAR_SYSTEM,
+        render_minatar(FAKE_GAME, "one-shot", 1, 1000),
+        render_minatar(FAKE_GAME, "feedback", 4, 1000, 100),
+    ]
     digest = hashlib.sha256("\n\x00\n".join(texts).encode()).hexdigest()
     assert SNAPSHOTS.get(MINATAR_PROMPT_VERSION) == digest, (
-        f"the MinAtar prompt changed: bump MINATAR_PROMPT_VERSION and record {digest} for it")
+        f"the MinAtar prompt changed: bump MINATAR_PROMPT_VERSION and record {digest} for it"
+    )
 
 
 def test_superbeam_prompt_names_the_game_and_the_network():
@@ -138,10 +162,17 @@ def test_superbeam_prompt_names_the_game_and_the_network():
 
 def test_selectors():
     originals = [task.id for task in select("original/*")]
-    assert originals == ["original/asterix", "original/breakout", "original/freeway", "original/seaquest",
-                         "original/space_invaders"]
-    assert [t.id for t in select("original/breakout,breakout, original/asterix")] == ["original/breakout",
-                                                                                   "original/asterix"]
+    assert originals == [
+        "original/asterix",
+        "original/breakout",
+        "original/freeway",
+        "original/seaquest",
+        "original/space_invaders",
+    ]
+    assert [t.id for t in select("original/breakout,breakout, original/asterix")] == [
+        "original/breakout",
+        "original/asterix",
+    ]
     synths = [task.id for task in select("synth/*")]
     assert synths and all(s.startswith("synth/") for s in synths)
     everything = [task.id for task in select("all")]
@@ -154,5 +185,12 @@ def test_selectors():
 
 
 def test_sections_are_the_documented_ones():
-    assert SECTION_TITLES == ("THE TASK", "THE GAME", "THE OBSERVATION", "THE ACTIONS", "THE NETWORK", "SCORING",
-                              "THE EDITS LANGUAGE")
+    assert SECTION_TITLES == (
+        "THE TASK",
+        "THE GAME",
+        "THE OBSERVATION",
+        "THE ACTIONS",
+        "THE NETWORK",
+        "SCORING",
+        "THE EDITS LANGUAGE",
+    )

@@ -136,8 +136,22 @@ def test_a_full_disk_stops_the_run_naming_the_path_and_loses_nothing(tmp_path, m
 
 def test_a_full_disk_through_wsp_run_is_a_message_not_a_traceback(tmp_path, monkeypatch):
     full_disk_after(1, monkeypatch, [])
-    result = CliRunner().invoke(app, ["run", "--model", "zero", "--tasks", "original/breakout", "--out",
-                                      str(tmp_path), "--episodes", "2", "--workers", "1"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--model",
+            "zero",
+            "--tasks",
+            "original/breakout",
+            "--out",
+            str(tmp_path),
+            "--episodes",
+            "2",
+            "--workers",
+            "1",
+        ],
+    )
     output = " ".join(result.output.split())
     assert result.exit_code == 2 and "manifest.json" in output and "No space left" in output
     assert leftovers(tmp_path) == []
@@ -150,8 +164,7 @@ def test_a_worker_that_fails_stops_the_batch_with_a_message(tmp_path):
 
     run_dir = opened(tmp_path)
     with pytest.raises(RunDirError, match="the run stopped: RuntimeError: the terminal went away"):
-        run_batch(run_dir, counting(), ScriptedClient(["1", "2"]), ONE_SHOT, concurrency=2,
-                  display=BrokenDisplay())
+        run_batch(run_dir, counting(), ScriptedClient(["1", "2"]), ONE_SHOT, concurrency=2, display=BrokenDisplay())
     assert opened(tmp_path).finished("test/a")  # saved before the display failed; the lock was released
 
 
@@ -209,7 +222,7 @@ def test_a_record_under_another_tasks_name_is_set_aside(tmp_path):
 def test_an_error_whose_message_cannot_be_printed_is_still_a_record():
     class Unprintable(CountingTask):
         def grade(self, *args, **kwargs):
-            raise ValueError(10 ** 5000)  # str() of it raises: the int is too long to convert
+            raise ValueError(10**5000)  # str() of it raises: the int is too long to convert
 
     task = Unprintable()
     record = run_task(task, ScriptedClient(["3"]), ONE_SHOT)
@@ -219,16 +232,35 @@ def test_an_error_whose_message_cannot_be_printed_is_still_a_record():
 
 def test_a_full_disk_mid_run_is_exit_2_naming_the_file(tmp_path, monkeypatch):
     full_disk_after(3, monkeypatch, [])
-    result = CliRunner().invoke(app, ["run", "--model", "zero", "--tasks", "original/breakout", "--out",
-                                      str(tmp_path), "--episodes", "2", "--workers", "1"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--model",
+            "zero",
+            "--tasks",
+            "original/breakout",
+            "--out",
+            str(tmp_path),
+            "--episodes",
+            "2",
+            "--workers",
+            "1",
+        ],
+    )
     output = "".join(result.output.replace("│", "").split())
     assert result.exit_code == 2 and "original-breakout" in output and leftovers(tmp_path) == []
 
 
 def test_a_record_of_the_older_schema_in_a_run_is_refused_and_kept(tmp_path):
     opened(tmp_path).close()
-    old = {"format": "wspbench.harness.task/1", "task": "test/a", "status": "error", "timings": {},
-           "rounds": [{"round": 1, "reply": {"content": "a paid reply"}}]}
+    old = {
+        "format": "wspbench.harness.task/1",
+        "task": "test/a",
+        "status": "error",
+        "timings": {},
+        "rounds": [{"round": 1, "reply": {"content": "a paid reply"}}],
+    }
     (tmp_path / "tasks" / "test-a.json").write_text(json.dumps(old))
     with pytest.raises(RunDirError, match="written by an older wspbench"):
         opened(tmp_path)

@@ -69,8 +69,9 @@ def test_cli_replay_and_its_errors(tmp_path):
     answer = tmp_path / "a.txt"
     answer.write_text(BREAKOUT)
     out = tmp_path / "r.gif"
-    result = CliRunner().invoke(app, ["replay", "original/breakout", str(answer), "--out", str(out),
-                                      "--max-frames", "5"])
+    result = CliRunner().invoke(
+        app, ["replay", "original/breakout", str(answer), "--out", str(out), "--max-frames", "5"]
+    )
     assert result.exit_code == 0, result.output
     assert frames(out) == (6, frame_size(get_task("original/breakout"), (10, 10, 6))) and "episode 0" in result.output
     result = CliRunner().invoke(app, ["replay", "breakout", str(answer), "--out", str(out), "--max-frames", "1"])

@@ -34,13 +34,29 @@ def hand_written_run(path):
     (path / "manifest.json").write_text(json.dumps(manifest.to_json()))
     usage = {"prompt_tokens": 9000, "completion_tokens": 700, "cost": 0.0123}
     error = "the answer has no ```edits block"
-    parse_failure = TaskRecord("original/breakout", "m|<x>", "one-shot", suite=OTHER_SUITE, status="ok",
-                               rounds=[Round(1, Reply("I think it should move left.", usage=usage), parse_error=error)],
-                               test=get_task("original/breakout").rejected(error), usage=usage)
-    failed = TaskRecord("superbeam", "m|<x>", "one-shot", suite=OTHER_SUITE, status="error",
-                        error="ModelError: 503 after 4 tries")
-    gone = TaskRecord("original/gone", "m|<x>", "one-shot", suite=OTHER_SUITE, status="ok",
-                      rounds=[Round(1, Reply(BREAKOUT))], best_round=1, test=GONE)
+    parse_failure = TaskRecord(
+        "original/breakout",
+        "m|<x>",
+        "one-shot",
+        suite=OTHER_SUITE,
+        status="ok",
+        rounds=[Round(1, Reply("I think it should move left.", usage=usage), parse_error=error)],
+        test=get_task("original/breakout").rejected(error),
+        usage=usage,
+    )
+    failed = TaskRecord(
+        "superbeam", "m|<x>", "one-shot", suite=OTHER_SUITE, status="error", error="ModelError: 503 after 4 tries"
+    )
+    gone = TaskRecord(
+        "original/gone",
+        "m|<x>",
+        "one-shot",
+        suite=OTHER_SUITE,
+        status="ok",
+        rounds=[Round(1, Reply(BREAKOUT))],
+        best_round=1,
+        test=GONE,
+    )
     for name, record in (("original-breakout", parse_failure), ("superbeam", failed), ("original-gone", gone)):
         (path / "tasks" / f"{name}.json").write_text(json.dumps(record.to_json()))
     (path / "tasks" / "superbeam.partial.json").write_text("{not json: a task in progress is skipped")
@@ -49,13 +65,30 @@ def hand_written_run(path):
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     root = tmp_path_factory.mktemp("report")
-    result = RUNNER.invoke(app, ["run", "--model", "reference", "--tasks", "original/breakout,superbeam",
-                                 "--episodes", "2", "--workers", "1", "--concurrency", "1",
-                                 "--out", str(root / "reference")])
+    result = RUNNER.invoke(
+        app,
+        [
+            "run",
+            "--model",
+            "reference",
+            "--tasks",
+            "original/breakout,superbeam",
+            "--episodes",
+            "2",
+            "--workers",
+            "1",
+            "--concurrency",
+            "1",
+            "--out",
+            str(root / "reference"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     hand_written_run(root / "other")
-    result = RUNNER.invoke(app, ["report", str(root / "reference"), str(root / "other"), "--out", str(root / "out"),
-                                 "--replay-frames", "8"])
+    result = RUNNER.invoke(
+        app,
+        ["report", str(root / "reference"), str(root / "other"), "--out", str(root / "out"), "--replay-frames", "8"],
+    )
     assert result.exit_code == 0, result.output
     return root / "out"
 
@@ -117,17 +150,29 @@ def test_page_renders_in_headless_chromium(report, tmp_path):
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         pytest.skip("Chromium is not installed (apt-get install -y chromium); the HTML was not rendered")
-    flags = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-             "--no-first-run", "--virtual-time-budget=5000"]
+    flags = [
+        chromium,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--no-first-run",
+        "--virtual-time-budget=5000",
+    ]
     url = (report / "index.html").as_uri()
-    dom = subprocess.run([*flags, f"--user-data-dir={tmp_path / 'dom'}", "--dump-dom", url],
-                         capture_output=True, text=True, timeout=120)
+    dom = subprocess.run(
+        [*flags, f"--user-data-dir={tmp_path / 'dom'}", "--dump-dom", url], capture_output=True, text=True, timeout=120
+    )
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert 'data-broken-images="0"' in dom.stdout  # the page's script ran and every image loaded
     assert "wspbench report" in dom.stdout and "0 (parse failure)" in dom.stdout
     shot = tmp_path / "report.png"
-    done = subprocess.run([*flags, f"--user-data-dir={tmp_path / 'shot'}", "--window-size=1280,1600",
-                           f"--screenshot={shot}", url], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [*flags, f"--user-data-dir={tmp_path / 'shot'}", "--window-size=1280,1600", f"--screenshot={shot}", url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     with Image.open(shot) as image:
         assert image.size == (1280, 1600)

@@ -40,8 +40,8 @@ def test_one_reader_per_network_and_format():
 
 def test_w1_mosaic_puts_each_input_in_its_channel_map():
     w1 = np.zeros((600, 32))
-    w1[(3 * 10 + 7) * 6 + 2, 5] = 4.0   # row 3, col 7, channel 2, unit 5
-    w1[0, 5] = -2.0                     # row 0, col 0, channel 0, unit 5
+    w1[(3 * 10 + 7) * 6 + 2, 5] = 4.0  # row 3, col 7, channel 2, unit 5
+    w1[0, 5] = -2.0  # row 0, col 0, channel 0, unit 5
     mosaic = w1_mosaic(w1, (10, 10, 6))
     top, left = (5 // 4) * 13 + 2, (5 % 4) * 68
     assert mosaic[top + 3, left + 2 * 11 + 7] == 1.0 and mosaic[top, left] == -0.5

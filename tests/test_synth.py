@@ -83,18 +83,22 @@ def test_tiny_game_grades_identically_with_both_engines(synth_folder):
     assert synth.description(game) == "Tiny: step right to the coin; a test game."
 
 
-@pytest.mark.parametrize("source, message", [
-    (TINY_GAME + "\nclass OtherEnvironment(TinyEnvironment):\n    pass\n", "found 2"),
-    (TINY_GAME.replace("class TinyEnvironment", "class Tiny"), "found 0"),
-    (TINY_GAME.replace("(10, 10, 6)", "(10, 10, 4)"), "invalid synthetic state shape"),
-    (TINY_GAME.replace("return reward, self.steps >= 40", "raise KeyError('boom')"), "KeyError"),
-    ("def broken(:\n", "SyntaxError"),
-])
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        (TINY_GAME + "\nclass OtherEnvironment(TinyEnvironment):\n    pass\n", "found 2"),
+        (TINY_GAME.replace("class TinyEnvironment", "class Tiny"), "found 0"),
+        (TINY_GAME.replace("(10, 10, 6)", "(10, 10, 4)"), "invalid synthetic state shape"),
+        (TINY_GAME.replace("return reward, self.steps >= 40", "raise KeyError('boom')"), "KeyError"),
+        ("def broken(:\n", "SyntaxError"),
+    ],
+)
 @pytest.mark.parametrize("engine", ["fast", "reference"])
 def test_broken_game_modules_are_errors_not_crashes(synth_folder, source, message, engine):
     game = synth_folder("broken_test_game", source)
-    score = MinAtarTask(MinAtarGame(game, "synth")).grade("```edits\nb3[0] = 1\n```", range(3), engine=engine,
-                                                          workers=1)
+    score = MinAtarTask(MinAtarGame(game, "synth")).grade(
+        "```edits\nb3[0] = 1\n```", range(3), engine=engine, workers=1
+    )
     assert score.normalized == 0.0 and message in score.error and score.episodes == ()
 
 
@@ -143,8 +147,13 @@ def test_suite_game_is_deterministic_and_bounded(game):
 
 def test_registry_lists_original_then_synth():
     tasks = select("minatar")
-    assert [t.id for t in tasks[:5]] == ["original/asterix", "original/breakout", "original/freeway",
-                                         "original/seaquest", "original/space_invaders"]
+    assert [t.id for t in tasks[:5]] == [
+        "original/asterix",
+        "original/breakout",
+        "original/freeway",
+        "original/seaquest",
+        "original/space_invaders",
+    ]
     assert [t.id for t in tasks[5:]] == [f"synth/{game}" for game in SUITE] == [t.id for t in select("synth/*")]
     assert get_task("ferry").game.score_cap == synth.environment_class("ferry").score_cap
     assert MINATAR_NETWORK.parameter_count == 600 * 32 + 32 + 32 * 32 + 32 + 32 * 6 + 6

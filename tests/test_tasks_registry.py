@@ -49,10 +49,16 @@ def test_get_task_takes_an_id_or_a_bare_game_name():
     assert get_task("superbeam").id == "superbeam"
 
 
-@pytest.mark.parametrize("spelling, hint", [("original__freeway", "did you mean original/freeway?"),
-                                            ("Freeway", "did you mean original/freeway?"),
-                                            ("minatar/original/freeway", ""), ("original-freeway", ""),
-                                            ("pong", "")])
+@pytest.mark.parametrize(
+    "spelling, hint",
+    [
+        ("original__freeway", "did you mean original/freeway?"),
+        ("Freeway", "did you mean original/freeway?"),
+        ("minatar/original/freeway", ""),
+        ("original-freeway", ""),
+        ("pong", ""),
+    ],
+)
 def test_other_spellings_are_unknown_tasks(spelling, hint):
     with pytest.raises(UnknownTask, match="unknown task") as caught:
         get_task(spelling)
@@ -74,8 +80,12 @@ def test_suite_digest_covers_the_tasks():
     found = suite()
     assert (found.name, found.tasks) == ("wspbench", len(all_tasks())) and len(found.digest) == 64
     assert suite() == found  # deterministic
-    assert found.to_json() == {"name": found.name, "version": found.version, "digest": found.digest,
-                               "tasks": found.tasks}
+    assert found.to_json() == {
+        "name": found.name,
+        "version": found.version,
+        "digest": found.digest,
+        "tasks": found.tasks,
+    }
 
 
 def test_a_registered_family_changes_the_suite(toy):
@@ -98,8 +108,11 @@ def test_the_toy_family_keeps_the_contract(toy):
     rejected = toy.grade("no network here")
     assert rejected.error == "no ```json block" and rejected.normalized == 0.0
     assert toy.grade(toy.offline_answer("reference"), toy.training_episodes(3)).episodes == (1000, 1001, 1002)
-    assert toy.seeds(Protocol("feedback", 2, 4, 3)) == {"scoring_episodes": [0, 3], "count": 4,
-                                                         "training_episodes": [1000, 1002]}
+    assert toy.seeds(Protocol("feedback", 2, 4, 3)) == {
+        "scoring_episodes": [0, 3],
+        "count": 4,
+        "training_episodes": [1000, 1002],
+    }
 
 
 # --- the toy family, through every command -----------------------------------------------------------
@@ -125,8 +138,11 @@ def test_wsp_grade_grades_the_toy_task(toy, spelling):
 
 def test_wsp_run_runs_the_toy_task_offline(toy, tmp_path):
     out = tmp_path / "run"
-    result = RUNNER.invoke(app, ["run", "--model", "reference", "--tasks", "toy/sign", "--episodes", "4",
-                                 "--workers", "1", "--out", str(out)], env=WIDE)
+    result = RUNNER.invoke(
+        app,
+        ["run", "--model", "reference", "--tasks", "toy/sign", "--episodes", "4", "--workers", "1", "--out", str(out)],
+        env=WIDE,
+    )
     assert result.exit_code == 0, result.output
     assert "toy/sign" in result.stdout
     shown = RUNNER.invoke(app, ["runs", "show", str(out), "--json"], env=WIDE)
@@ -140,3 +156,23 @@ def test_wsp_export_jsonl_exports_the_toy_task(toy, tmp_path):
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == 1 and "toy/sign" in json.dumps(rows[0])
+
+
+def test_an_installed_package_adds_a_family_through_its_entry_point(tmp_path, monkeypatch):
+    """A plugin package declares `[project.entry-points."wspbench.families"] toy = "module:tasks"`; its
+    tasks then appear without any call (here the package is a bare dist-info folder on sys.path)."""
+    from wspbench.tasks import registry
+
+    info = tmp_path / "wspbench_toy-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: wspbench-toy\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[wspbench.families]\ntoy = tests.toy_family:tasks\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(registry, "_tasks", None)
+    try:
+        assert get_task("toy/sign").family == "toy"
+        (info / "entry_points.txt").write_text("[wspbench.families]\nbroken = no_such_module:tasks\n")
+        registry._tasks = None
+        assert "toy/sign" not in [task.id for task in all_tasks()]  # a broken plugin is left out, not fatal
+    finally:
+        registry._tasks = None

@@ -133,20 +133,23 @@ def test_parses_fenced_bare_and_last_block():
     assert TASK.parse(TASK.offline_answer("zero"))["W1"].sum() == 0 and TASK.offline_answer("other") is None
 
 
-@pytest.mark.parametrize("text,message", [
-    ("I think the weights should be small.", "no JSON object"),
-    ("```json\n{\"W1\": [1, 2,\n```", "does not parse"),
-    (answer([1, 2, 3]), "no JSON object"),
-    (answer({"W1": [[0] * 8] * 16, "b1": [0] * 16, "W2": [[0] * 16] * 6}), "lacks b2"),
-    (answer({**zeros(), "W1": [[0] * 8] * 15}), "W1 must be 16 lists of 8 numbers"),
-    (answer({**zeros(), "W1": [[0] * 7] * 16}), "W1 must be 16 lists of 8 numbers"),
-    (answer({**zeros(), "b1": [[0]] * 16}), "b1 holds [0], not a number"),
-    (answer({**zeros(), "b2": [0, 0, "1", 0, 0, 0]}), "not a number"),
-    (answer({**zeros(), "b2": [0, 0, True, 0, 0, 0]}), "not a number"),
-    ("```json\n{\"W1\": [], \"b1\": [NaN]}\n```", "NaN"),
-    ("```json\n" + json.dumps(zeros()).replace("0.0", "1e999", 1) + "\n```", "non-finite"),
-    ("x" * (MAX_ANSWER_CHARS + 1), "limit"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("I think the weights should be small.", "no JSON object"),
+        ('```json\n{"W1": [1, 2,\n```', "does not parse"),
+        (answer([1, 2, 3]), "no JSON object"),
+        (answer({"W1": [[0] * 8] * 16, "b1": [0] * 16, "W2": [[0] * 16] * 6}), "lacks b2"),
+        (answer({**zeros(), "W1": [[0] * 8] * 15}), "W1 must be 16 lists of 8 numbers"),
+        (answer({**zeros(), "W1": [[0] * 7] * 16}), "W1 must be 16 lists of 8 numbers"),
+        (answer({**zeros(), "b1": [[0]] * 16}), "b1 holds [0], not a number"),
+        (answer({**zeros(), "b2": [0, 0, "1", 0, 0, 0]}), "not a number"),
+        (answer({**zeros(), "b2": [0, 0, True, 0, 0, 0]}), "not a number"),
+        ('```json\n{"W1": [], "b1": [NaN]}\n```', "NaN"),
+        ("```json\n" + json.dumps(zeros()).replace("0.0", "1e999", 1) + "\n```", "non-finite"),
+        ("x" * (MAX_ANSWER_CHARS + 1), "limit"),
+    ],
+)
 def test_malformed_answers_give_clear_errors_and_score_0(text, message):
     with pytest.raises(AnswerError, match=re.escape(message)):
         parse_answer(text)
@@ -156,7 +159,7 @@ def test_malformed_answers_give_clear_errors_and_score_0(text, message):
 
 
 def test_deeply_nested_json_is_an_error_not_a_crash():
-    text = "```json\n{\"W1\": " + "[" * 100_000 + "]" * 100_000 + "}\n```"
+    text = '```json\n{"W1": ' + "[" * 100_000 + "]" * 100_000 + "}\n```"
     with pytest.raises(AnswerError):
         parse_answer(text)
 
@@ -167,7 +170,7 @@ def test_reference_network_on_training_levels_and_its_feedback():
     assert TASK.train_key(score) == (9, score.metadata["mean_progress"])
     text = TASK.feedback(score)
     assert text.startswith("Your network on 10 training levels: won 9, mean progress 96%.\n  level 0: won\n")
-    assert "  level 4: hit a walker at 64% of the level; inputs at that moment: {\"standing\": 0.0," in text
+    assert '  level 4: hit a walker at 64% of the level; inputs at that moment: {"standing": 0.0,' in text
     for r in score.metadata["detail"]:
         assert set(r) >= {"seed", "won", "progress", "coins", "cause", "where"}
         assert (r["cause"] is None) == r["won"]
@@ -180,8 +183,9 @@ def test_zero_and_always_right_networks_do_poorly():
     right = zeros()
     right["b2"] = [0, 0, 1, 0, 0, 0]
     score = TASK.grade(answer(right), TRAIN_LEVELS[:3])
-    assert score.metadata["won"] == 0 and all(r["cause"] == "fell into a gap" or "time" in r["cause"]
-                                              for r in score.metadata["detail"])
+    assert score.metadata["won"] == 0 and all(
+        r["cause"] == "fell into a gap" or "time" in r["cause"] for r in score.metadata["detail"]
+    )
 
 
 def test_cli_grade_and_play(tmp_path):
@@ -221,21 +225,24 @@ def test_cli_grade_defaults_to_the_test_levels_like_wsp_grade(tmp_path):
     assert own == common and own["episodes"] == TEST_LEVELS and own["normalized"] == 0.85
 
 
-@pytest.mark.parametrize("text, message", [
-    ('```json\n{"W1": [], "notes": ' + "[" * 50_000 + "]" * 50_000 + "}\n```", "nested too deeply"),
-    ('Here: {"W1": [], "notes": ' + "[" * 50_000 + "]" * 50_000 + "} done", "nested too deeply"),
-    ("[" * 199_000, "no JSON object"),
-    ('```json\n{"W1": ' + "[" * 199_000 + "\n```", "nested too deeply"),
-    ('```json\n{"W1": ' + "1" * 5000 + "}\n```", "more than 4,300 digits"),
-    ('Here: {"W1": ' + "1" * 5000 + "} done", "more than 4,300 digits"),
-    ('```json\n{"W1": 1e' + "9" * 5000 + "}\n```", "lacks b1"),
-    ("```json\n" + json.dumps(zeros()).replace("0.0", "1" + "0" * 400, 1) + "\n```", "non-finite"),
-    ("```json\n" + json.dumps(zeros()).replace("0.0", "Infinity", 1) + "\n```", "Infinity"),
-    ("```json\n" + json.dumps(zeros()).replace("0.0", "-Infinity", 1) + "\n```", "-Infinity"),
-    ('```json\n{"W1": 1, "b2": 2, "W1": 3}\n```', 'the key "W1" twice'),
-    ('```json\n{"W1": 1, "x": {"a": 1, "a": 2}}\n```', 'the key "a" twice'),
-    ("```json\n" + json.dumps({**zeros(), "b1": ["x" * 100_000] + [0] * 15}) + "\n```", "not a number"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('```json\n{"W1": [], "notes": ' + "[" * 50_000 + "]" * 50_000 + "}\n```", "nested too deeply"),
+        ('Here: {"W1": [], "notes": ' + "[" * 50_000 + "]" * 50_000 + "} done", "nested too deeply"),
+        ("[" * 199_000, "no JSON object"),
+        ('```json\n{"W1": ' + "[" * 199_000 + "\n```", "nested too deeply"),
+        ('```json\n{"W1": ' + "1" * 5000 + "}\n```", "more than 4,300 digits"),
+        ('Here: {"W1": ' + "1" * 5000 + "} done", "more than 4,300 digits"),
+        ('```json\n{"W1": 1e' + "9" * 5000 + "}\n```", "lacks b1"),
+        ("```json\n" + json.dumps(zeros()).replace("0.0", "1" + "0" * 400, 1) + "\n```", "non-finite"),
+        ("```json\n" + json.dumps(zeros()).replace("0.0", "Infinity", 1) + "\n```", "Infinity"),
+        ("```json\n" + json.dumps(zeros()).replace("0.0", "-Infinity", 1) + "\n```", "-Infinity"),
+        ('```json\n{"W1": 1, "b2": 2, "W1": 3}\n```', 'the key "W1" twice'),
+        ('```json\n{"W1": 1, "x": {"a": 1, "a": 2}}\n```', 'the key "a" twice'),
+        ("```json\n" + json.dumps({**zeros(), "b1": ["x" * 100_000] + [0] * 15}) + "\n```", "not a number"),
+    ],
+)
 def test_hostile_json_gives_a_short_clear_error(text, message):
     with pytest.raises(AnswerError, match=re.escape(message)) as error:
         parse_answer(text)

@@ -21,10 +21,19 @@ json_values = st.recursive(
     lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5),
     max_leaves=30,
 )
-messages = st.one_of(st.text(max_size=50), st.lists(st.fixed_dictionaries({"type": st.just("text"),
-                                                                             "text": json_values}), max_size=3))
-seed_steps = st.fixed_dictionaries({"messages": st.lists(st.fixed_dictionaries(
-    {"role": st.sampled_from(["user", "assistant", "system"]), "content": messages | json_values}), max_size=3)})
+messages = st.one_of(
+    st.text(max_size=50), st.lists(st.fixed_dictionaries({"type": st.just("text"), "text": json_values}), max_size=3)
+)
+seed_steps = st.fixed_dictionaries(
+    {
+        "messages": st.lists(
+            st.fixed_dictionaries(
+                {"role": st.sampled_from(["user", "assistant", "system"]), "content": messages | json_values}
+            ),
+            max_size=3,
+        )
+    }
+)
 atif_steps = st.fixed_dictionaries({"source": st.sampled_from(["user", "agent"]), "message": messages | json_values})
 trajectories = st.fixed_dictionaries({"steps": st.lists(seed_steps | atif_steps | json_values, max_size=4)})
 
@@ -50,8 +59,13 @@ documents = st.one_of(
     st.binary(max_size=300),
     json_values.map(lambda value: json.dumps(value).encode()),
     trajectories.map(lambda value: json.dumps(value).encode()),
-    st.builds(bomb, st.sampled_from(["deep_arrays", "deep_objects", "deep_unclosed", "tiny_containers",
-                                     "unclosed_string", "escapes"]), st.integers(0, 1_100_000)),
+    st.builds(
+        bomb,
+        st.sampled_from(
+            ["deep_arrays", "deep_objects", "deep_unclosed", "tiny_containers", "unclosed_string", "escapes"]
+        ),
+        st.integers(0, 1_100_000),
+    ),
     st.builds(insert, trajectories, st.integers(0, 400), st.binary(max_size=8)),
 )
 

@@ -28,16 +28,23 @@ ANSWER = "My plan.\n```edits\nb3[3] = 2.0\nb3[1] = 1.0\n```"
 
 
 def seed_trajectory(answer):
-    return {"steps": [{"messages": [{"role": "user", "content": "write weights"},
-                                    {"role": "assistant", "content": answer}]}]}
+    return {
+        "steps": [
+            {"messages": [{"role": "user", "content": "write weights"}, {"role": "assistant", "content": answer}]}
+        ]
+    }
 
 
 def atif_trajectory(message):
-    return {"schema_version": "ATIF-v1.6", "steps": [
-        {"step_id": 1, "source": "user", "message": "write weights"},
-        {"step_id": 2, "source": "agent", "message": "draft ```edits\nb3[0] = 9\n```"},
-        {"step_id": 3, "source": "agent", "message": message},
-        {"step_id": 4, "source": "user", "message": "thanks"}]}
+    return {
+        "schema_version": "ATIF-v1.6",
+        "steps": [
+            {"step_id": 1, "source": "user", "message": "write weights"},
+            {"step_id": 2, "source": "agent", "message": "draft ```edits\nb3[0] = 9\n```"},
+            {"step_id": 3, "source": "agent", "message": message},
+            {"step_id": 4, "source": "user", "message": "thanks"},
+        ],
+    }
 
 
 def run(tmp_path, content, environ=ENVIRON):
@@ -56,33 +63,48 @@ def expected_reward():
     return result
 
 
-@pytest.mark.parametrize("trajectory", [
-    seed_trajectory(ANSWER),
-    seed_trajectory([{"type": "text", "text": ANSWER}]),
-    atif_trajectory(ANSWER),
-    atif_trajectory([{"type": "text", "text": ANSWER}]),
-])
+@pytest.mark.parametrize(
+    "trajectory",
+    [
+        seed_trajectory(ANSWER),
+        seed_trajectory([{"type": "text", "text": ANSWER}]),
+        atif_trajectory(ANSWER),
+        atif_trajectory([{"type": "text", "text": ANSWER}]),
+    ],
+)
 def test_both_layouts_give_the_graded_reward(tmp_path, trajectory):
     assert run(tmp_path, trajectory) == expected_reward()
 
 
 def test_reward_keys_follow_the_seed_contract(tmp_path):
     assert list(run(tmp_path, seed_trajectory(ANSWER))) == [
-        "normalized_score", "game", "source", "episodes", "parse_success", "raw_score", "score_cap",
-        "mean_episode_length", "edit_count", "nonzero_weights"]
+        "normalized_score",
+        "game",
+        "source",
+        "episodes",
+        "parse_success",
+        "raw_score",
+        "score_cap",
+        "mean_episode_length",
+        "edit_count",
+        "nonzero_weights",
+    ]
 
 
-@pytest.mark.parametrize("content, message", [
-    (None, "there is no trajectory file"),
-    (b"", "is empty"),
-    (b"{not json", "not valid JSON"),
-    (b"[" * 100_000 + b"]" * 100_000, "not valid JSON"),
-    (b"[1, 2]", "JSON object"),
-    ({"steps": "nope"}, "no `steps` list"),
-    ({"steps": [{"messages": [{"role": "user", "content": "hi"}]}]}, "no assistant message"),
-    (seed_trajectory("no block"), "no ```edits block"),
-    (seed_trajectory("```edits\nW1[0, 0] = nan\n```"), "values must be plain numbers"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (None, "there is no trajectory file"),
+        (b"", "is empty"),
+        (b"{not json", "not valid JSON"),
+        (b"[" * 100_000 + b"]" * 100_000, "not valid JSON"),
+        (b"[1, 2]", "JSON object"),
+        ({"steps": "nope"}, "no `steps` list"),
+        ({"steps": [{"messages": [{"role": "user", "content": "hi"}]}]}, "no assistant message"),
+        (seed_trajectory("no block"), "no ```edits block"),
+        (seed_trajectory("```edits\nW1[0, 0] = nan\n```"), "values must be plain numbers"),
+    ],
+)
 def test_bad_trajectories_give_zero_and_an_error(tmp_path, content, message):
     reward = run(tmp_path, content)
     assert reward["normalized_score"] == 0.0 and reward["parse_success"] == 0.0
@@ -97,17 +119,20 @@ def test_huge_trajectory_is_not_read(tmp_path):
     assert "more than 33,554,432 bytes" in reward["error"] and reward["normalized_score"] == 0.0
 
 
-@pytest.mark.parametrize("environ, message", [
-    ({**ENVIRON, "WEIGHT_SPACE_EPISODES": "many"}, "WEIGHT_SPACE_EPISODES must be an integer"),
-    ({**ENVIRON, "WEIGHT_SPACE_EPISODES": "0"}, "WEIGHT_SPACE_EPISODES must be an integer"),
-    ({**ENVIRON, "WEIGHT_SPACE_SOURCE": "atari"}, "unknown task 'atari/breakout'"),
-    ({k: v for k, v in ENVIRON.items() if k != "WEIGHT_SPACE_GAME"}, "WEIGHT_SPACE_GAME is not set"),
-    ({**ENVIRON, "WEIGHT_SPACE_GAME": "pong"}, "unknown task 'original/pong'"),
-    ({**ENVIRON, "WEIGHT_SPACE_GAME": "Breakout"}, "did you mean original/breakout?"),
-    ({**ENVIRON, "WEIGHT_SPACE_GAME": "ferry"}, "unknown task 'original/ferry'"),
-    ({**ENVIRON, "WEIGHT_SPACE_SOURCE": "synth", "WEIGHT_SPACE_GAME": "no_such_game"}, "unknown task"),
-    ({"WEIGHT_SPACE_GAME": "superbeam", "WEIGHT_SPACE_EPISODES": "1"}, "superbeam is not a MinAtar game"),
-])
+@pytest.mark.parametrize(
+    "environ, message",
+    [
+        ({**ENVIRON, "WEIGHT_SPACE_EPISODES": "many"}, "WEIGHT_SPACE_EPISODES must be an integer"),
+        ({**ENVIRON, "WEIGHT_SPACE_EPISODES": "0"}, "WEIGHT_SPACE_EPISODES must be an integer"),
+        ({**ENVIRON, "WEIGHT_SPACE_SOURCE": "atari"}, "unknown task 'atari/breakout'"),
+        ({k: v for k, v in ENVIRON.items() if k != "WEIGHT_SPACE_GAME"}, "WEIGHT_SPACE_GAME is not set"),
+        ({**ENVIRON, "WEIGHT_SPACE_GAME": "pong"}, "unknown task 'original/pong'"),
+        ({**ENVIRON, "WEIGHT_SPACE_GAME": "Breakout"}, "did you mean original/breakout?"),
+        ({**ENVIRON, "WEIGHT_SPACE_GAME": "ferry"}, "unknown task 'original/ferry'"),
+        ({**ENVIRON, "WEIGHT_SPACE_SOURCE": "synth", "WEIGHT_SPACE_GAME": "no_such_game"}, "unknown task"),
+        ({"WEIGHT_SPACE_GAME": "superbeam", "WEIGHT_SPACE_EPISODES": "1"}, "superbeam is not a MinAtar game"),
+    ],
+)
 def test_bad_settings_give_zero_and_an_error(tmp_path, environ, message):
     reward, code = grade_trajectory(tmp_path / "absent.json", environ, workers=1)
     assert code == 2 and reward["normalized_score"] == 0.0 and message in reward["error"]
@@ -121,8 +146,11 @@ def test_the_source_is_inferred_and_exit_codes_follow_the_contract(tmp_path):
     assert code == 0 and reward == expected_reward() and reward["source"] == "original"
     trajectory.write_text(json.dumps(seed_trajectory("no block")))
     reward, code = grade_trajectory(trajectory, environ, workers=1)
-    assert code == 1 and reward["parse_success"] == 0.0 and list(reward) == [
-        "normalized_score", "game", "source", "episodes", "parse_success", "error"]
+    assert (
+        code == 1
+        and reward["parse_success"] == 0.0
+        and list(reward) == ["normalized_score", "game", "source", "episodes", "parse_success", "error"]
+    )
 
 
 def test_wsp_verify_command(tmp_path):
@@ -131,13 +159,28 @@ def test_wsp_verify_command(tmp_path):
     trajectory.write_text(json.dumps(atif_trajectory(ANSWER)))
     reward_path = tmp_path / "verifier" / "reward.json"
     environment = {**os.environ, **ENVIRON}
-    subprocess.run([sys.executable, "-m", "wspbench.cli", "verify", "--trajectory", str(trajectory),
-                    "--reward", str(reward_path), "--workers", "1"], check=True, env=environment,
-                   capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "wspbench.cli",
+            "verify",
+            "--trajectory",
+            str(trajectory),
+            "--reward",
+            str(reward_path),
+            "--workers",
+            "1",
+        ],
+        check=True,
+        env=environment,
+        capture_output=True,
+    )
     assert json.loads(reward_path.read_text()) == expected_reward()
 
 
 # --- untrusted trajectories and reward paths: always a reward, or one line that says why not ---
+
 
 def within(seconds, function, *args):
     """`function(*args)`, failing the test (instead of hanging it) when it takes longer than `seconds`."""
@@ -169,7 +212,7 @@ def test_too_many_values_are_refused_before_parsing(tmp_path):
 
 
 def test_brackets_and_commas_inside_strings_are_not_values(tmp_path):
-    chatter = {"role": "user", "content": "[{,\\\"" * (MAX_TRAJECTORY_VALUES // 2)}
+    chatter = {"role": "user", "content": '[{,\\"' * (MAX_TRAJECTORY_VALUES // 2)}
     trajectory = seed_trajectory(ANSWER)
     trajectory["steps"][0]["messages"].insert(0, chatter)
     assert run(tmp_path, trajectory) == expected_reward()
@@ -195,8 +238,10 @@ def _block_search_is_linear() -> bool:
     return time.perf_counter() - started < 1.0
 
 
-@pytest.mark.skipif(not _block_search_is_linear(), reason="waits for the linear ```edits block search in "
-                                                          "src/wspbench/answers/edits.py (quadratic: ~1 hour)")
+@pytest.mark.skipif(
+    not _block_search_is_linear(),
+    reason="waits for the linear ```edits block search in src/wspbench/answers/edits.py (quadratic: ~1 hour)",
+)
 def test_the_999000_newline_reply_is_rejected_quickly(tmp_path):
     reward = within(60, run, tmp_path, seed_trajectory("```edits" + "\n" * 999_000))
     assert reward["normalized_score"] == 0.0 and reward["error"]
@@ -240,18 +285,41 @@ def test_the_reward_replaces_an_old_one_atomically(tmp_path):
     assert [p.name for p in reward_path.parent.iterdir()] == ["reward.json"]
 
 
-@pytest.mark.parametrize("environ, trajectory, reward, code", [
-    (ENVIRON, seed_trajectory("no block"), "reward.json", 1),
-    ({**ENVIRON, "WEIGHT_SPACE_GAME": "ferry", "WEIGHT_SPACE_SOURCE": "original"}, seed_trajectory(ANSWER),
-     "reward.json", 2),
-    (ENVIRON, seed_trajectory(ANSWER), ".", 3),
-])
+@pytest.mark.parametrize(
+    "environ, trajectory, reward, code",
+    [
+        (ENVIRON, seed_trajectory("no block"), "reward.json", 1),
+        (
+            {**ENVIRON, "WEIGHT_SPACE_GAME": "ferry", "WEIGHT_SPACE_SOURCE": "original"},
+            seed_trajectory(ANSWER),
+            "reward.json",
+            2,
+        ),
+        (ENVIRON, seed_trajectory(ANSWER), ".", 3),
+    ],
+)
 def test_wsp_verify_exit_codes(tmp_path, environ, trajectory, reward, code):
     path = tmp_path / "trajectory.json"
     path.write_text(json.dumps(trajectory))
-    done = subprocess.run([sys.executable, "-m", "wspbench.cli", "verify", "--trajectory", str(path),
-                           "--reward", str(tmp_path / reward), "--workers", "1"], env={**os.environ, **environ},
-                          capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "wspbench.cli",
+            "verify",
+            "--trajectory",
+            str(path),
+            "--reward",
+            str(tmp_path / reward),
+            "--workers",
+            "1",
+        ],
+        env={**os.environ, **environ},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == code and "Traceback" not in done.stderr
     if code == 3:
         assert done.stderr.count("\n") == 1 and "is not a regular file" in done.stderr

@@ -39,16 +39,25 @@ class SignTask(Task):
     prompt_version = "toy-sign-v1"
     default_episodes = 8
     max_episodes = TRAIN_OFFSET
-    game = Game(name="sign", description="Say whether a number is negative or positive.", score_cap=1.0,
-                max_steps=STEPS, input_shape=(2,), input_names=("x", "one"), action_names=("negative", "positive"),
-                source_path="tests/toy_family.py")
+    game = Game(
+        name="sign",
+        description="Say whether a number is negative or positive.",
+        score_cap=1.0,
+        max_steps=STEPS,
+        input_shape=(2,),
+        input_names=("x", "one"),
+        action_names=("negative", "positive"),
+        source_path="tests/toy_family.py",
+    )
 
     def messages(self, protocol: Protocol = Protocol()) -> list[dict]:
         episodes = len(self.scoring_episodes(protocol.episodes))
-        user = (f"Write a {self.network.describe()} network (tensors W1 (2, 2) and b1 (2,)) that sees (x, 1) and "
-                f"outputs the logits of {self.game.action_names}: choose positive when x > 0. It plays {episodes} "
-                f"episodes of {STEPS} steps; the score is the fraction of right answers. Reply with one ```json "
-                'block: {"W1": [[.., ..], [.., ..]], "b1": [.., ..]}.')
+        user = (
+            f"Write a {self.network.describe()} network (tensors W1 (2, 2) and b1 (2,)) that sees (x, 1) and "
+            f"outputs the logits of {self.game.action_names}: choose positive when x > 0. It plays {episodes} "
+            f"episodes of {STEPS} steps; the score is the fraction of right answers. Reply with one ```json "
+            'block: {"W1": [[.., ..], [.., ..]], "b1": [.., ..]}.'
+        )
         return [{"role": "system", "content": "You write network weights by hand."}, {"role": "user", "content": user}]
 
     def game_source(self) -> str:
@@ -71,8 +80,10 @@ class SignTask(Task):
         return weights, {}
 
     def offline_answer(self, model: str) -> str | None:
-        networks = {"reference": {"W1": [[-1, 1], [0, 0]], "b1": [0, 0]},
-                    "zero": {"W1": [[0, 0], [0, 0]], "b1": [0, 0]}}
+        networks = {
+            "reference": {"W1": [[-1, 1], [0, 0]], "b1": [0, 0]},
+            "zero": {"W1": [[0, 0], [0, 0]], "b1": [0, 0]},
+        }
         return f"The {model} network.\n```json\n{json.dumps(networks[model])}\n```\n" if model in networks else None
 
     def scoring_episodes(self, count: int | None = None) -> list[int]:
@@ -84,8 +95,14 @@ class SignTask(Task):
     def training_episodes(self, count: int) -> list[int]:
         return list(range(TRAIN_OFFSET, TRAIN_OFFSET + max(1, count)))
 
-    def play(self, weights: Weights, episodes: Sequence[int], engine: str = "auto", workers: int | None = None,
-             progress: Progress | None = None) -> tuple[list[float], list[int], dict]:
+    def play(
+        self,
+        weights: Weights,
+        episodes: Sequence[int],
+        engine: str = "auto",
+        workers: int | None = None,
+        progress: Progress | None = None,
+    ) -> tuple[list[float], list[int], dict]:
         values, lengths = [], []
         for episode in episodes:
             value, length, _ = self.watch(weights, episode, lambda step: None)
@@ -100,8 +117,14 @@ class SignTask(Task):
         for x in draws(episode):
             logits = self.network.forward_one(weights, np.array([x, 1.0]))
             action = int(np.argmax(logits))
-            observe(Step(screen=np.array([[x <= 0, x > 0]], dtype=np.uint8), logits=logits, action=action,
-                         value=right / STEPS))
+            observe(
+                Step(
+                    screen=np.array([[x <= 0, x > 0]], dtype=np.uint8),
+                    logits=logits,
+                    action=action,
+                    value=right / STEPS,
+                )
+            )
             right += action == int(x > 0)
         observe(Step(screen=np.zeros((1, 2), dtype=np.uint8), logits=None, action=None, value=right / STEPS))
         return right / STEPS, STEPS, {"outcome": f"{right}/{STEPS} right"}

@@ -69,10 +69,16 @@ LABEL = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.]*):")
 EQU = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.]*)\s+EQU\s+(.+)$", re.IGNORECASE)
 
 BINOPS = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
-    ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor,
-    ast.LShift: operator.lshift, ast.RShift: operator.rshift,
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.BitAnd: operator.and_,
+    ast.BitOr: operator.or_,
+    ast.BitXor: operator.xor,
+    ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
 }
 UNOPS = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
 
@@ -184,7 +190,7 @@ class _Assembler:
             while match := LABEL.match(text):
                 self.define(match.group(1), _Line(file, number, addr, "", []))
                 self.labels[match.group(1)] = addr
-                text = text[match.end():].strip()
+                text = text[match.end() :].strip()
             if not text:
                 continue
             op, *rest = text.split(None, 1)
@@ -222,17 +228,16 @@ class _Assembler:
         if item.op == "DB":
             return bytes(self.number(a, item, -128, 0xFF) & 0xFF for a in item.args)
         if item.op == "DW":
-            return b"".join(self.number(a, item, 0, 0xFFFF).to_bytes(2, "big")
-                            for a in item.args)
+            return b"".join(self.number(a, item, 0, 0xFFFF).to_bytes(2, "big") for a in item.args)
         if item.op == "DS":
             return bytes(self.number(item.args[0], item, 0, RAM_SIZE))
         kinds = tuple(_kind(a) for a in item.args)
         template = FORMS.get((item.op, kinds))
         if template is None:
-            forms = " or ".join(f"{item.op} {', '.join(k)}".strip()
-                                for name, k in FORMS if name == item.op)
-            raise item.error(f"bad operands '{', '.join(item.args)}' for {item.op} "
-                             f"(expected {forms}; V is a register, n a value)")
+            forms = " or ".join(f"{item.op} {', '.join(k)}".strip() for name, k in FORMS if name == item.op)
+            raise item.error(
+                f"bad operands '{', '.join(item.args)}' for {item.op} (expected {forms}; V is a register, n a value)"
+            )
         regs = [int(a[1], 16) for a, k in zip(item.args, kinds, strict=False) if k == "V"]
         if template == "Bnnn" and regs != [0]:
             raise item.error("JP with a register only takes V0: JP V0, addr")
@@ -277,6 +282,7 @@ class _Assembler:
             if isinstance(node, ast.UnaryOp) and type(node.op) in UNOPS:
                 return UNOPS[type(node.op)](walk(node.operand))
             raise at.error(f"not allowed in an expression: '{ast.unparse(node)}'")
+
         return walk(tree)
 
     def value(self, name: str, at: _Line) -> int:

@@ -24,10 +24,22 @@ IPF = 2000  # instruction budget of a frame that never waits on the delay timer
 
 # The standard 4x5 hex digit sprites 0..F, five bytes each.
 FONT = bytes.fromhex(
-    "F0909090F0" "2060202070" "F010F080F0" "F010F010F0"
-    "9090F01010" "F080F010F0" "F080F090F0" "F010204040"
-    "F090F090F0" "F090F010F0" "F090F09090" "E090E090E0"
-    "F0808080F0" "E0909090E0" "F080F080F0" "F080F08080"
+    "F0909090F0"
+    "2060202070"
+    "F010F080F0"
+    "F010F010F0"
+    "9090F01010"
+    "F080F010F0"
+    "F080F090F0"
+    "F010204040"
+    "F090F090F0"
+    "F090F010F0"
+    "F090F09090"
+    "E090E090E0"
+    "F0808080F0"
+    "E0909090E0"
+    "F080F080F0"
+    "F080F08080"
 )
 
 WIDTH, HEIGHT = 64, 32
@@ -64,12 +76,26 @@ class Chip8:
     """The machine: RAM, registers, stack, timers, 64x32 display and 16 keys."""
 
     __slots__ = (
-        "quirks", "ipf", "_V", "I", "pc", "_stack", "dt", "st", "frames",
-        "executed", "_mem", "_rows", "_keys", "_code", "_rng", "_poll", "_held",
+        "quirks",
+        "ipf",
+        "_V",
+        "I",
+        "pc",
+        "_stack",
+        "dt",
+        "st",
+        "frames",
+        "executed",
+        "_mem",
+        "_rows",
+        "_keys",
+        "_code",
+        "_rng",
+        "_poll",
+        "_held",
     )
 
-    def __init__(self, rom: bytes = b"", *, quirks: Quirks = Quirks(),
-                 ipf: int = IPF, seed: int = 0):
+    def __init__(self, rom: bytes = b"", *, quirks: Quirks = Quirks(), ipf: int = IPF, seed: int = 0):
         self.quirks = quirks
         self.ipf = ipf
         self._V = [0] * 16
@@ -81,7 +107,7 @@ class Chip8:
         self.frames = 0  # timer ticks so far
         self.executed = 0  # instructions executed so far
         self._mem = bytearray(RAM_SIZE)
-        self._mem[FONT_ADDR:FONT_ADDR + len(FONT)] = FONT
+        self._mem[FONT_ADDR : FONT_ADDR + len(FONT)] = FONT
         self._rows = [0] * HEIGHT  # one 64-bit int per row, bit 63 is x = 0
         self._keys = bytearray(16)
         self._code = [self._decode] * RAM_SIZE
@@ -159,13 +185,13 @@ class Chip8:
         """count bytes of RAM from addr."""
         if addr < 0 or addr + count > RAM_SIZE:
             raise ValueError(f"{count} bytes at 0x{addr:03X} do not fit in RAM")
-        return bytes(self._mem[addr:addr + count])
+        return bytes(self._mem[addr : addr + count])
 
     def write(self, addr: int, data: bytes) -> None:
         """Put bytes into RAM (e.g. a program) and forget code decoded there."""
         if addr < 0 or addr + len(data) > RAM_SIZE:
             raise ValueError(f"{len(data)} bytes at 0x{addr:03X} do not fit in RAM")
-        self._mem[addr:addr + len(data)] = data
+        self._mem[addr : addr + len(data)] = data
         self._forget(addr, addr + len(data))
 
     def display(self) -> np.ndarray:
@@ -208,9 +234,11 @@ class Chip8:
 
 def _fail(m: Chip8, message: str):
     """An instruction that stops the machine with an error when executed."""
+
     def op(pc):
         m.pc = pc
         raise Chip8Error(message, pc)
+
     return op
 
 
@@ -230,10 +258,12 @@ def _compile(m: Chip8, pc: int):
             raise Chip8Error(f"I=0x{m.I:03X} reaches past the end of RAM", pc)
 
     if word == 0x00E0:  # CLS
+
         def op(pc):
             rows[:] = [0] * HEIGHT
             return pc + 2
     elif word == 0x00EE:  # RET
+
         def op(pc):
             if not stack:
                 m.pc = pc
@@ -242,17 +272,21 @@ def _compile(m: Chip8, pc: int):
     elif word == 0x0000:
         return _fail(m, "invalid opcode 0x0000 (running through empty memory?)")
     elif kind == 0x0:  # SYS nnn: a COSMAC machine-code call, ignored
+
         def op(pc):
             return pc + 2
     elif kind == 0x1:  # JP nnn
         if nnn == pc:  # a jump to itself halts: the program waits forever
+
             def op(pc):
                 m.pc = pc
                 raise _Yield
         else:
+
             def op(pc):
                 return nnn
     elif kind == 0x2:  # CALL nnn
+
         def op(pc):
             if len(stack) >= STACK_DEPTH:
                 m.pc = pc
@@ -260,19 +294,24 @@ def _compile(m: Chip8, pc: int):
             stack.append(pc + 2)
             return nnn
     elif kind == 0x3:  # SE Vx, nn
+
         def op(pc):
             return pc + 4 if V[x] == nn else pc + 2
     elif kind == 0x4:  # SNE Vx, nn
+
         def op(pc):
             return pc + 2 if V[x] == nn else pc + 4
     elif kind == 0x5 and n == 0:  # SE Vx, Vy
+
         def op(pc):
             return pc + 4 if V[x] == V[y] else pc + 2
     elif kind == 0x6:  # LD Vx, nn
+
         def op(pc):
             V[x] = nn
             return pc + 2
     elif kind == 0x7:  # ADD Vx, nn (VF untouched)
+
         def op(pc):
             V[x] = (V[x] + nn) & 0xFF
             return pc + 2
@@ -281,9 +320,11 @@ def _compile(m: Chip8, pc: int):
         if op is None:
             return _fail(m, f"invalid opcode 0x{word:04X}")
     elif kind == 0x9 and n == 0:  # SNE Vx, Vy
+
         def op(pc):
             return pc + 2 if V[x] == V[y] else pc + 4
     elif kind == 0xA:  # LD I, nnn
+
         def op(pc):
             m.I = nnn
             return pc + 2
@@ -301,12 +342,15 @@ def _compile(m: Chip8, pc: int):
     elif kind == 0xD:  # DRW Vx, Vy, n
         op = _compile_draw(m, need, x, y, n)
     elif kind == 0xE and nn == 0x9E:  # SKP Vx
+
         def op(pc):
             return pc + 4 if keys[V[x] & 0xF] else pc + 2
     elif kind == 0xE and nn == 0xA1:  # SKNP Vx
+
         def op(pc):
             return pc + 2 if keys[V[x] & 0xF] else pc + 4
     elif kind == 0xF and nn == 0x07:  # LD Vx, DT
+
         def op(pc):
             d = V[x] = m.dt
             if d and m._poll == pc:  # second read of a running timer: wait
@@ -315,6 +359,7 @@ def _compile(m: Chip8, pc: int):
             m._poll = pc
             return pc + 2
     elif kind == 0xF and nn == 0x0A:  # LD Vx, K: wait for a key press and release
+
         def op(pc):
             k = m._held
             if k >= 0 and not keys[k]:
@@ -326,26 +371,31 @@ def _compile(m: Chip8, pc: int):
             m.pc = pc
             raise _Yield
     elif kind == 0xF and nn == 0x15:  # LD DT, Vx
+
         def op(pc):
             m.dt = V[x]
             return pc + 2
     elif kind == 0xF and nn == 0x18:  # LD ST, Vx
+
         def op(pc):
             m.st = V[x]
             return pc + 2
     elif kind == 0xF and nn == 0x1E:  # ADD I, Vx
+
         def op(pc):
             m.I = (m.I + V[x]) & 0xFFFF
             return pc + 2
     elif kind == 0xF and nn == 0x29:  # LD F, Vx
+
         def op(pc):
             m.I = FONT_ADDR + (V[x] & 0xF) * 5
             return pc + 2
     elif kind == 0xF and nn == 0x33:  # LD B, Vx
+
         def op(pc):
             need(3)
             i, v = m.I, V[x]
-            mem[i:i + 3] = bytes((v // 100, v // 10 % 10, v % 10))
+            mem[i : i + 3] = bytes((v // 100, v // 10 % 10, v % 10))
             m._forget(i, i + 3)
             return pc + 2
     elif kind == 0xF and nn == 0x55:  # LD [I], Vx
@@ -354,7 +404,7 @@ def _compile(m: Chip8, pc: int):
         def op(pc):
             need(x + 1)
             i = m.I
-            mem[i:i + x + 1] = bytes(V[:x + 1])
+            mem[i : i + x + 1] = bytes(V[: x + 1])
             m._forget(i, i + x + 1)
             if moves:
                 m.I = i + x + 1
@@ -365,7 +415,7 @@ def _compile(m: Chip8, pc: int):
         def op(pc):
             need(x + 1)
             i = m.I
-            V[:x + 1] = mem[i:i + x + 1]
+            V[: x + 1] = mem[i : i + x + 1]
             if moves:
                 m.I = i + x + 1
             return pc + 2
@@ -377,34 +427,41 @@ def _compile(m: Chip8, pc: int):
 def _compile_alu(V, q, x, y, n):
     """The 8XYN register-to-register instructions (None for an invalid N)."""
     if n == 0x0:  # LD Vx, Vy
+
         def op(pc):
             V[x] = V[y]
             return pc + 2
     elif n == 0x1:  # OR
+
         def op(pc):
             V[x] |= V[y]
             return pc + 2
     elif n == 0x2:  # AND
+
         def op(pc):
             V[x] &= V[y]
             return pc + 2
     elif n == 0x3:  # XOR
+
         def op(pc):
             V[x] ^= V[y]
             return pc + 2
     elif n == 0x4:  # ADD Vx, Vy: VF = carry
+
         def op(pc):
             r = V[x] + V[y]
             V[x] = r & 0xFF
             V[15] = r >> 8
             return pc + 2
     elif n == 0x5:  # SUB Vx, Vy: VF = not borrow
+
         def op(pc):
             a, b = V[x], V[y]
             V[x] = (a - b) & 0xFF
             V[15] = 1 if a >= b else 0
             return pc + 2
     elif n == 0x7:  # SUBN Vx, Vy: Vx = Vy - Vx, VF = not borrow
+
         def op(pc):
             a, b = V[x], V[y]
             V[x] = (b - a) & 0xFF
@@ -434,6 +491,7 @@ def _compile_alu(V, q, x, y, n):
         def op(pc):
             V[15] = 0
             return logic(pc)
+
     return op
 
 
@@ -467,4 +525,5 @@ def _compile_draw(m, need, x, y, n):
             rows[row] = old ^ sprite
         V[15] = 1 if hit else 0
         return pc + 2
+
     return op

@@ -51,8 +51,7 @@ def decode(word: int, names: dict[int, str] | None = None) -> str | None:
     return f"{name} {', '.join(operands)}".strip()
 
 
-def disassemble(code: bytes, origin: int = PROGRAM_ADDR,
-                labels: dict[str, int] | None = None) -> str:
+def disassemble(code: bytes, origin: int = PROGRAM_ADDR, labels: dict[str, int] | None = None) -> str:
     """Source text for code loaded at origin, with label lines where given."""
     end = origin + len(code)
     at: dict[int, list[str]] = {}
@@ -71,7 +70,7 @@ def disassemble(code: bytes, origin: int = PROGRAM_ADDR,
             word = code[offset] << 8 | code[offset + 1]
             text = decode(word, names) or f"DW 0x{word:04X}"
             size = 2
-        raw = code[offset:offset + size].hex().upper()
+        raw = code[offset : offset + size].hex().upper()
         out.append(f"    {text:<24}; {addr:03X}: {raw}")
         addr += size
     out += [f"{label}:" for label in at.get(end, [])]

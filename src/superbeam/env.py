@@ -140,9 +140,16 @@ class SuperBeamEnv:
         return self.backend.display()
 
     def _info(self) -> dict:
-        return {"won": self.won, "dead": self.dead, "best_progress": self.best_progress,
-                "coins": self.coins, "deaths": self.deaths, "coins_total": self.coins_total,
-                "frames": self.frames, "cause": self.cause}
+        return {
+            "won": self.won,
+            "dead": self.dead,
+            "best_progress": self.best_progress,
+            "coins": self.coins,
+            "deaths": self.deaths,
+            "coins_total": self.coins_total,
+            "frames": self.frames,
+            "cause": self.cause,
+        }
 
     # --- the machine's state, named ----------------------------------------------------------------
 
@@ -153,7 +160,7 @@ class SuperBeamEnv:
     def walkers(self) -> list[tuple[int, int, int, int]]:
         """(alive, column, offset px, direction) per walker, from ETAB."""
         raw = self.backend.read(self.sym["ETAB"], 8)
-        return [tuple(raw[4 * e:4 * e + 4]) for e in range(2)]
+        return [tuple(raw[4 * e : 4 * e + 4]) for e in range(2)]
 
     @property
     def player_x(self) -> int:
@@ -173,18 +180,18 @@ class SuperBeamEnv:
                 break
             t, kind = lv[c] & 3, lv[c] >> 2 & 3
             if t:
-                labels[TOP[t]:, 8 * i:8 * i + 8] = 1 if t == 1 else 2
+                labels[TOP[t] :, 8 * i : 8 * i + 8] = 1 if t == 1 else 2
             if kind:
                 r = COIN_ROW[kind]
-                labels[r:r + 4, 8 * i + 2:8 * i + 6] = 4
+                labels[r : r + 4, 8 * i + 2 : 8 * i + 6] = 4
             if c == FLAG_COL:
-                labels[8:24, 8 * i + 3:8 * i + 8] = 3
+                labels[8:24, 8 * i + 3 : 8 * i + 8] = 3
         for alive, col, off, _ in self.walkers():
             sx = 8 * (col - cam) + off
             if alive and -7 <= sx < 64:
-                labels[18:24, max(0, sx):sx + 8] = 5
+                labels[18:24, max(0, sx) : sx + 8] = 5
         px, py = regs[0xA], regs[0xB]
-        labels[py:py + 6, px:px + 8] = 6
+        labels[py : py + 6, px : px + 8] = 6
         cells = labels.reshape(16, 2, 32, 2).max(axis=(1, 3))
         chars = np.array(list(".#HFoEP"))
         return "\n".join("".join(row) for row in chars[cells])
@@ -198,7 +205,9 @@ class SuperBeamEnv:
         else:
             where = "in the air, " + ("rising" if regs[0xC] < 8 else "falling")
         walkers = [f"{8 * col + off - x - 8:+d} px" for alive, col, off, _ in self.walkers() if alive]
-        return (f"frame {self.frames}/{self.max_frames}; you are at x={x} (column {x // 8}), y={y}, {where}; "
-                f"progress {self.best_progress:.0%}; coins {self.coins}/{self.coins_total}; "
-                f"walkers ahead of your front edge: {', '.join(walkers) or 'none'}; "
-                f"flag at x={8 * FLAG_COL}")
+        return (
+            f"frame {self.frames}/{self.max_frames}; you are at x={x} (column {x // 8}), y={y}, {where}; "
+            f"progress {self.best_progress:.0%}; coins {self.coins}/{self.coins_total}; "
+            f"walkers ahead of your front edge: {', '.join(walkers) or 'none'}; "
+            f"flag at x={8 * FLAG_COL}"
+        )

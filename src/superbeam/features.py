@@ -14,14 +14,22 @@ import numpy as np
 FEATURES = [
     ("standing", "1 if you stand on ground or on a pipe this frame, else 0 (in the air)"),
     ("height", "how high your feet are: 0 on ground level, 8 on a pipe top, 16 on a tall pipe top (px)"),
-    ("gap_dist", "px from your front (right) edge to the start of the next gap in the ground ahead; "
-                 "0 if the gap is already under your front edge; 32 if no gap within 32 px"),
+    (
+        "gap_dist",
+        "px from your front (right) edge to the start of the next gap in the ground ahead; "
+        "0 if the gap is already under your front edge; 32 if no gap within 32 px",
+    ),
     ("gap_width", "width of that gap in px (8 or 16); 0 if none"),
-    ("wall_dist", "px from your front edge to the next block whose top is higher than your feet "
-                  "(a pipe seen from the ground, or a tall pipe seen from a pipe); 32 if none within 32 px"),
+    (
+        "wall_dist",
+        "px from your front edge to the next block whose top is higher than your feet "
+        "(a pipe seen from the ground, or a tall pipe seen from a pipe); 32 if none within 32 px",
+    ),
     ("wall_height", "how many px higher that block's top is than your feet (8 or 16); 0 if none"),
-    ("walker_dist", "px from your front edge to the nearest walker ahead of you (0 if touching); "
-                    "32 if none within 32 px"),
+    (
+        "walker_dist",
+        "px from your front edge to the nearest walker ahead of you (0 if touching); 32 if none within 32 px",
+    ),
     ("vy", "vertical speed in px per frame: negative while rising, positive while falling, 0 when standing"),
 ]
 FEATURE_NAMES = [name for name, _ in FEATURES]
@@ -67,8 +75,7 @@ def compute_features(wx: int, y: int, vc: int, ve: int, level, walkers) -> list[
             if -8 <= d <= FAR:
                 walker_dist = min(walker_dist, float(d if d > 0 else 0))
     vy = 0.0 if standing else float(vc - 8)
-    return [standing, float(max(0, 24 - feet)), gap_dist, gap_width, wall_dist, wall_height,
-            walker_dist, vy]
+    return [standing, float(max(0, 24 - feet)), gap_dist, gap_width, wall_dist, wall_height, walker_dist, vy]
 
 
 def features(env) -> np.ndarray:
@@ -78,5 +85,4 @@ def features(env) -> np.ndarray:
     wx = 8 * regs[0xD] + regs[0xA]
     etab = env.sym["ETAB"]
     walkers = [[env.backend.ram(etab + 4 * e + i) for i in range(3)] for e in range(2)]
-    return np.array(compute_features(wx, regs[0xB], regs[0xC], regs[0xE], env.live_level(), walkers),
-                    dtype=np.float64)
+    return np.array(compute_features(wx, regs[0xB], regs[0xC], regs[0xE], env.live_level(), walkers), dtype=np.float64)

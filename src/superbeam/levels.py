@@ -97,16 +97,17 @@ def generate(seed: int, difficulty: float = 0.5) -> Level:
     walkers = []
     for _ in range(N_WALKERS):
         if rng.random() < 0.25 + 0.75 * d:
-            spots = [c for c in range(8, FLAG_COL - 2)
-                     if cols[c - 1] == cols[c] == cols[c + 1] == GROUND
-                     and all(w[0] != c for w in walkers)]
+            spots = [
+                c
+                for c in range(8, FLAG_COL - 2)
+                if cols[c - 1] == cols[c] == cols[c + 1] == GROUND and all(w[0] != c for w in walkers)
+            ]
             if spots:
                 walkers.append((rng.choice(spots), rng.randrange(2)))
     for c in range(3, FLAG_COL):
         if rng.random() < 0.25:
             t = cols[c]
-            coin = {GAP: (COIN_MID,), GROUND: (COIN_LOW, COIN_MID), PIPE: (COIN_MID, COIN_HIGH),
-                    TALL: (COIN_HIGH,)}[t]
+            coin = {GAP: (COIN_MID,), GROUND: (COIN_LOW, COIN_MID), PIPE: (COIN_MID, COIN_HIGH), TALL: (COIN_HIGH,)}[t]
             cols[c] |= rng.choice(coin) << 2
     return Level(bytes(cols), walkers, name=f"level {seed} at difficulty {d:g}")
 
@@ -128,13 +129,22 @@ def _lay_out(rng: random.Random, d: float) -> list[int]:
             obstacle = []
         if c + len(obstacle) + 3 > end:
             return cols
-        cols[c:c + len(obstacle)] = obstacle
+        cols[c : c + len(obstacle)] = obstacle
         c += len(obstacle) + rng.randint(3 if obstacle[:1] == [GAP] else 2, 4)
 
 
-CLASSIC_MAP = "#####" "##h##" " ###o" "hH###" "  ##h" "h####" "# ###" "hhH##" "##  #" "###"  # noqa
-CLASSIC_COINS = {7: COIN_MID, 13: COIN_LOW, 15: COIN_MID, 16: COIN_HIGH, 20: COIN_MID, 24: COIN_HIGH,
-                 31: COIN_MID, 36: COIN_HIGH, 41: COIN_MID}
+CLASSIC_MAP = "#######h## ###ohH###  ##hh##### ###hhH####  ####"  # noqa
+CLASSIC_COINS = {
+    7: COIN_MID,
+    13: COIN_LOW,
+    15: COIN_MID,
+    16: COIN_HIGH,
+    20: COIN_MID,
+    24: COIN_HIGH,
+    31: COIN_MID,
+    36: COIN_HIGH,
+    41: COIN_MID,
+}
 
 
 def classic() -> Level:

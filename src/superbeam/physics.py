@@ -45,14 +45,27 @@ PLAYING, WON, DEAD = 0, 1, 2
 class Game:
     """The game state after each frame, mirroring the ROM's registers and RAM."""
 
-    __slots__ = ("level", "x", "y", "vc", "ve", "cam", "phase", "prev_jump", "frame", "status",
-                 "coins", "walkers", "cause")
+    __slots__ = (
+        "level",
+        "x",
+        "y",
+        "vc",
+        "ve",
+        "cam",
+        "phase",
+        "prev_jump",
+        "frame",
+        "status",
+        "coins",
+        "walkers",
+        "cause",
+    )
 
     def __init__(self, level: Level):
         self.level = bytearray(level.columns)
         self.x, self.y, self.vc, self.ve, self.cam = START_X, 18, 8, 18, 0
         self.phase, self.prev_jump, self.frame, self.status, self.coins = LAST_PHASE, 0, 0, PLAYING, 0
-        self.walkers = [list(level.etab()[4 * e:4 * e + 4]) for e in range(2)]
+        self.walkers = [list(level.etab()[4 * e : 4 * e + 4]) for e in range(2)]
         self.cause = None
 
     def copy(self) -> Game:
@@ -65,8 +78,7 @@ class Game:
 
     def key(self) -> tuple:
         """Everything that decides the future (for the search's visited set)."""
-        return (self.frame, self.x, self.y, self.vc, self.phase, self.prev_jump,
-                self.walkers[0][0], self.walkers[1][0])
+        return (self.frame, self.x, self.y, self.vc, self.phase, self.prev_jump, self.walkers[0][0], self.walkers[1][0])
 
     def frame_step(self, left: bool, right: bool, jump: bool) -> None:
         lv = self.level
@@ -161,8 +173,7 @@ def _move_walker(w: list, lv: bytearray) -> None:
 ACTION_KEYS = ((0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1), (0, 1, 1), (1, 0, 1))  # left, right, jump
 
 
-def step(game: Game, action: int, frame_skip: int = 4, max_frames: int = 600,
-         frames_done: int = 0) -> int:
+def step(game: Game, action: int, frame_skip: int = 4, max_frames: int = 600, frames_done: int = 0) -> int:
     """Play one action like the environment does (direction keys held, jump only on the first
     frame); returns the frames played."""
     left, right, jump = ACTION_KEYS[action]
@@ -178,6 +189,7 @@ def step(game: Game, action: int, frame_skip: int = 4, max_frames: int = 600,
 def simple_controller(game: Game) -> int:
     """A hand rule on the same facts the network sees: jump at gaps, walls and walkers."""
     from superbeam.features import compute_features
+
     f = compute_features(game.x, game.y, game.vc, game.ve, game.level, game.walkers)
     standing, _, gap, _, wall, _, walker, _ = f
     if standing and (gap <= 1 or wall <= 4 or walker <= 12):
@@ -185,8 +197,7 @@ def simple_controller(game: Game) -> int:
     return 2
 
 
-def solve(level: Level, frame_skip: int = 4, max_frames: int = 600,
-          node_limit: int = 20000) -> list[int] | None:
+def solve(level: Level, frame_skip: int = 4, max_frames: int = 600, node_limit: int = 20000) -> list[int] | None:
     """A winning action sequence (depth-first search, the simple controller's choice first, then
     right, right+jump, noop, jump, left), or None when none is found within node_limit steps."""
     seen: set = set()
@@ -217,6 +228,7 @@ def solve(level: Level, frame_skip: int = 4, max_frames: int = 600,
         return False
 
     import sys
+
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 4 * max_frames + 100))
     try:

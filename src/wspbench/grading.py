@@ -29,21 +29,39 @@ def find_task(game: str, source: str | None = None) -> MinAtarGame:
     return binding
 
 
-def grade_answer(game: MinAtarGame, answer: str, episodes: int = 1000, engine: str = "auto",
-                 workers: int | None = None, progress: Progress | None = None) -> dict:
+def grade_answer(
+    game: MinAtarGame,
+    answer: str,
+    episodes: int = 1000,
+    engine: str = "auto",
+    workers: int | None = None,
+    progress: Progress | None = None,
+) -> dict:
     """`{"normalized_score", game, source, episodes, parse_success, raw_score, score_cap,
     mean_episode_length, edit_count, nonzero_weights, seconds}`, or the first five and `error`."""
     task = get_task(game.task_id)
-    return reference_result(game, task.grade(answer, task.scoring_episodes(episodes), engine, workers, progress),
-                            episodes)
+    return reference_result(
+        game, task.grade(answer, task.scoring_episodes(episodes), engine, workers, progress), episodes
+    )
 
 
 def reference_result(game: MinAtarGame, score: Score, episodes: int) -> dict:
     """A Score as the reference grader's metadata dict."""
-    head = {"normalized_score": score.normalized, "game": game.game, "source": game.source, "episodes": episodes,
-            "parse_success": 0.0 if score.error else 1.0}
+    head = {
+        "normalized_score": score.normalized,
+        "game": game.game,
+        "source": game.source,
+        "episodes": episodes,
+        "parse_success": 0.0 if score.error else 1.0,
+    }
     if score.error:
         return {**head, "error": score.error}
-    return {**head, "raw_score": score.raw, "score_cap": score.score_cap, "mean_episode_length": score.mean_length,
-            "edit_count": score.metadata["edit_count"], "nonzero_weights": score.metadata["nonzero_weights"],
-            "seconds": score.seconds}
+    return {
+        **head,
+        "raw_score": score.raw,
+        "score_cap": score.score_cap,
+        "mean_episode_length": score.mean_length,
+        "edit_count": score.metadata["edit_count"],
+        "nonzero_weights": score.metadata["nonzero_weights"],
+        "seconds": score.seconds,
+    }

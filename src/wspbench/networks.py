@@ -79,7 +79,7 @@ class Network:
             a = activate(z) if k < self.layers else z
         return a
 
-    def batched(self, weights: Weights) -> "BatchedForward":
+    def batched(self, weights: Weights) -> BatchedForward:
         """A forward pass over batches of observations, with the weight-derived arrays prepared once."""
         return BatchedForward(self, weights)
 
@@ -113,8 +113,11 @@ class BatchedForward:
             z = a @ wt + b
             terms = np.count_nonzero(a, axis=1)[:, None] + 2
             gamma = terms * self.unit / (1 - terms * self.unit)
-            error = 2 * gamma * (np.abs(a) @ abs_wt + abs_b) + 2 * self.unit * np.abs(z) + (
-                0.0 if error is None else error @ abs_wt)
+            error = (
+                2 * gamma * (np.abs(a) @ abs_wt + abs_b)
+                + 2 * self.unit * np.abs(z)
+                + (0.0 if error is None else error @ abs_wt)
+            )
             if k < last:
                 a = self.activate(z)
                 error = error * self.slope(np.maximum(np.abs(z) - error, 0)) + 16 * self.unit
@@ -123,10 +126,12 @@ class BatchedForward:
         return a, SAFETY * error.max(axis=1).astype(np.float64)
 
 
-MINATAR_NETWORK = Network(sizes=(600, 32, 32, 6), activation="tanh", orientation="x@W",
-                          action_rule="softmax_sample", dtype=np.float32)
-SUPERBEAM_NETWORK = Network(sizes=(8, 16, 6), activation="relu", orientation="W@x",
-                            action_rule="argmax", dtype=np.float64)
+MINATAR_NETWORK = Network(
+    sizes=(600, 32, 32, 6), activation="tanh", orientation="x@W", action_rule="softmax_sample", dtype=np.float32
+)
+SUPERBEAM_NETWORK = Network(
+    sizes=(8, 16, 6), activation="relu", orientation="W@x", action_rule="argmax", dtype=np.float64
+)
 
 
 def softmax_cdf(logits: np.ndarray) -> np.ndarray:

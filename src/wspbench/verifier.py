@@ -81,8 +81,9 @@ def read_trajectory(path: Path) -> dict:
     if not data:
         raise TrajectoryError(f"the trajectory file {path} is empty")
     if _value_count(data) > MAX_TRAJECTORY_VALUES:
-        raise TrajectoryError(f"the trajectory file {path} holds more than {MAX_TRAJECTORY_VALUES:,} JSON values "
-                              f"(the limit)")
+        raise TrajectoryError(
+            f"the trajectory file {path} holds more than {MAX_TRAJECTORY_VALUES:,} JSON values (the limit)"
+        )
     try:
         trajectory = json.loads(data)
     except RecursionError:
@@ -144,8 +145,9 @@ def find_trajectory(explicit: Path | None) -> Path:
     return next((path for path in TRAJECTORY_PATHS if path.exists()), TRAJECTORY_PATHS[0])
 
 
-def grade_trajectory(trajectory_path: Path | None = None, environ: dict[str, str] | None = None,
-                     workers: int | None = None) -> tuple[dict, int]:
+def grade_trajectory(
+    trajectory_path: Path | None = None, environ: dict[str, str] | None = None, workers: int | None = None
+) -> tuple[dict, int]:
     """The reward for the trajectory's final answer, and the exit code (see the module docstring).
 
     Never raises: an unexpected error is a reward of 0 with an `error` field and exit code 3."""
@@ -153,8 +155,13 @@ def grade_trajectory(trajectory_path: Path | None = None, environ: dict[str, str
     game = environ.get("WEIGHT_SPACE_GAME", "")
     source = environ.get("WEIGHT_SPACE_SOURCE") or None
     episodes_text = environ.get("WEIGHT_SPACE_EPISODES", "1000")
-    head = {"normalized_score": 0.0, "game": game[:100], "source": (source or "original")[:100],
-            "episodes": episodes_text[:40], "parse_success": 0.0}
+    head = {
+        "normalized_score": 0.0,
+        "game": game[:100],
+        "source": (source or "original")[:100],
+        "episodes": episodes_text[:40],
+        "parse_success": 0.0,
+    }
     code = GRADED
     try:
         episodes = _episode_count(episodes_text)
@@ -204,8 +211,12 @@ def write_reward(path: Path, reward: dict) -> None:
         raise
 
 
-def verify(trajectory_path: Path | None = None, reward_path: Path = REWARD_PATH,
-           environ: dict[str, str] | None = None, workers: int | None = None) -> dict:
+def verify(
+    trajectory_path: Path | None = None,
+    reward_path: Path = REWARD_PATH,
+    environ: dict[str, str] | None = None,
+    workers: int | None = None,
+) -> dict:
     """Grade the trajectory's final answer and write the reward file; returns what was written.
 
     Raises OSError only when the reward file cannot be written."""
@@ -214,8 +225,12 @@ def verify(trajectory_path: Path | None = None, reward_path: Path = REWARD_PATH,
     return reward
 
 
-def main(trajectory_path: Path | None = None, reward_path: Path = REWARD_PATH,
-         environ: dict[str, str] | None = None, workers: int | None = None) -> tuple[dict, int]:
+def main(
+    trajectory_path: Path | None = None,
+    reward_path: Path = REWARD_PATH,
+    environ: dict[str, str] | None = None,
+    workers: int | None = None,
+) -> tuple[dict, int]:
     """`verify`, never raising: the reward and the exit code; a failure is one line on stderr."""
     reward, code = grade_trajectory(trajectory_path, environ, workers)
     if code == FAILED:

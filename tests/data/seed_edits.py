@@ -36,9 +36,7 @@ def _target(node: ast.expr, tensors: dict[str, np.ndarray]) -> tuple[np.ndarray,
     if node.value.id not in tensors:
         raise ValueError(f"unknown tensor {node.value.id!r}")
     index = node.slice
-    key = (
-        tuple(_slice(item) for item in index.elts) if isinstance(index, ast.Tuple) else _slice(index)
-    )
+    key = tuple(_slice(item) for item in index.elts) if isinstance(index, ast.Tuple) else _slice(index)
     return tensors[node.value.id], key
 
 

@@ -22,5 +22,5 @@ def put(env, x: int, y: int, vc: int = 8, ve: int | None = None, walkers=()) -> 
     m.V[0xE] = y if ve is None else ve
     table = bytearray(8)
     for e, w in enumerate(walkers):
-        table[4 * e:4 * e + len(w)] = bytes(w)
+        table[4 * e : 4 * e + len(w)] = bytes(w)
     m.write(env.sym["ETAB"], bytes(table))

@@ -16,18 +16,43 @@ DEMO = files("superbeam") / "roms" / "demo.asm"
 
 # One line per instruction form, with its encoding.
 EVERY_FORM = [
-    ("CLS", 0x00E0), ("RET", 0x00EE), ("SYS 0x123", 0x0123), ("JP 0x345", 0x1345),
-    ("JP V0, 0x345", 0xB345), ("CALL 0x456", 0x2456), ("SE V3, 0x42", 0x3342),
-    ("SNE V3, 66", 0x4342), ("SE V3, V4", 0x5340), ("LD VA, 255", 0x6AFF),
-    ("ADD VA, -1", 0x7AFF), ("LD V1, V2", 0x8120), ("OR V1, V2", 0x8121),
-    ("AND V1, V2", 0x8122), ("XOR V1, V2", 0x8123), ("ADD V1, V2", 0x8124),
-    ("SUB V1, V2", 0x8125), ("SHR V1, V2", 0x8126), ("SHR V7", 0x8776),
-    ("SUBN V1, V2", 0x8127), ("SHL V1, V2", 0x812E), ("SHL V7", 0x877E),
-    ("SNE V1, V2", 0x9120), ("LD I, 0xABC", 0xAABC), ("RND VE, 0x0F", 0xCE0F),
-    ("DRW V1, V2, 15", 0xD12F), ("SKP V9", 0xE99E), ("SKNP V9", 0xE9A1),
-    ("LD V5, DT", 0xF507), ("LD V5, K", 0xF50A), ("LD DT, V5", 0xF515),
-    ("LD ST, V5", 0xF518), ("ADD I, V5", 0xF51E), ("LD F, V5", 0xF529),
-    ("LD B, V5", 0xF533), ("LD [I], V5", 0xF555), ("LD V5, [I]", 0xF565),
+    ("CLS", 0x00E0),
+    ("RET", 0x00EE),
+    ("SYS 0x123", 0x0123),
+    ("JP 0x345", 0x1345),
+    ("JP V0, 0x345", 0xB345),
+    ("CALL 0x456", 0x2456),
+    ("SE V3, 0x42", 0x3342),
+    ("SNE V3, 66", 0x4342),
+    ("SE V3, V4", 0x5340),
+    ("LD VA, 255", 0x6AFF),
+    ("ADD VA, -1", 0x7AFF),
+    ("LD V1, V2", 0x8120),
+    ("OR V1, V2", 0x8121),
+    ("AND V1, V2", 0x8122),
+    ("XOR V1, V2", 0x8123),
+    ("ADD V1, V2", 0x8124),
+    ("SUB V1, V2", 0x8125),
+    ("SHR V1, V2", 0x8126),
+    ("SHR V7", 0x8776),
+    ("SUBN V1, V2", 0x8127),
+    ("SHL V1, V2", 0x812E),
+    ("SHL V7", 0x877E),
+    ("SNE V1, V2", 0x9120),
+    ("LD I, 0xABC", 0xAABC),
+    ("RND VE, 0x0F", 0xCE0F),
+    ("DRW V1, V2, 15", 0xD12F),
+    ("SKP V9", 0xE99E),
+    ("SKNP V9", 0xE9A1),
+    ("LD V5, DT", 0xF507),
+    ("LD V5, K", 0xF50A),
+    ("LD DT, V5", 0xF515),
+    ("LD ST, V5", 0xF518),
+    ("ADD I, V5", 0xF51E),
+    ("LD F, V5", 0xF529),
+    ("LD B, V5", 0xF533),
+    ("LD [I], V5", 0xF555),
+    ("LD V5, [I]", 0xF565),
 ]
 
 
@@ -44,12 +69,14 @@ def test_every_form_is_covered():
 
 def _kinds(line):
     from superbeam.assembler import _kind
+
     rest = line.split(None, 1)[1] if " " in line else ""
     return [_kind(a.strip()) for a in rest.split(",")] if rest else []
 
 
 def test_labels_constants_and_data():
-    p = assemble("""
+    p = assemble(
+        """
     ; forward references everywhere
     HEIGHT  EQU sprite_end - sprite    ; a constant from labels defined later
     TWICE   EQU HEIGHT * 2
@@ -62,9 +89,20 @@ def test_labels_constants_and_data():
     word:   DW 0x1234, start
     buf:    DS SIZE
     end:
-    """, "inline.asm")
-    assert p.sym == {"HEIGHT": 3, "SIZE": 2, "TWICE": 6, "start": 0x200, "sprite": 0x206,
-                     "sprite_end": 0x209, "word": 0x209, "buf": 0x20D, "end": 0x20F}
+    """,
+        "inline.asm",
+    )
+    assert p.sym == {
+        "HEIGHT": 3,
+        "SIZE": 2,
+        "TWICE": 6,
+        "start": 0x200,
+        "sprite": 0x206,
+        "sprite_end": 0x209,
+        "word": 0x209,
+        "buf": 0x20D,
+        "end": 0x20F,
+    }
     assert p.labels == {k: v for k, v in p.sym.items() if k not in ("HEIGHT", "SIZE", "TWICE")}
     assert p.code.hex() == "a206d0131200f090ff12340200" + "0000"
     assert p.lines[0x202] == ("inline.asm", 7)
@@ -110,33 +148,36 @@ def test_include_of_a_fifo_or_a_huge_file_is_an_error_not_a_hang(tmp_path):
         assemble_file(tmp_path / "main.asm")
 
 
-@pytest.mark.parametrize("source, line, message", [
-    ("CLS\nFOO V1", 2, "unknown mnemonic or directive 'FOO'"),
-    ("CLS\n\nLD V1, V2, V3", 3, "bad operands 'V1, V2, V3' for LD"),
-    ("DRW V1, 5, 3", 1, "bad operands 'V1, 5, 3' for DRW (expected DRW V, V, n"),
-    ("LD V1, 256", 1, "value 256 of '256' is out of range -128..255"),
-    ("ADD V1, -129", 1, "out of range -128..255"),
-    ("JP 0x1000", 1, "out of range 0..4095"),
-    ("DRW V1, V2, 16", 1, "out of range 0..15"),
-    ("CLS\nJP later_label_typo\nlater_label:", 2, "undefined symbol 'later_label_typo'"),
-    ("x: CLS\nx: RET", 2, "'x' is already defined at prog.asm:1"),
-    ("N EQU 1\nN: CLS", 2, "'N' is already defined"),
-    ("VA: CLS", 1, "'VA' is a register name"),
-    ("DT EQU 3", 1, "'DT' is a register name"),
-    ("k: CLS", 1, "'k' is a register name"),
-    ("JP V1, 0x300", 1, "JP with a register only takes V0"),
-    ("X EQU Y\nY EQU X\nLD V0, X", 2, "defined in terms of itself"),
-    ("LD V0, 3 +", 1, "cannot read expression '3 +'"),
-    ("LD V0, foo(3)", 1, "not allowed in an expression"),
-    ("LD V0, 'a'", 1, "not allowed in an expression"),
-    ("LD V0, 1 // 0", 1, "division or modulo by zero in '1 // 0'"),
-    ("DS later\nlater:", 1, "undefined symbol 'later'"),
-    ("DB", 1, "DB needs at least one value"),
-    ("DB 1, 256", 1, "out of range -128..255"),
-    ("DW 0x10000", 1, "out of range 0..65535"),
-    ("CLS\nDS 3582\nCLS", 3, "program too large"),
-    ('INCLUDE data.asm', 1, "INCLUDE needs a quoted path"),
-])
+@pytest.mark.parametrize(
+    "source, line, message",
+    [
+        ("CLS\nFOO V1", 2, "unknown mnemonic or directive 'FOO'"),
+        ("CLS\n\nLD V1, V2, V3", 3, "bad operands 'V1, V2, V3' for LD"),
+        ("DRW V1, 5, 3", 1, "bad operands 'V1, 5, 3' for DRW (expected DRW V, V, n"),
+        ("LD V1, 256", 1, "value 256 of '256' is out of range -128..255"),
+        ("ADD V1, -129", 1, "out of range -128..255"),
+        ("JP 0x1000", 1, "out of range 0..4095"),
+        ("DRW V1, V2, 16", 1, "out of range 0..15"),
+        ("CLS\nJP later_label_typo\nlater_label:", 2, "undefined symbol 'later_label_typo'"),
+        ("x: CLS\nx: RET", 2, "'x' is already defined at prog.asm:1"),
+        ("N EQU 1\nN: CLS", 2, "'N' is already defined"),
+        ("VA: CLS", 1, "'VA' is a register name"),
+        ("DT EQU 3", 1, "'DT' is a register name"),
+        ("k: CLS", 1, "'k' is a register name"),
+        ("JP V1, 0x300", 1, "JP with a register only takes V0"),
+        ("X EQU Y\nY EQU X\nLD V0, X", 2, "defined in terms of itself"),
+        ("LD V0, 3 +", 1, "cannot read expression '3 +'"),
+        ("LD V0, foo(3)", 1, "not allowed in an expression"),
+        ("LD V0, 'a'", 1, "not allowed in an expression"),
+        ("LD V0, 1 // 0", 1, "division or modulo by zero in '1 // 0'"),
+        ("DS later\nlater:", 1, "undefined symbol 'later'"),
+        ("DB", 1, "DB needs at least one value"),
+        ("DB 1, 256", 1, "out of range -128..255"),
+        ("DW 0x10000", 1, "out of range 0..65535"),
+        ("CLS\nDS 3582\nCLS", 3, "program too large"),
+        ("INCLUDE data.asm", 1, "INCLUDE needs a quoted path"),
+    ],
+)
 def test_errors_name_file_and_line(source, line, message):
     with pytest.raises(AsmError) as err:
         assemble(source, "prog.asm")
@@ -150,6 +191,7 @@ def test_program_may_fill_ram_exactly():
 
 
 # --- disassembler ---------------------------------------------------------
+
 
 def test_decode():
     assert decode(0x00E0) == "CLS"
@@ -194,6 +236,7 @@ def test_odd_label_realigns_the_sweep():
 
 # --- commands -------------------------------------------------------------
 
+
 def test_commands(tmp_path):
     runner = CliRunner()
     out, sym = tmp_path / "demo.ch8", tmp_path / "demo.json"
@@ -203,11 +246,11 @@ def test_commands(tmp_path):
     assert json.loads(sym.read_text())["wait_frame"] == assemble_file(DEMO).sym["wait_frame"]
 
     png = tmp_path / "screen.png"
-    result = runner.invoke(chip8_app, ["run", str(out), "--frames", "5", "--key", "6",
-                                       "--png", str(png)])
+    result = runner.invoke(chip8_app, ["run", str(out), "--frames", "5", "--key", "6", "--png", str(png)])
     assert result.exit_code == 0, result.output
     assert "VA=32" in result.output and "\u2588" in result.output
     from PIL import Image
+
     assert Image.open(png).size == (512, 256)
 
     result = runner.invoke(chip8_app, ["disasm", str(DEMO)])

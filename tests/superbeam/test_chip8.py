@@ -87,15 +87,22 @@ CASES = [
     ("ADD I", [0xF41E], dict(I=0x300, V4=0x20, VF=3), dict(I=0x320, VF=3)),
     ("LD F", [0xF429], dict(V4=0xB), dict(I=FONT_ADDR + 0xB * 5)),
     ("LD B", [0xF433], dict(V4=254, I=0x300), dict(mem={0x300: 2, 0x301: 5, 0x302: 4}, I=0x300)),
-    ("LD [I]", [0xF255], dict(V0=7, V1=8, V2=9, V3=10, I=0x300),
-     dict(mem={0x300: 7, 0x301: 8, 0x302: 9, 0x303: 0}, I=0x300)),
-    ("LD Vx, [I]", [0xF265], dict(I=0x300, V3=99, mem={0x300: 1, 0x301: 2, 0x302: 3, 0x303: 4}),
-     dict(V0=1, V1=2, V2=3, V3=99, I=0x300)),
+    (
+        "LD [I]",
+        [0xF255],
+        dict(V0=7, V1=8, V2=9, V3=10, I=0x300),
+        dict(mem={0x300: 7, 0x301: 8, 0x302: 9, 0x303: 0}, I=0x300),
+    ),
+    (
+        "LD Vx, [I]",
+        [0xF265],
+        dict(I=0x300, V3=99, mem={0x300: 1, 0x301: 2, 0x302: 3, 0x303: 4}),
+        dict(V0=1, V1=2, V2=3, V3=99, I=0x300),
+    ),
 ]
 
 
-@pytest.mark.parametrize("words, before, after", [c[1:] for c in CASES],
-                         ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("words, before, after", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_instruction(words, before, after):
     m = machine(*words, **before)
     m.step()
@@ -144,8 +151,7 @@ def test_draw_start_position_wraps_and_clips_at_edges():
 
 
 def test_wrap_quirk_wraps_sprite_pixels():
-    m = machine(0xA300, 0xD122, V1=60, V2=31, mem={0x300: 0xFF, 0x301: 0xFF},
-                quirks=Quirks(wrap=True))
+    m = machine(0xA300, 0xD122, V1=60, V2=31, mem={0x300: 0xFF, 0x301: 0xFF}, quirks=Quirks(wrap=True))
     m.step()
     m.step()
     d = m.display()
@@ -159,12 +165,13 @@ def test_font_sprites():
         m.step()
         m.step()
         got = m.display()[:5, :8]
-        want = np.unpackbits(np.frombuffer(FONT[digit * 5:digit * 5 + 5], np.uint8)).reshape(5, 8)
+        want = np.unpackbits(np.frombuffer(FONT[digit * 5 : digit * 5 + 5], np.uint8)).reshape(5, 8)
         assert (got == want).all(), f"digit {digit:X}"
 
 
-@pytest.mark.parametrize("value, digits", [(0, [0, 0, 0]), (7, [0, 0, 7]), (42, [0, 4, 2]),
-                                           (100, [1, 0, 0]), (255, [2, 5, 5])])
+@pytest.mark.parametrize(
+    "value, digits", [(0, [0, 0, 0]), (7, [0, 0, 7]), (42, [0, 4, 2]), (100, [1, 0, 0]), (255, [2, 5, 5])]
+)
 def test_bcd(value, digits):
     m = machine(0xF733, V7=value, I=0x400)
     m.step()
@@ -191,6 +198,7 @@ def test_key_wait_needs_press_and_release():
 
 # --- quirks ---------------------------------------------------------------
 
+
 def test_shift_vy_quirk():
     m = machine(0x8126, 0x834E, V1=0xFF, V2=0b110, V3=0, V4=0x81, quirks=Quirks(shift_vy=True))
     m.step()
@@ -210,8 +218,7 @@ def test_one_register_shift_is_in_place_in_both_modes():
 
 
 def test_load_store_moves_i_quirk():
-    m = machine(0xF255, 0xF165, V0=1, V1=2, V2=3, I=0x300,
-                quirks=Quirks(load_store_moves_i=True))
+    m = machine(0xF255, 0xF165, V0=1, V1=2, V2=3, I=0x300, quirks=Quirks(load_store_moves_i=True))
     m.step()
     assert m.I == 0x303
     m.write(0x303, bytes([40, 41]))
@@ -236,6 +243,7 @@ def test_vf_reset_quirk():
 
 
 # --- timers and the frame model -------------------------------------------
+
 
 def test_timers_count_down_once_per_frame():
     m = machine(0xF015, 0xF118, 0x1204, V0=3, V1=2)
@@ -311,6 +319,7 @@ def test_demo_rom_moves_the_ship_pixel_by_pixel():
 
 # --- state access and self-modifying code -----------------------------------
 
+
 def test_state_access():
     m = Chip8(rom(0x6305))
     m.step()
@@ -343,6 +352,7 @@ def test_self_modifying_code_is_redecoded():
 
 
 # --- errors -----------------------------------------------------------------
+
 
 @pytest.mark.parametrize("word", [0x0000, 0x5121, 0x8128, 0x812F, 0x9121, 0xE100, 0xF199])
 def test_invalid_opcode(word):

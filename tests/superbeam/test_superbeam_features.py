@@ -22,8 +22,16 @@ def feats(text, x, y, vc=8, ve=None, walkers=()):
 
 
 def test_names_match_the_reference_order():
-    assert FEATURE_NAMES == ["standing", "height", "gap_dist", "gap_width", "wall_dist", "wall_height",
-                             "walker_dist", "vy"]
+    assert FEATURE_NAMES == [
+        "standing",
+        "height",
+        "gap_dist",
+        "gap_width",
+        "wall_dist",
+        "wall_height",
+        "walker_dist",
+        "vy",
+    ]
     assert all(desc for _, desc in FEATURES)
 
 
@@ -84,7 +92,7 @@ def act(weights, x) -> int:
 
 def test_reference_network_acts_on_these_situations():
     w = reference_weights()
-    assert act(w, np.array(feats("#### ###", 28, 18), dtype=float)) == 4   # gap under the front: jump
-    assert act(w, np.array(feats("####  ##", 8, 18), dtype=float)) == 2    # gap 16 px away: run
+    assert act(w, np.array(feats("#### ###", 28, 18), dtype=float)) == 4  # gap under the front: jump
+    assert act(w, np.array(feats("####  ##", 8, 18), dtype=float)) == 2  # gap 16 px away: run
     assert act(w, np.array(feats("###hhH## ##", 32, 10), dtype=float)) == 4  # touching the tall pipe
     assert act(w, np.array(feats("#####h##", 20, 12, vc=6, ve=18), dtype=float)) == 2  # in the air

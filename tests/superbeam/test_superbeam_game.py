@@ -37,7 +37,7 @@ def test_rom_symbols_match_the_python_constants():
     assert tuple(ram(sym["TOPS"], 4)) == lv.TOP
     assert tuple(ram(sym["STAND_Y"], 4)) == lv.STAND_Y
     assert tuple(ram(sym["COIN_ROW"], 4)) == lv.COIN_ROW
-    assert sum(v - 8 for v in physics.JTAB[:physics.FALL_PHASE] if v < 8) == -10  # a jump rises 10 px
+    assert sum(v - 8 for v in physics.JTAB[: physics.FALL_PHASE] if v < 8) == -10  # a jump rises 10 px
 
 
 def test_register_roles_and_etab_layout():
@@ -138,14 +138,25 @@ def test_determinism():
             if term or trunc:
                 break
         return screens, out
+
     a, b = episode(), episode()
     assert a[1] == b[1] and all(np.array_equal(x, y) for x, y in zip(a[0], b[0], strict=False))
 
 
 def _state(env):
     r, ram, sym = env.backend.regs(), env.backend.ram, env.sym
-    return (8 * r[13] + r[10], r[11], r[12], r[14], r[13], ram(sym["STATUS"]), ram(sym["COINS"]),
-            ram(sym["PHASE"]), env.live_level(), [list(w) for w in env.walkers()])
+    return (
+        8 * r[13] + r[10],
+        r[11],
+        r[12],
+        r[14],
+        r[13],
+        ram(sym["STATUS"]),
+        ram(sym["COINS"]),
+        ram(sym["PHASE"]),
+        env.live_level(),
+        [list(w) for w in env.walkers()],
+    )
 
 
 def _twin(g):

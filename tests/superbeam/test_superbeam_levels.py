@@ -28,14 +28,14 @@ def test_levels_are_well_formed(d):
     for seed in range(500):
         L = generate(seed, d)
         t = [L.terrain(c) for c in range(NCOL)]
-        assert t[:5] == [GROUND] * 5 and t[FLAG_COL - 3:] == [GROUND] * (NCOL - FLAG_COL + 3)
+        assert t[:5] == [GROUND] * 5 and t[FLAG_COL - 3 :] == [GROUND] * (NCOL - FLAG_COL + 3)
         assert GAP in t and PIPE in t
         for c in range(NCOL):
             if t[c] == GAP and t[c - 1] != GAP:
                 width = 1 if t[c + 1] != GAP else 2
-                assert t[c - 1] == GROUND and t[c + width:c + width + 3] == [GROUND] * 3
+                assert t[c - 1] == GROUND and t[c + width : c + width + 3] == [GROUND] * 3
             if t[c] == TALL:
-                assert t[c - 1] == PIPE and t[c + 1:c + 3] == [GROUND] * 2
+                assert t[c - 1] == PIPE and t[c + 1 : c + 3] == [GROUND] * 2
             kind = L.columns[c] >> 2 & 3
             if kind:
                 assert kind in {GAP: (2,), GROUND: (1, 2), PIPE: (2, 3), TALL: (3,)}[t[c]]
@@ -54,6 +54,7 @@ def test_difficulty_raises_gaps_pipes_and_walkers():
             tall += sum(L.terrain(c) == TALL for c in range(NCOL))
             walkers += sum(w is not None for w in L.walkers)
         return gaps, tall, walkers
+
     easy, hard = stats(0.2), stats(0.8)
     assert all(h > e for h, e in zip(hard, easy, strict=True))
 
@@ -64,8 +65,7 @@ def test_every_level_is_winnable(d):
     assert unsolved == []
 
 
-@pytest.mark.parametrize("seed,d", [(0, 0.2), (41, 0.5), (1000003, 0.5), (77, 0.8), (499, 0.8),
-                                    ("classic", 0.5)])
+@pytest.mark.parametrize("seed,d", [(0, 0.2), (41, 0.5), (1000003, 0.5), (77, 0.8), (499, 0.8), ("classic", 0.5)])
 def test_found_solutions_win_on_the_machine(seed, d):
     L = get_level(seed, d)
     actions = physics.solve(L)

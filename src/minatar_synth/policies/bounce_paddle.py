@@ -1,5 +1,6 @@
 """Scripted bounce_paddle player: covers the landing column, catching on the cell that aims the ball at the block."""
-from functools import lru_cache
+
+from functools import cache
 
 from minatar_synth.games.bounce_paddle import PADDLE_ROW, PADDLE_WIDTH
 
@@ -28,7 +29,7 @@ def landing(row, col, d_row, d_col):
             return steps, col
 
 
-@lru_cache(maxsize=None)
+@cache
 def _flight(col, d_col, block):
     """A ball bounced up at column col with sideways velocity d_col: (steps until it enters the
     block or None, steps until it lands again, landing column)."""
@@ -42,7 +43,7 @@ def _flight(col, d_col, block):
     return hit, steps, col
 
 
-@lru_cache(maxsize=None)
+@cache
 def _time_to_block(col, d_col, block, depth):
     """Fewest steps to the block after bouncing at col with d_col, choosing the next depth-1 bounces well."""
     hit, steps, next_col = _flight(col, d_col, block)

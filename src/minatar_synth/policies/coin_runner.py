@@ -33,9 +33,7 @@ def policy(env):
                 row, g = gain(k, prev, s)
                 outcomes[s] = g + (value[(row, s)] if g > CRASH / 2 else 0.0)
             for last in (-1, 0, 1):
-                new_value[(prev, last)] = max(
-                    (1 - STICKY) * outcomes[s] + STICKY * outcomes[last] for s in (-1, 0, 1)
-                )
+                new_value[(prev, last)] = max((1 - STICKY) * outcomes[s] + STICKY * outcomes[last] for s in (-1, 0, 1))
         value = new_value
     # First step: choose the intended move (the same expectation, knowing the last action).
     last = SHIFTS.get(env.last_action, 0)

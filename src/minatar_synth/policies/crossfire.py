@@ -1,4 +1,6 @@
-"""Scripted strong player for crossfire: maximises the chance of surviving the known bullets, sticky actions included."""
+"""Scripted strong player for crossfire: maximises the chance of surviving the known bullets, sticky actions
+included."""
+
 import numpy as np
 
 from minatar_synth.games.crossfire import RATE_GROWTH, SIZE, START_RATE
@@ -7,13 +9,15 @@ HORIZON = 9
 _rows = np.repeat(np.arange(SIZE), SIZE)
 _cols = np.tile(np.arange(SIZE), SIZE)
 # NEXT[a]: the cell reached from each cell by action a (0 no-op, 1 left, 2 up, 3 right, 4 down)
-NEXT = np.stack([
-    _rows * SIZE + _cols,
-    _rows * SIZE + np.maximum(_cols - 1, 0),
-    np.maximum(_rows - 1, 0) * SIZE + _cols,
-    _rows * SIZE + np.minimum(_cols + 1, SIZE - 1),
-    np.minimum(_rows + 1, SIZE - 1) * SIZE + _cols,
-])
+NEXT = np.stack(
+    [
+        _rows * SIZE + _cols,
+        _rows * SIZE + np.maximum(_cols - 1, 0),
+        np.maximum(_rows - 1, 0) * SIZE + _cols,
+        _rows * SIZE + np.minimum(_cols + 1, SIZE - 1),
+        np.minimum(_rows + 1, SIZE - 1) * SIZE + _cols,
+    ]
+)
 CENTRE = 1.0 - 0.002 * (np.abs(_cols - 4.5) + np.abs(_rows - 4.5))
 
 

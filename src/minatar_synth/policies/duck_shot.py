@@ -1,4 +1,5 @@
 """Scripted duck_shot player: finds the earliest (column, delay) whose shot meets the duck and goes there."""
+
 from minatar_synth.games.duck_shot import GUN_ROW, SHOT_SPEED
 
 

@@ -1,4 +1,5 @@
-"""Scripted Firefighter player: bombs the cheapest nearby fire not already covered by falling water, and waits mid-village."""
+"""Scripted Firefighter player: bombs the cheapest nearby fire not already covered by falling water, and waits
+mid-village."""
 
 NEED_WEIGHT = 3.0  # each bomb a fire still needs counts as this many columns of flying
 

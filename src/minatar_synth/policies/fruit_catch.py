@@ -25,8 +25,7 @@ def policy(env):
     value = [-0.01 * abs(col - 4.5) for col in range(GRID)]
     for t in range(horizon, 0, -1):
         value = [
-            payoff[t][col] + max(value[c] for c in (col - 1, col, col + 1) if 0 <= c < GRID)
-            for col in range(GRID)
+            payoff[t][col] + max(value[c] for c in (col - 1, col, col + 1) if 0 <= c < GRID) for col in range(GRID)
         ]
     best_action, best = 0, None
     for action, shift in MOVES:

@@ -1,5 +1,20 @@
-"""Scripted strong player for gravity_flip: plans over the visible columns for coins and safety, sticky actions included."""
-from minatar_synth.games.gravity_flip import BAD, CEILING, COIN, DOWN, FALL, FIRE, FLOOR, LANES, NOOP, PLAYER_COL, SIZE, UP
+"""Scripted strong player for gravity_flip: plans over the visible columns for coins and safety, sticky actions
+included."""
+
+from minatar_synth.games.gravity_flip import (
+    BAD,
+    CEILING,
+    COIN,
+    DOWN,
+    FALL,
+    FIRE,
+    FLOOR,
+    LANES,
+    NOOP,
+    PLAYER_COL,
+    SIZE,
+    UP,
+)
 
 DEATH = -40.0
 ACTIONS = (NOOP, UP, DOWN, FIRE)
@@ -23,8 +38,12 @@ def _pull(row, pull, action):
 def policy(env):
     horizon = SIZE - 1 - PLAYER_COL  # columns 3..9 arrive at steps 1..7
     # value[(row, pull, last)] after the last known column: standing is a little better
-    value = {(row, pull, last): (0.2 if row in (FLOOR, CEILING) else 0.0)
-             for row in LANES for pull in (-1, 1) for last in ACTIONS}
+    value = {
+        (row, pull, last): (0.2 if row in (FLOOR, CEILING) else 0.0)
+        for row in LANES
+        for pull in (-1, 1)
+        for last in ACTIONS
+    }
 
     def outcome(t, row, pull, action, value):
         pull = _pull(row, pull, action)
@@ -36,7 +55,7 @@ def policy(env):
 
     for t in range(horizon, 1, -1):
         new = {}
-        for (row, pull, last) in value:
+        for row, pull, last in value:
             best = max(outcome(t, row, pull, a, value) for a in ACTIONS)
             new[row, pull, last] = 0.9 * best + 0.1 * outcome(t, row, pull, last, value)
         value = new

@@ -1,4 +1,5 @@
 """Scripted heat_gun player: shoots the lowest invader no shot is after yet; cools down rather than jam."""
+
 from minatar_synth.games.heat_gun import GUN_ROW, HEAT_PER_SHOT, MAX_HEAT
 
 

@@ -1,4 +1,5 @@
 """Scripted strong player for lane_switch: plans over the visible road for cans and fuel, sticky actions included."""
+
 from minatar_synth.games.lane_switch import CAN, CAR, EMPTY, LANES, LEFT, NOOP, RIGHT, ROWS, SCROLL_PERIOD
 
 HORIZON = 14
@@ -48,8 +49,9 @@ def policy(env):
     plan = _schedule(env)
     fuel = env.fuel
     feds = (False, True) if fuel <= HORIZON else (True,)
-    value = {(lane, last, fed): -0.01 * abs(lane - 2)
-             for lane in range(LANES) for last in MOVES for fed in (False, True)}
+    value = {
+        (lane, last, fed): -0.01 * abs(lane - 2) for lane in range(LANES) for last in MOVES for fed in (False, True)
+    }
     for j in range(HORIZON - 1, 0, -1):  # value before planned step j from the value after it
         new = dict(value)
         for lane in range(LANES):

@@ -1,4 +1,5 @@
 """Scripted missile_defense player: intercepts the most urgent reachable missile, planning by simulation."""
+
 from minatar_synth.games.missile_defense import GROUND, MAX_SHOTS, SHOT_SPEED, move_missile
 
 

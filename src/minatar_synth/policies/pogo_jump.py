@@ -1,6 +1,7 @@
-"""Scripted Pogo Jump player: expectimax over wind-up and release timings against the visible walls, sticky actions included."""
+"""Scripted Pogo Jump player: expectimax over wind-up and release timings against the visible walls, sticky
+actions included."""
 
-from functools import lru_cache
+from functools import cache
 
 from minatar_synth.games.pogo_jump import GRID, GROUND_ROW, MAX_CHARGE, RUNNER_COL, UP
 
@@ -25,7 +26,7 @@ def policy(env):
                 return True
         return False
 
-    @lru_cache(maxsize=None)
+    @cache
     def value(t, arc, charge, last):
         """Survival chance from step t on (arc: heights to come; last: last executed action)."""
         if t > HORIZON:

@@ -1,4 +1,5 @@
 """Scripted strong player for river_hop: dynamic programming over the (deterministic) lanes, sticky actions included."""
+
 import numpy as np
 
 from minatar_synth.games.river_hop import RIVER_ROWS, SIZE, START_ROW

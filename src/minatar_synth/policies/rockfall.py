@@ -1,4 +1,5 @@
 """Scripted strong player for rockfall: plans on the known landing schedule, sticky actions included."""
+
 from minatar_synth.games.rockfall import COLS, FAST_FROM, GROUND_ROW, LEFT, NOOP, RIGHT
 
 HORIZON = 12

@@ -69,16 +69,19 @@ def last_edits_block(answer: str) -> str:
         close = answer.find("```", newline + 1)
         if close < 0:
             if found is None:
-                raise AnswerError("the ```edits block is never closed: end it with a line of ``` "
-                                  "(was the reply cut off?)")
+                raise AnswerError(
+                    "the ```edits block is never closed: end it with a line of ``` (was the reply cut off?)"
+                )
             break
         found = (newline + 1, close)
         position = close + 3
     if found is not None:
-        return answer[found[0]:found[1]]
+        return answer[found[0] : found[1]]
     if _TAG.search(answer):
-        raise AnswerError("no ```edits block: the tag ```edits must end its line, with the edits on the lines "
-                          "after it and ``` after them")
+        raise AnswerError(
+            "no ```edits block: the tag ```edits must end its line, with the edits on the lines "
+            "after it and ``` after them"
+        )
     raise AnswerError("the answer has no ```edits block (write the edits inside ```edits ... ```)")
 
 
@@ -109,10 +112,14 @@ def _parse(block: str) -> ast.Module:
     if _TOKEN.subn("", block, count=MAX_TOKENS + 1)[1] > MAX_TOKENS:
         lines = _STATEMENT_LINE.subn("", block, count=MAX_STATEMENTS + 1)[1]
         if lines > MAX_STATEMENTS:
-            raise AnswerError(f"the edits block has more than {MAX_STATEMENTS:,} statements; at most "
-                              f"{MAX_STATEMENTS:,} are allowed (write whole rows or columns as lists)")
-        raise AnswerError(f"the edits block has more than {MAX_TOKENS:,} tokens (names, numbers and symbols "
-                          f"other than , ) ] }}); write fewer edits or shorter numbers")
+            raise AnswerError(
+                f"the edits block has more than {MAX_STATEMENTS:,} statements; at most "
+                f"{MAX_STATEMENTS:,} are allowed (write whole rows or columns as lists)"
+            )
+        raise AnswerError(
+            f"the edits block has more than {MAX_TOKENS:,} tokens (names, numbers and symbols "
+            f"other than , ) ] }}); write fewer edits or shorter numbers"
+        )
     if block.count("{") > MAX_BRACES:
         raise AnswerError(f"the edits block has more than {MAX_BRACES:,} '{{' characters (no edit uses one)")
     try:
@@ -124,12 +131,15 @@ def _parse(block: str) -> ast.Module:
             message = "an int has more than 4,300 digits"
         raise AnswerError(f"{where}syntax error: {_clip(message, 200)}") from None
     except (RecursionError, MemoryError):
-        raise AnswerError("the edits block is nested too deeply to parse (a long chain of operators, "
-                          "brackets or calls)") from None
+        raise AnswerError(
+            "the edits block is nested too deeply to parse (a long chain of operators, brackets or calls)"
+        ) from None
     except UnicodeEncodeError as error:  # a lone surrogate (e.g. from a JSON "\ud800" escape)
         line = block.count("\n", 0, error.start) + 1
-        raise AnswerError(f"edits line {line}: the block holds a character that is not valid Unicode "
-                          f"({block[error.start]!a}); remove it") from None
+        raise AnswerError(
+            f"edits line {line}: the block holds a character that is not valid Unicode "
+            f"({block[error.start]!a}); remove it"
+        ) from None
     except ValueError as error:
         raise AnswerError(f"the edits block could not be parsed ({_clip(str(error), 200)})") from None
     if len(tree.body) > MAX_STATEMENTS:
@@ -166,8 +176,9 @@ def _apply(statement: ast.stmt, weights: Weights, source: str) -> None:
 
 def _target(node: ast.expr, weights: Weights, source: str) -> tuple[str, np.ndarray, object]:
     if not isinstance(node, ast.Subscript) or not isinstance(node.value, ast.Name):
-        raise AnswerError("the edit target must index a named tensor, like W1[0, 3] or b3[:] "
-                          "(a whole tensor is written as W1[:, :])")
+        raise AnswerError(
+            "the edit target must index a named tensor, like W1[0, 3] or b3[:] (a whole tensor is written as W1[:, :])"
+        )
     name = node.value.id
     if name not in weights:
         raise AnswerError(f"unknown tensor {_clip(repr(name), 40)} (the tensors are {', '.join(weights)})")
@@ -263,8 +274,10 @@ def _numpy_edit(edit, name: str, tensor: np.ndarray, key: object, value: object)
     try:
         edit()
     except (IndexError, ValueError, TypeError, OverflowError) as error:
-        raise AnswerError(f"{name}{_show_key(key)}: {_clip(str(error), 300)} ({name} has shape {tensor.shape}; "
-                          f"the value is {_describe(value)})") from None
+        raise AnswerError(
+            f"{name}{_show_key(key)}: {_clip(str(error), 300)} ({name} has shape {tensor.shape}; "
+            f"the value is {_describe(value)})"
+        ) from None
 
 
 def _describe(value: object) -> str:
@@ -281,9 +294,11 @@ def _check_bounds(weights: Weights) -> None:
         bad = ~np.isfinite(tensor) | (np.abs(tensor) > MAX_ABS_WEIGHT)
         if bad.any():
             where = tuple(int(i) for i in np.argwhere(bad)[0])
-            raise AnswerError(f"after all edits {name}{list(where)} = {tensor[where]}; every weight must be finite "
-                              f"with absolute value at most {MAX_ABS_WEIGHT:g} ({int(bad.sum())} weights of "
-                              f"{name} are not)")
+            raise AnswerError(
+                f"after all edits {name}{list(where)} = {tensor[where]}; every weight must be finite "
+                f"with absolute value at most {MAX_ABS_WEIGHT:g} ({int(bad.sum())} weights of "
+                f"{name} are not)"
+            )
 
 
 def _show_key(key: object) -> str:
@@ -320,17 +335,27 @@ def _excerpt(source: str, node: ast.AST) -> str:
                 start = line_break.end()
                 break
     stop = _LINE_BREAK.search(source, start)
-    line = source[start:stop.start() if stop else len(source)]
+    line = source[start : stop.start() if stop else len(source)]
     end = node.end_col_offset if node.end_lineno == node.lineno else None  # offsets count UTF-8 bytes
-    text = line.encode("utf-8", "surrogatepass")[node.col_offset:end][:400].decode("utf-8", "replace")
+    text = line.encode("utf-8", "surrogatepass")[node.col_offset : end][:400].decode("utf-8", "replace")
     return _clip(" ".join(text.split()) + (" ..." if end is None else ""), 60)
 
 
 def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _source_operator(op: ast.operator) -> str:
-    symbols = {ast.Pow: "**=", ast.Div: "/=", ast.FloorDiv: "//=", ast.Mod: "%=", ast.MatMult: "@=",
-               ast.LShift: "<<=", ast.RShift: ">>=", ast.BitOr: "|=", ast.BitAnd: "&=", ast.BitXor: "^="}
+    symbols = {
+        ast.Pow: "**=",
+        ast.Div: "/=",
+        ast.FloorDiv: "//=",
+        ast.Mod: "%=",
+        ast.MatMult: "@=",
+        ast.LShift: "<<=",
+        ast.RShift: ">>=",
+        ast.BitOr: "|=",
+        ast.BitAnd: "&=",
+        ast.BitXor: "^=",
+    }
     return symbols.get(type(op), type(op).__name__)

@@ -19,8 +19,20 @@ from typer.core import TyperGroup
 from wspbench.inputs import InputFileError, InputTooLarge, output_file, read_bounded
 
 # `wsp --help` lists the commands in this order (what a user does first comes first); others follow.
-COMMAND_ORDER = ("run", "grade", "games", "suite", "verify", "runs", "report", "replay", "weights", "export",
-                 "superbeam", "chip8")
+COMMAND_ORDER = (
+    "run",
+    "grade",
+    "games",
+    "suite",
+    "verify",
+    "runs",
+    "report",
+    "replay",
+    "weights",
+    "export",
+    "superbeam",
+    "chip8",
+)
 
 
 class OrderedCommands(TyperGroup):
@@ -32,8 +44,13 @@ class OrderedCommands(TyperGroup):
         return sorted(names, key=lambda name: rank.get(name, len(rank)))
 
 
-app = typer.Typer(help="wspbench: weight-space programming benchmarks.", no_args_is_help=True,
-                  add_completion=False, pretty_exceptions_enable=False, cls=OrderedCommands)
+app = typer.Typer(
+    help="wspbench: weight-space programming benchmarks.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    cls=OrderedCommands,
+)
 console = Console()
 errors = Console(stderr=True)
 log = logging.getLogger(__name__)
@@ -62,15 +79,26 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def main(
-    verbose: int = typer.Option(0, "--verbose", "-v", count=True, show_default=False,
-                                help="Log what happens on stderr (-v: steps such as the engine used, -vv: details)."),
-    show_version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
-                                      help="Print the version and exit."),
+    verbose: int = typer.Option(
+        0,
+        "--verbose",
+        "-v",
+        count=True,
+        show_default=False,
+        help="Log what happens on stderr (-v: steps such as the engine used, -vv: details).",
+    ),
+    show_version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+    ),
 ) -> None:
     """wspbench: weight-space programming benchmarks."""
     if verbose:  # wspbench's own messages; other libraries (numba...) stay at warnings
-        logging.basicConfig(level=logging.WARNING, force=True, format="%(levelname)s %(name)s: %(message)s",
-                            handlers=[logging.StreamHandler(errors.file)])
+        logging.basicConfig(
+            level=logging.WARNING,
+            force=True,
+            format="%(levelname)s %(name)s: %(message)s",
+            handlers=[logging.StreamHandler(errors.file)],
+        )
         logging.getLogger("wspbench").setLevel(logging.DEBUG if verbose > 1 else logging.INFO)
 
 
@@ -95,8 +123,14 @@ def progress_bar(label: str, total: int):
     """A rich progress bar on stderr; yields the callback the engine calls with finished episodes."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=errors, transient=True) as progress:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=errors,
+        transient=True,
+    ) as progress:
         bar = progress.add_task(label, total=total)
         yield lambda done: progress.advance(bar, done)
 

@@ -8,8 +8,9 @@ import typer
 
 from wspbench.cli.app import app, console, errors, output_file
 
-export_app = typer.Typer(help="Export tasks where people use them: Harbor task folders, JSONL/Parquet rows.",
-                         no_args_is_help=True)
+export_app = typer.Typer(
+    help="Export tasks where people use them: Harbor task folders, JSONL/Parquet rows.", no_args_is_help=True
+)
 app.add_typer(export_app, name="export", help="Export tasks: Harbor task folders, JSONL/Parquet dataset rows.")
 
 
@@ -34,8 +35,11 @@ def export_harbor_command(
     base_image: str = typer.Option(None, help="Docker base image (default python:X.Y-slim; pin a digest here)."),
     cpus: int = typer.Option(4, min=1, help="CPUs per container (the verifier timeout is sized with it)."),
     memory_mb: int = typer.Option(4096, min=256, help="Memory per container."),
-    measure: bool = typer.Option(False, "--measure", help="Size the timeouts by grading here instead of taking "
-                                                          "them from the committed table (not reproducible)."),
+    measure: bool = typer.Option(
+        False,
+        "--measure",
+        help="Size the timeouts by grading here instead of taking them from the committed table (not reproducible).",
+    ),
     measure_episodes: int = typer.Option(2, min=1, help="Episodes graded per task with --measure."),
     name: str = typer.Option("wspbench", help="Dataset name in registry.json and dataset.toml."),
 ) -> None:
@@ -50,9 +54,18 @@ def export_harbor_command(
         raise typer.BadParameter(f"{wheel} is not a wheel file", param_hint="--wheel")
     items = _select_tasks(tasks, episodes)
     try:
-        folders = export_harbor(out, items, wheel=wheel, install=install, resources=Resources(cpus, memory_mb),
-                                measure=measure, measure_episodes=measure_episodes, name=name, base_image=base_image,
-                                progress=lambda item: errors.print(f"exported {item.harbor_name}", markup=False))
+        folders = export_harbor(
+            out,
+            items,
+            wheel=wheel,
+            install=install,
+            resources=Resources(cpus, memory_mb),
+            measure=measure,
+            measure_episodes=measure_episodes,
+            name=name,
+            base_image=base_image,
+            progress=lambda item: errors.print(f"exported {item.harbor_name}", markup=False),
+        )
     except OSError as error:  # the output cannot be written: a usage error
         errors.print(f"export failed: {error}", style="red", markup=False)
         raise typer.Exit(2) from None
@@ -64,8 +77,9 @@ def export_harbor_command(
 
 @export_app.command("jsonl")
 def export_jsonl_command(
-    out: Path = typer.Argument(..., callback=output_file, help="The .jsonl file to write (a .parquet copy is added "
-                                                               "when pyarrow is installed)."),
+    out: Path = typer.Argument(
+        ..., callback=output_file, help="The .jsonl file to write (a .parquet copy is added when pyarrow is installed)."
+    ),
     tasks: str = typer.Option("all", help="Tasks, as for `wsp run`."),
     episodes: int = typer.Option(1000, min=1, help="Held-out episodes (a task with fewer uses all it has)."),
 ) -> None:

@@ -42,8 +42,9 @@ def find_task(task_id: str | None, game: str | None, source: str | None):
     except UnknownTask as error:
         raise typer.BadParameter(str(error), param_hint="--game") from None
     if source is not None and task.id != f"{source}/{game}":
-        raise typer.BadParameter(f"there is no task {f'{source}/{game}'!r:.80}; {game} is {task.id}",
-                                 param_hint="--game/--source")
+        raise typer.BadParameter(
+            f"there is no task {f'{source}/{game}'!r:.80}; {game} is {task.id}", param_hint="--game/--source"
+        )
     return task
 
 
@@ -56,17 +57,26 @@ def grade_table(name: str, score):
     table.add_column("metric")
     table.add_column("value", justify="right")
     table.add_row("task", score.task)
-    table.add_row("episodes", f"{len(score.episodes)}" + (f" ({score.episodes[0]}..{score.episodes[-1]})"
-                                                          if score.episodes else ""))
+    table.add_row(
+        "episodes",
+        f"{len(score.episodes)}" + (f" ({score.episodes[0]}..{score.episodes[-1]})" if score.episodes else ""),
+    )
     table.add_row("normalised score", f"{score.normalized:.5f}")
     if score.error is not None:
         table.add_row("error", Text(score.error, style="red"))
         return table
     low, high = score.interval()
-    rows = [("95% interval", f"{low:.4f} .. {high:.4f}"), ("raw score (mean value)", f"{score.raw:.3f}"),
-            ("score cap", f"{score.score_cap:g}"), ("mean episode length", f"{score.mean_length:.2f}")]
-    rows += [(key.replace("_", " "), f"{value:g}" if isinstance(value, float) else str(value))
-             for key, value in score.metadata.items() if isinstance(value, (int, float, str))]
+    rows = [
+        ("95% interval", f"{low:.4f} .. {high:.4f}"),
+        ("raw score (mean value)", f"{score.raw:.3f}"),
+        ("score cap", f"{score.score_cap:g}"),
+        ("mean episode length", f"{score.mean_length:.2f}"),
+    ]
+    rows += [
+        (key.replace("_", " "), f"{value:g}" if isinstance(value, float) else str(value))
+        for key, value in score.metadata.items()
+        if isinstance(value, (int, float, str))
+    ]
     rows.append(("seconds", f"{score.seconds:.2f}"))
     for label, value in rows:
         table.add_row(label, value)
@@ -75,28 +85,43 @@ def grade_table(name: str, score):
 
 @app.command()
 def grade(
-    task_id: str = typer.Argument(None, metavar="TASK", show_default=False,
-                                  help="Task id (original/breakout, synth/ferry, superbeam) or game name; "
-                                       "see `wsp games`. Leave out with --game."),
-    answer: str = typer.Argument(None, metavar="ANSWER", show_default=False,
-                                 help="File with the model's reply, or - for standard input."),
+    task_id: str = typer.Argument(
+        None,
+        metavar="TASK",
+        show_default=False,
+        help="Task id (original/breakout, synth/ferry, superbeam) or game name; "
+        "see `wsp games`. Leave out with --game.",
+    ),
+    answer: str = typer.Argument(
+        None, metavar="ANSWER", show_default=False, help="File with the model's reply, or - for standard input."
+    ),
     game: str = typer.Option(None, "--game", "-g", help="Instead of TASK: a game name, e.g. breakout."),
-    source: str = typer.Option(None, help="With --game: the task's source (original, synth); default: inferred "
-                                          "(game names are unique)."),
-    episodes: int = typer.Option(None, min=1, max=MAX_EPISODES, show_default=False,
-                                 help="Scoring episodes (SUPERBEAM: held-out levels) to play, the first N; "
-                                      "default: the task's own (`wsp games`)."),
+    source: str = typer.Option(
+        None, help="With --game: the task's source (original, synth); default: inferred (game names are unique)."
+    ),
+    episodes: int = typer.Option(
+        None,
+        min=1,
+        max=MAX_EPISODES,
+        show_default=False,
+        help="Scoring episodes (SUPERBEAM: held-out levels) to play, the first N; "
+        "default: the task's own (`wsp games`).",
+    ),
     workers: int = typer.Option(None, min=1, max=MAX_WORKERS, help="Processes to use (default: all cores)."),
-    engine: str = typer.Option("auto", callback=check_engine, help="auto (default: the fastest exact engine for "
-                               "the game), compiled, fast or reference."),
+    engine: str = typer.Option(
+        "auto",
+        callback=check_engine,
+        help="auto (default: the fastest exact engine for the game), compiled, fast or reference.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON (the same for every task)."),
 ) -> None:
     """Grade an answer (a model's reply) on any task: `wsp grade TASK ANSWER` or `wsp grade --game G ANSWER`.
 
     Exit codes: 0 graded, 1 answer rejected, 2 usage error (unknown task, unreadable file)."""
     if source is not None and game is None:
-        raise typer.BadParameter("--source needs --game (or name the task: `wsp grade synth/ferry ANSWER`)",
-                                 param_hint="--source")
+        raise typer.BadParameter(
+            "--source needs --game (or name the task: `wsp grade synth/ferry ANSWER`)", param_hint="--source"
+        )
     if game is not None:
         if answer is not None:
             raise typer.BadParameter("give TASK or --game, not both", param_hint="TASK")
@@ -113,8 +138,9 @@ def grade(
     except InputTooLarge as error:
         score = task.rejected(f"{error}: an answer has at most {max_answer_chars():,} characters")
     else:
-        log.info("grading %s on %d episodes (%s..%s), engine %s", task.id, len(scoring), scoring[0], scoring[-1],
-                 engine)
+        log.info(
+            "grading %s on %d episodes (%s..%s), engine %s", task.id, len(scoring), scoring[0], scoring[-1], engine
+        )
         with progress_bar(task.id, len(scoring)) as advance:
             score = task.grade(text, scoring, engine=engine, workers=workers, progress=advance)
         log.info("graded in %.2f s", score.seconds)
@@ -133,10 +159,19 @@ def game_rows() -> list[dict]:
     rows = []
     for task in all_tasks():
         calibration = task.calibration()
-        rows.append({"id": task.id, "family": task.family, "game": task.game.name, "score_cap": task.game.score_cap,
-                     "max_steps": task.game.max_steps, "default_episodes": task.default_episodes,
-                     "zero": calibration.get("zero"), "reference": calibration.get("reference"),
-                     "description": task.game.description})
+        rows.append(
+            {
+                "id": task.id,
+                "family": task.family,
+                "game": task.game.name,
+                "score_cap": task.game.score_cap,
+                "max_steps": task.game.max_steps,
+                "default_episodes": task.default_episodes,
+                "zero": calibration.get("zero"),
+                "reference": calibration.get("reference"),
+                "description": task.game.description,
+            }
+        )
     return rows
 
 
@@ -149,14 +184,17 @@ def games(as_json: bool = typer.Option(False, "--json", help="Print the tasks as
         return
     from rich.table import Table
 
-    table = Table(caption="zero: the all-zero network; reference: the shipped program (normalised, "
-                          "from benchmarks/calibrate_synth.py); - not measured")
+    table = Table(
+        caption="zero: the all-zero network; reference: the shipped program (normalised, "
+        "from benchmarks/calibrate_synth.py); - not measured"
+    )
     for column in ("task", "family", "cap", "max length", "zero", "reference", "description"):
         table.add_column(column, justify="left" if column in ("task", "family", "description") else "right")
     for row in rows:
         scores = ["-" if row[key] is None else f"{row[key]:.3f}" for key in ("zero", "reference")]
-        table.add_row(row["id"], row["family"], f"{row['score_cap']:g}", f"{row['max_steps']:,}", *scores,
-                      row["description"])
+        table.add_row(
+            row["id"], row["family"], f"{row['score_cap']:g}", f"{row['max_steps']:,}", *scores, row["description"]
+        )
     console.print(table)
 
 
@@ -171,14 +209,16 @@ def suite(as_json: bool = typer.Option(False, "--json", help="Print the suite as
     if as_json:
         print(json.dumps(found.to_json()))
         return
-    console.print(f"{found.name} {found.version}: {found.tasks} tasks, digest {found.digest}", markup=False,
-                  highlight=False)
+    console.print(
+        f"{found.name} {found.version}: {found.tasks} tasks, digest {found.digest}", markup=False, highlight=False
+    )
 
 
 @app.command()
 def verify(
-    trajectory: Path = typer.Option(None, help="Trajectory JSON (default: /logs/trajectory.json, "
-                                               "else /logs/agent/trajectory.json)."),
+    trajectory: Path = typer.Option(
+        None, help="Trajectory JSON (default: /logs/trajectory.json, else /logs/agent/trajectory.json)."
+    ),
     reward: Path = typer.Option(Path("/logs/verifier/reward.json"), help="Where to write the reward."),
     workers: int = typer.Option(None, min=1, max=MAX_WORKERS, help="Processes to use (default: all cores)."),
 ) -> None:

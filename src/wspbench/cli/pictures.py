@@ -56,15 +56,21 @@ def rejected_or_unwritable(out: Path):
 
 @app.command("replay")
 def replay_command(
-    task: str = typer.Argument(..., callback=known_task, help="Task id: original/breakout, synth/ferry, superbeam, "
-                                                              "... (see `wsp games`)."),
+    task: str = typer.Argument(
+        ..., callback=known_task, help="Task id: original/breakout, synth/ferry, superbeam, ... (see `wsp games`)."
+    ),
     answer: str = typer.Argument(..., help="File with the reply (or weights JSON), or - for standard input."),
     out: Path = typer.Option(Path("replay.gif"), callback=gif_file, help="The GIF to write."),
     episodes: int = typer.Option(1, min=1, max=20, help="Episodes to play one after another."),
-    seed: int = typer.Option(None, min=0, max=10**9, help="First episode id, then the next ones (default: the "
-                                                          "task's first held-out episodes, which a grade plays)."),
-    max_frames: int = typer.Option(1000, min=1, max=10_000, help="Frames kept per episode (the episode is still "
-                                                                 "played out)."),
+    seed: int = typer.Option(
+        None,
+        min=0,
+        max=10**9,
+        help="First episode id, then the next ones (default: the task's first held-out episodes, which a grade plays).",
+    ),
+    max_frames: int = typer.Option(
+        1000, min=1, max=10_000, help="Frames kept per episode (the episode is still played out)."
+    ),
     frame_ms: int = typer.Option(80, min=10, max=60_000, help="Milliseconds per frame."),
 ) -> None:
     """Animated GIF of the network playing graded episodes, with actions and probabilities."""
@@ -85,10 +91,14 @@ def replay_command(
 def weights_command(
     answer: str = typer.Argument(..., help="File with the reply (or weights JSON), or - for standard input."),
     out: Path = typer.Option(Path("weights.png"), callback=output_file, help="The PNG to write."),
-    task: str = typer.Option(None, callback=known_task, help="Read the answer as this task does (default: the "
-                                                              "first task whose parser accepts it)."),
-    family: str = typer.Option(None, callback=family_task, hidden=True,
-                               help="Deprecated: the first task of this family (use --task)."),
+    task: str = typer.Option(
+        None,
+        callback=known_task,
+        help="Read the answer as this task does (default: the first task whose parser accepts it).",
+    ),
+    family: str = typer.Option(
+        None, callback=family_task, hidden=True, help="Deprecated: the first task of this family (use --task)."
+    ),
 ) -> None:
     """A picture of the weights: W1 as channel maps per hidden unit, the other tensors as heatmaps."""
     from wspbench.report.weights import weights_png

@@ -95,8 +95,9 @@ def save_png(pixels, path: Path, scale: int = 8) -> None:
 @chip8_app.command()
 def asm(
     source: Path = typer.Argument(..., help="Assembly source (.asm)."),
-    out: Path = typer.Option(None, "--out", "-o", callback=output_file, help="ROM to write (default: SOURCE with "
-                                                                             ".ch8)."),
+    out: Path = typer.Option(
+        None, "--out", "-o", callback=output_file, help="ROM to write (default: SOURCE with .ch8)."
+    ),
     sym: Path = typer.Option(None, callback=output_file, help="Also write the symbol table as JSON here."),
 ) -> None:
     """Assemble SOURCE into a ROM."""
@@ -107,8 +108,11 @@ def asm(
     if sym:
         with writing(sym):
             sym.write_text(json.dumps(program.sym, indent=2) + "\n")
-    console.print(f"{source} -> {out}: {len(program.code)} bytes at 0x{program.origin:03X}, "
-                  f"{len(program.sym)} symbols", markup=False, highlight=False)
+    console.print(
+        f"{source} -> {out}: {len(program.code)} bytes at 0x{program.origin:03X}, {len(program.sym)} symbols",
+        markup=False,
+        highlight=False,
+    )
 
 
 @chip8_app.command()
@@ -136,14 +140,18 @@ def run(
         raise fail(f"in frame {machine.frames + 1}: {e}{where}", 1) from None
     pixels = machine.display()
     if show:
-        console.print(Panel(screen_text(pixels), title=Text(f"{rom.name} after {frames} frames"),
-                            expand=False))
+        console.print(Panel(screen_text(pixels), title=Text(f"{rom.name} after {frames} frames"), expand=False))
     table = Table(show_header=False, box=None)
     table.add_row(*(f"V{i:X}={v}" for i, v in enumerate(machine.regs()[:8])))
     table.add_row(*(f"V{i + 8:X}={v}" for i, v in enumerate(machine.regs()[8:])))
-    table.add_row(f"I=0x{machine.I:03X}", f"PC=0x{machine.pc:03X}", f"DT={machine.dt}",
-                  f"ST={machine.st}", f"SP={len(machine.stack)}",
-                  f"instr={machine.executed}")
+    table.add_row(
+        f"I=0x{machine.I:03X}",
+        f"PC=0x{machine.pc:03X}",
+        f"DT={machine.dt}",
+        f"ST={machine.st}",
+        f"SP={len(machine.stack)}",
+        f"instr={machine.executed}",
+    )
     console.print(table)
     if png:
         with writing(png):
@@ -155,15 +163,13 @@ def run(
 def disasm(rom: Path = typer.Argument(..., help="A .asm source or a raw ROM.")) -> None:
     """Print a program as assembly (labels included when it is a .asm source)."""
     program = _load(rom)
-    console.print(disassemble(program.code, program.origin, program.labels),
-                  markup=False, highlight=False, end="")
+    console.print(disassemble(program.code, program.origin, program.labels), markup=False, highlight=False, end="")
 
 
 # --------------------------------------------------------------------------------------------------
 # `wsp superbeam grade/play`: the SUPERBEAM task (wspbench/tasks/superbeam.py), through the registry.
 
-superbeam_app = typer.Typer(help="SUPERBEAM: grade written networks, play levels, make GIFs.",
-                            no_args_is_help=True)
+superbeam_app = typer.Typer(help="SUPERBEAM: grade written networks, play levels, make GIFs.", no_args_is_help=True)
 app.add_typer(superbeam_app, name="superbeam", help="SUPERBEAM: grade a JSON network on levels, or watch one play.")
 
 
@@ -222,18 +228,27 @@ def _levels(spec: str, task) -> list[int]:
             raise ValueError
         return seeds
     except ValueError:
-        raise typer.BadParameter(f"must be train, test, A..B or a comma list of seeds, not {spec!r:.60}",
-                                 param_hint="--levels") from None
+        raise typer.BadParameter(
+            f"must be train, test, A..B or a comma list of seeds, not {spec!r:.60}", param_hint="--levels"
+        ) from None
 
 
 @superbeam_app.command()
 def grade(
     answer: Path = typer.Argument(..., help="A model's answer (text with a ```json block) or a weights .json file."),
-    levels: str = typer.Option("test", help="test (1000000..1000019, the held-out levels that `wsp grade` and "
-                                            "`wsp run` score), train (0..9), A..B, or seeds a,b,c."),
-    difficulty: float = typer.Option(None, min=0.0, max=1.0, callback=finite, show_default=False,
-                                     help="Level difficulty, 0..1; default: the task's. Another difficulty is "
-                                          "not the suite's task."),
+    levels: str = typer.Option(
+        "test",
+        help="test (1000000..1000019, the held-out levels that `wsp grade` and "
+        "`wsp run` score), train (0..9), A..B, or seeds a,b,c.",
+    ),
+    difficulty: float = typer.Option(
+        None,
+        min=0.0,
+        max=1.0,
+        callback=finite,
+        show_default=False,
+        help="Level difficulty, 0..1; default: the task's. Another difficulty is not the suite's task.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON (the shape of `wsp grade --json`)."),
 ) -> None:
     """Score a written network on SUPERBEAM levels (exit 1 when the answer is unusable, with --json too)."""
@@ -262,19 +277,28 @@ def grade(
         table.add_column(col)
     for r in score.metadata["detail"]:
         where = "" if r["won"] or not r["where"] else " ".join(f"{k}={v:g}" for k, v in r["where"].items())
-        table.add_row(str(r["seed"]), "[green]won[/]" if r["won"] else f"[red]{r['cause']}[/]",
-                      f"{100 * r['progress']:.0f}%", str(r["coins"]), str(r["frames"]), where)
+        table.add_row(
+            str(r["seed"]),
+            "[green]won[/]" if r["won"] else f"[red]{r['cause']}[/]",
+            f"{100 * r['progress']:.0f}%",
+            str(r["coins"]),
+            str(r["frames"]),
+            where,
+        )
     console.print(table)
-    console.print(f"won [bold]{score.metadata['won']}/{score.metadata['levels']}[/], mean progress "
-                  f"{100 * score.metadata['mean_progress']:.1f}%, score {score.normalized:.3f}")
+    console.print(
+        f"won [bold]{score.metadata['won']}/{score.metadata['levels']}[/], mean progress "
+        f"{100 * score.metadata['mean_progress']:.1f}%, score {score.normalized:.3f}"
+    )
 
 
 @superbeam_app.command()
 def play(
     level: str = typer.Option("0", callback=check_level, help="A level seed (an integer), or 'classic'."),
     weights: Path = typer.Option(None, help="Network weights (.json or an answer); default: the reference network."),
-    difficulty: float = typer.Option(None, min=0.0, max=1.0, callback=finite, show_default=False,
-                                     help="Level difficulty, 0..1; default: the task's."),
+    difficulty: float = typer.Option(
+        None, min=0.0, max=1.0, callback=finite, show_default=False, help="Level difficulty, 0..1; default: the task's."
+    ),
     gif: Path = typer.Option(None, callback=output_file, help="Write the episode as an animated GIF here."),
     show: bool = typer.Option(True, help="Print the final screen."),
 ) -> None:
@@ -282,8 +306,11 @@ def play(
     from wspbench.tasks import AnswerError
 
     task = superbeam_task(difficulty)
-    text = (task.offline_answer("reference") if weights is None
-            else read_input(weights, answer_bytes(), "weights file").decode("utf-8", errors="replace"))
+    text = (
+        task.offline_answer("reference")
+        if weights is None
+        else read_input(weights, answer_bytes(), "weights file").decode("utf-8", errors="replace")
+    )
     try:
         net = task.parse(text)
     except AnswerError as e:
@@ -305,6 +332,8 @@ def save_gif(screens, path: Path, scale: int = 6, ms_per_picture: int = 67) -> N
     import numpy as np
     from PIL import Image
 
-    pictures = [Image.fromarray((np.kron(s, np.ones((scale, scale), dtype=np.uint8)) * 255).astype(np.uint8),
-                                mode="L") for s in screens]
+    pictures = [
+        Image.fromarray((np.kron(s, np.ones((scale, scale), dtype=np.uint8)) * 255).astype(np.uint8), mode="L")
+        for s in screens
+    ]
     pictures[0].save(path, save_all=True, append_images=pictures[1:], duration=ms_per_picture, loop=0)

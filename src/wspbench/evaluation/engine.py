@@ -62,8 +62,13 @@ class EpisodeResults:
         return float(np.mean(self.lengths))
 
 
-def play_reference(task: MinAtarGame, weights: Weights, episode_ids: Sequence[int],
-                   progress: Progress | None = None, observe: Callable | None = None) -> list[tuple[float, int]]:
+def play_reference(
+    task: MinAtarGame,
+    weights: Weights,
+    episode_ids: Sequence[int],
+    progress: Progress | None = None,
+    observe: Callable | None = None,
+) -> list[tuple[float, int]]:
     """The specification: each episode on its own, one observation and one action at a time. `observe`, if
     given, is called with (screen, logits, action, return so far) before each decision, and once with the final
     screen and no logits or action (replays draw these)."""
@@ -106,8 +111,13 @@ class _Slot:
         return self
 
 
-def play_lockstep(task: MinAtarGame, weights: Weights, episode_ids: Sequence[int],
-                  progress: Progress | None = None, batch_size: int = BATCH_SIZE) -> list[tuple[float, int]]:
+def play_lockstep(
+    task: MinAtarGame,
+    weights: Weights,
+    episode_ids: Sequence[int],
+    progress: Progress | None = None,
+    batch_size: int = BATCH_SIZE,
+) -> list[tuple[float, int]]:
     """The same episodes as `play_reference`, up to `batch_size` of them advancing together."""
     network = task.network
     forward = network.batched(weights)
@@ -162,8 +172,13 @@ def _exact_action(network, weights: Weights, x: np.ndarray, uniform: float) -> i
     return int(np.searchsorted(cdf, uniform, side="right"))
 
 
-def play_compiled(task: MinAtarGame, weights: Weights, episode_ids: Sequence[int],
-                  progress: Progress | None = None, batch_size: int = BATCH_SIZE) -> list[tuple[float, int]]:
+def play_compiled(
+    task: MinAtarGame,
+    weights: Weights,
+    episode_ids: Sequence[int],
+    progress: Progress | None = None,
+    batch_size: int = BATCH_SIZE,
+) -> list[tuple[float, int]]:
     """The same episodes as `play_reference`, in compiled code for the original games (`fast` otherwise)."""
     if not task.compiled:
         return play_lockstep(task, weights, episode_ids, progress, batch_size)
@@ -195,8 +210,14 @@ def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def evaluate(task: MinAtarGame, weights: Weights, episode_ids: Sequence[int] | int, engine: str = "auto",
-             workers: int | None = None, progress: Progress | None = None) -> EpisodeResults:
+def evaluate(
+    task: MinAtarGame,
+    weights: Weights,
+    episode_ids: Sequence[int] | int,
+    engine: str = "auto",
+    workers: int | None = None,
+    progress: Progress | None = None,
+) -> EpisodeResults:
     """Play `episode_ids` (or episodes 0..n-1 for an int) and return every episode's return and length."""
     engine = resolve_engine(task, engine)
     ids = list(range(episode_ids)) if isinstance(episode_ids, int) else [int(e) for e in episode_ids]

@@ -35,8 +35,12 @@ def failed(task: Task, error: str) -> dict:
 
 class _Worker:
     def __init__(self):
-        self.process = subprocess.Popen([sys.executable, "-m", "wspbench.export.grade_pool"], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "wspbench.export.grade_pool"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
         if self.read(START_TIMEOUT_S) != {"ready": True}:
             self.kill()
             raise RuntimeError("the grading process did not start")
@@ -93,8 +97,11 @@ class GradePool:
                 return failed(task, f"grading failed: the grading process broke ({type(error).__name__})")
             if result is None:
                 worker.kill()
-                return failed(task, f"grading took longer than the server's limit of {self.timeout_s:g} s "
-                              f"(stopped after {time.monotonic() - started:.1f} s)")
+                return failed(
+                    task,
+                    f"grading took longer than the server's limit of {self.timeout_s:g} s "
+                    f"(stopped after {time.monotonic() - started:.1f} s)",
+                )
             with self._lock:
                 self._idle.append(worker)
             return failed(task, str(result["failed"])) if "failed" in result else result

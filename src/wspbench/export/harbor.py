@@ -46,13 +46,13 @@ ANSWER_FILE = "/app/answer.md"
 LICENSE = "GPL-3.0-or-later"
 SCHEMA_VERSION = "1.4"
 MIN_VERIFIER_S = 300
-STARTUP_S = 120      # container start, imports, process pool
-SAFETY = 2.0         # measured time is on the measuring machine; Harbor's may be slower
+STARTUP_S = 120  # container start, imports, process pool
+SAFETY = 2.0  # measured time is on the measuring machine; Harbor's may be slower
 AGENT_TIMEOUT_S = 1800  # the model's own time to think and write the answer (it cannot grade in its image)
 KEYWORDS = ["weight-space-programming", "neural-networks", "games", "reinforcement-learning"]
 TIMEOUTS_TABLE = Path(__file__).with_name("harbor_timeouts.json")
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # the earliest date a zip file can hold: the wheel carries no build time
-SOURCE_DATE_EPOCH = "315532800"   # the same date, for the build tools
+SOURCE_DATE_EPOCH = "315532800"  # the same date, for the build tools
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,7 @@ class Resources:
 
 
 # --- one exported task ---------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Exported:
@@ -90,8 +91,10 @@ class Exported:
 
     def description(self) -> str:
         game, network = self.task.game, self.task.network
-        return (f"Weight-space programming: write the weights of the {network.describe()} network that plays "
-                f"{game.name}: {game.description} Scored by {self.task.scoring_rule(len(self.episodes))}.")
+        return (
+            f"Weight-space programming: write the weights of the {network.describe()} network that plays "
+            f"{game.name}: {game.description} Scored by {self.task.scoring_rule(len(self.episodes))}."
+        )
 
 
 def exported(tasks: list[Task], count: int) -> list[Exported]:
@@ -100,6 +103,7 @@ def exported(tasks: list[Task], count: int) -> list[Exported]:
 
 
 # --- what a task costs to grade -------------------------------------------------------------------
+
 
 def measure_grading(task: Task, episodes: int = 2) -> float:
     """Seconds one scoring episode can take in the worst case (every episode at its step limit),
@@ -134,6 +138,7 @@ def timeouts(item: Exported, episode_s: float, cpus: int) -> tuple[int, int]:
 
 # --- the verifier's wheel and pins ----------------------------------------------------------------
 
+
 def source_tree() -> Path | None:
     """The project folder (with pyproject.toml) this wspbench runs from, if it is a source checkout."""
     root = Path(__file__).resolve().parents[3]  # src/wspbench/export/harbor.py
@@ -161,9 +166,13 @@ def build_wheel(folder: Path) -> Path:
         source, built = Path(scratch) / "source", Path(scratch) / "built"
         source.mkdir()
         _clean_copy(root, source)
-        done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(built),
-                               str(source)], check=False, capture_output=True, text=True,
-                              env={**os.environ, "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH, "PYTHONHASHSEED": "0"})
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(built), str(source)],
+            check=False,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH, "PYTHONHASHSEED": "0"},
+        )
         wheels = sorted(built.glob("wspbench-*.whl"))
         if done.returncode != 0 or not wheels:
             raise RuntimeError(f"building the wspbench wheel failed: {done.stderr.strip()[-400:]}")
@@ -240,41 +249,52 @@ def agent_dockerfile(pins: str, base_image: str | None = None) -> str:
     """The agent's image: Python, numpy (pinned) and an empty /app owned by the non-root user `agent`.
     Nothing of this project is in it: no reference answers, no scripted players, no grader."""
     numpy = pinned(pins, "numpy") or "numpy"
-    return (f"# Agent environment: Python and numpy. Write the answer to {ANSWER_FILE}.\n"
-            f"FROM {base_image or default_base_image()}\n"
-            f"RUN pip install --no-cache-dir --only-binary=:all: {numpy} \\\n"
-            f"    && useradd --create-home agent && mkdir -p /app && chown agent /app\n"
-            f"WORKDIR /app\n")
+    return (
+        f"# Agent environment: Python and numpy. Write the answer to {ANSWER_FILE}.\n"
+        f"FROM {base_image or default_base_image()}\n"
+        f"RUN pip install --no-cache-dir --only-binary=:all: {numpy} \\\n"
+        f"    && useradd --create-home agent && mkdir -p /app && chown agent /app\n"
+        f"WORKDIR /app\n"
+    )
 
 
 def verifier_dockerfile(wheel_name: str | None, version: str, base_image: str | None = None) -> str:
     """The verifier's image, built by Harbor from tests/: this project and its pinned dependencies are
     installed at build time (the only time it uses the network), and test.sh is baked in as /tests/test.sh."""
     if wheel_name:
-        install = (f"COPY {wheel_name} constraints.txt /opt/wspbench/\n"
-                   f"RUN pip install --no-cache-dir --only-binary=:all: -c /opt/wspbench/constraints.txt "
-                   f"/opt/wspbench/{wheel_name}\n")
+        install = (
+            f"COPY {wheel_name} constraints.txt /opt/wspbench/\n"
+            f"RUN pip install --no-cache-dir --only-binary=:all: -c /opt/wspbench/constraints.txt "
+            f"/opt/wspbench/{wheel_name}\n"
+        )
     else:
-        install = ("COPY constraints.txt /opt/wspbench/\n"
-                   f"RUN pip install --no-cache-dir --only-binary=:all: -c /opt/wspbench/constraints.txt "
-                   f"wspbench=={version}\n")
-    return (f"# Verifier environment (Harbor's separate mode): grading runs offline with what is installed here.\n"
-            f"FROM {base_image or default_base_image()}\n{install}"
-            f"COPY test.sh /tests/test.sh\n"
-            f"RUN chmod 755 /tests/test.sh\n")
+        install = (
+            "COPY constraints.txt /opt/wspbench/\n"
+            f"RUN pip install --no-cache-dir --only-binary=:all: -c /opt/wspbench/constraints.txt "
+            f"wspbench=={version}\n"
+        )
+    return (
+        f"# Verifier environment (Harbor's separate mode): grading runs offline with what is installed here.\n"
+        f"FROM {base_image or default_base_image()}\n{install}"
+        f"COPY test.sh /tests/test.sh\n"
+        f"RUN chmod 755 /tests/test.sh\n"
+    )
 
 
 # --- the files of one task ------------------------------------------------------------------------
+
 
 def instruction(item: Exported) -> str:
     block = f"```{item.task.answer_format}"
     system, user = (message["content"] for message in item.messages)
     first, last = item.episodes[0], item.episodes[-1]
-    return (f"{system}\n\n{user.rstrip()}\n\n---\n\n## Handing in your answer\n\n"
-            f"Write your complete final reply (your reasoning, then the {block} block) to the file "
-            f"`{ANSWER_FILE}`. Only that file is graded, as a reply: the grader reads the last {block} "
-            f"block in it and plays {len(item.episodes)} held-out episodes ({first}..{last}). Nothing else you "
-            f"do in this environment is scored.\n")
+    return (
+        f"{system}\n\n{user.rstrip()}\n\n---\n\n## Handing in your answer\n\n"
+        f"Write your complete final reply (your reasoning, then the {block} block) to the file "
+        f"`{ANSWER_FILE}`. Only that file is graded, as a reply: the grader reads the last {block} "
+        f"block in it and plays {len(item.episodes)} held-out episodes ({first}..{last}). Nothing else you "
+        f"do in this environment is scored.\n"
+    )
 
 
 def test_script(item: Exported) -> str:
@@ -321,14 +341,14 @@ cat > "$ANSWER_FILE" <<'{delimiter}'
 """
 
 
-def task_toml(item: Exported, verifier_s: int, agent_s: int, resources: Resources, version: str,
-              episode_s: float, suite: dict) -> str:
+def task_toml(
+    item: Exported, verifier_s: int, agent_s: int, resources: Resources, version: str, episode_s: float, suite: dict
+) -> str:
     q = json.dumps  # a JSON string is a valid TOML basic string
     task = item.task
     keywords = KEYWORDS + [task.family, task.game.name]
     env = "".join(f"{key} = {q(value)}\n" for key, value in item.verifier_env().items())
-    limits = (f"cpus = {resources.cpus}\nmemory_mb = {resources.memory_mb}\n"
-              f"storage_mb = {resources.storage_mb}\n")
+    limits = f"cpus = {resources.cpus}\nmemory_mb = {resources.memory_mb}\nstorage_mb = {resources.storage_mb}\n"
     suite_table = ", ".join(f"{key} = {q(value)}" for key, value in suite.items())
     return f"""schema_version = {q(SCHEMA_VERSION)}
 artifacts = [{q(ANSWER_FILE)}]
@@ -374,9 +394,17 @@ build_timeout_sec = 900.0
 {limits}"""
 
 
-def write_task(item: Exported, out: Path, wheel: Path | None, pins: str, resources: Resources,
-               table: dict[str, float] | None, suite: dict, measure_episodes: int = 2,
-               base_image: str | None = None) -> Path:
+def write_task(
+    item: Exported,
+    out: Path,
+    wheel: Path | None,
+    pins: str,
+    resources: Resources,
+    table: dict[str, float] | None,
+    suite: dict,
+    measure_episodes: int = 2,
+    base_image: str | None = None,
+) -> Path:
     """Write one task folder (replacing an old one) and return it. `table` None: measure the timeouts."""
     version = metadata.version("wspbench")
     folder = out / item.task.slug
@@ -411,6 +439,7 @@ def _write(path: Path, text: str, mode: int = 0o644) -> None:
 
 # --- the set --------------------------------------------------------------------------------------
 
+
 def content_digest(folder: Path) -> str:
     """Harbor's task digest (its Packager): sha256 over `path\\0sha256(file)\\n` of the task's files."""
     names = ["task.toml", "instruction.md", "README.md", "trajectory.json"]
@@ -420,7 +449,9 @@ def content_digest(folder: Path) -> str:
     files = [p for p in files if "__pycache__" not in p.parts and p.suffix != ".pyc"]
     outer = hashlib.sha256()
     for path in sorted(files, key=lambda p: p.relative_to(folder).as_posix()):
-        outer.update(f"{path.relative_to(folder).as_posix()}\0{hashlib.sha256(path.read_bytes()).hexdigest()}\n".encode())
+        outer.update(
+            f"{path.relative_to(folder).as_posix()}\0{hashlib.sha256(path.read_bytes()).hexdigest()}\n".encode()
+        )
     return f"sha256:{outer.hexdigest()}"
 
 
@@ -428,33 +459,59 @@ def write_dataset(out: Path, items: list[Exported], folders: list[Path], name: s
     """registry.json (Harbor's local registry format), dataset.toml (its dataset manifest) and README.md."""
     version = metadata.version("wspbench")
     description = "wspbench: language models write the weights of small networks that play games."
-    registry = [{"name": name, "version": version, "description": description, "suite": suite,
-                 "tasks": [{"name": f.name, "path": f.name} for f in folders], "metrics": [{"type": "mean"}]}]
+    registry = [
+        {
+            "name": name,
+            "version": version,
+            "description": description,
+            "suite": suite,
+            "tasks": [{"name": f.name, "path": f.name} for f in folders],
+            "metrics": [{"type": "mean"}],
+        }
+    ]
     _write(out / "registry.json", json.dumps(registry, indent=2) + "\n")
     q = json.dumps
-    tasks = "".join(f"\n[[tasks]]\nname = {q(i.harbor_name)}\ndigest = {q(content_digest(f))}\n"
-                    for i, f in zip(items, folders, strict=True))
+    tasks = "".join(
+        f"\n[[tasks]]\nname = {q(i.harbor_name)}\ndigest = {q(content_digest(f))}\n"
+        for i, f in zip(items, folders, strict=True)
+    )
     suite_table = "".join(f"{key} = {q(value)}\n" for key, value in suite.items())
-    _write(out / "dataset.toml",
-           f"[dataset]\nname = {q(f'{HARBOR_ORG}/{name}')}\nversion = {q(version)}\ndescription = {q(description)}\n"
-           f"keywords = [{', '.join(q(k) for k in KEYWORDS)}]\n\n[dataset.metadata.suite]\n{suite_table}{tasks}")
-    rows = "".join(f"| `{i.harbor_name}` | {i.task.family} | {len(i.episodes)} | "
-                   f"{'yes' if (f / 'solution').is_dir() else 'no'} |\n" for i, f in zip(items, folders, strict=True))
-    _write(out / "README.md",
-           f"# {HARBOR_ORG}/{name}: weight-space programming tasks for Harbor\n\n{description}\n"
-           f"Licence: {LICENSE}. Suite {suite['name']} version {suite['version']}, digest {suite['digest']}.\n\n"
-           "Each folder is a Harbor task. The agent writes its reply (reasoning and the answer block) to\n"
-           f"`{ANSWER_FILE}`; `tests/test.sh` grades it in the verifier's own image (built from `tests/`)\n"
-           "and writes `/logs/verifier/reward.json`. The agent's image holds Python and numpy only.\n\n"
-           "```bash\nharbor lint */             # static checks\n"
-           "harbor run -p original-breakout -a oracle   # the reference program through Harbor\n"
-           f"harbor run --registry-path registry.json -d {name}@{version} -a <agent> -m <model>   # from this folder\n"
-           "```\n\n| task | family | episodes | reference solution |\n|---|---|---|---|\n" + rows)
+    _write(
+        out / "dataset.toml",
+        f"[dataset]\nname = {q(f'{HARBOR_ORG}/{name}')}\nversion = {q(version)}\ndescription = {q(description)}\n"
+        f"keywords = [{', '.join(q(k) for k in KEYWORDS)}]\n\n[dataset.metadata.suite]\n{suite_table}{tasks}",
+    )
+    rows = "".join(
+        f"| `{i.harbor_name}` | {i.task.family} | {len(i.episodes)} | "
+        f"{'yes' if (f / 'solution').is_dir() else 'no'} |\n"
+        for i, f in zip(items, folders, strict=True)
+    )
+    _write(
+        out / "README.md",
+        f"# {HARBOR_ORG}/{name}: weight-space programming tasks for Harbor\n\n{description}\n"
+        f"Licence: {LICENSE}. Suite {suite['name']} version {suite['version']}, digest {suite['digest']}.\n\n"
+        "Each folder is a Harbor task. The agent writes its reply (reasoning and the answer block) to\n"
+        f"`{ANSWER_FILE}`; `tests/test.sh` grades it in the verifier's own image (built from `tests/`)\n"
+        "and writes `/logs/verifier/reward.json`. The agent's image holds Python and numpy only.\n\n"
+        "```bash\nharbor lint */             # static checks\n"
+        "harbor run -p original-breakout -a oracle   # the reference program through Harbor\n"
+        f"harbor run --registry-path registry.json -d {name}@{version} -a <agent> -m <model>   # from this folder\n"
+        "```\n\n| task | family | episodes | reference solution |\n|---|---|---|---|\n" + rows,
+    )
 
 
-def export_harbor(out: Path, items: list[Exported], wheel: Path | None = None, install: str = "wheel",
-                  resources: Resources = Resources(), measure: bool = False, measure_episodes: int = 2,
-                  name: str = "wspbench", base_image: str | None = None, progress=None) -> list[Path]:
+def export_harbor(
+    out: Path,
+    items: list[Exported],
+    wheel: Path | None = None,
+    install: str = "wheel",
+    resources: Resources = Resources(),
+    measure: bool = False,
+    measure_episodes: int = 2,
+    name: str = "wspbench",
+    base_image: str | None = None,
+    progress=None,
+) -> list[Path]:
     """Write every task folder and the dataset files; returns the task folders.
     install "wheel" copies a wheel of this project into each verifier image (built with pip unless
     `wheel` is given); "pypi" installs the same version from PyPI when the image is built. Timeouts
@@ -473,8 +530,19 @@ def export_harbor(out: Path, items: list[Exported], wheel: Path | None = None, i
         pins = constraints(wheel_requirements(wheel) if wheel is not None and install == "wheel" else None)
         folders = []
         for item in items:
-            folders.append(write_task(item, out, wheel if install == "wheel" else None, pins, resources, table,
-                                      suite, measure_episodes, base_image))
+            folders.append(
+                write_task(
+                    item,
+                    out,
+                    wheel if install == "wheel" else None,
+                    pins,
+                    resources,
+                    table,
+                    suite,
+                    measure_episodes,
+                    base_image,
+                )
+            )
             if progress:
                 progress(item)
     write_dataset(out, items, folders, name, suite)

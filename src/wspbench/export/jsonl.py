@@ -19,8 +19,18 @@ from wspbench.export.harbor import Exported
 from wspbench.tasks import suite
 
 COLUMNS = ("name", "split", "game", "source", "family", "prompt", "system_prompt", "episodes", "task_id")
-OWN_COLUMNS = ("network", "answer_format", "score_cap", "prompt_version", "prompt_sha256", "protocol",
-               "verifier_env", "suite_name", "suite_version", "suite_digest")
+OWN_COLUMNS = (
+    "network",
+    "answer_format",
+    "score_cap",
+    "prompt_version",
+    "prompt_sha256",
+    "protocol",
+    "verifier_env",
+    "suite_name",
+    "suite_version",
+    "suite_digest",
+)
 
 
 def row(item: Exported, suite_facts: dict) -> dict:
@@ -28,14 +38,24 @@ def row(item: Exported, suite_facts: dict) -> dict:
     task = item.task
     system, user = (message["content"] for message in item.messages)
     return {
-        "name": task.id, "split": "test", "game": task.game.name, "source": task.id.split("/")[0],
-        "family": task.family, "prompt": user, "system_prompt": system, "episodes": len(item.episodes),
+        "name": task.id,
+        "split": "test",
+        "game": task.game.name,
+        "source": task.id.split("/")[0],
+        "family": task.family,
+        "prompt": user,
+        "system_prompt": system,
+        "episodes": len(item.episodes),
         "task_id": item.harbor_name,
-        "network": task.network.describe(), "answer_format": task.answer_format,
-        "score_cap": float(task.game.score_cap), "prompt_version": task.prompt_version,
-        "prompt_sha256": item.prompt_sha256, "protocol": "one-shot",
+        "network": task.network.describe(),
+        "answer_format": task.answer_format,
+        "score_cap": float(task.game.score_cap),
+        "prompt_version": task.prompt_version,
+        "prompt_sha256": item.prompt_sha256,
+        "protocol": "one-shot",
         "verifier_env": json.dumps(item.verifier_env(), sort_keys=True),
-        "suite_name": suite_facts["name"], "suite_version": suite_facts["version"],
+        "suite_name": suite_facts["name"],
+        "suite_version": suite_facts["version"],
         "suite_digest": suite_facts["digest"],
     }
 

@@ -104,23 +104,31 @@ class WspEnvironment(Environment):
         self.task: Task = find_task(default_task)
         self._state = State(step_count=0)
 
-    def reset(self, seed: int | None = None, episode_id: str | None = None, task: str | None = None,
-              **kwargs: Any) -> WspObservation:
+    def reset(
+        self, seed: int | None = None, episode_id: str | None = None, task: str | None = None, **kwargs: Any
+    ) -> WspObservation:
         if task is not None:
             self.task = find_task(task)
-        self._state = State(episode_id=episode_id if isinstance(episode_id, str) else None, step_count=0,
-                            task=self.task.id)
+        self._state = State(
+            episode_id=episode_id if isinstance(episode_id, str) else None, step_count=0, task=self.task.id
+        )
         system, user = prompt(self.task.id)
-        return WspObservation(task=self.task.id, system_prompt=system, prompt=user, done=False, reward=None,
-                              suite=suite_facts())
+        return WspObservation(
+            task=self.task.id, system_prompt=system, prompt=user, done=False, reward=None, suite=suite_facts()
+        )
 
     def step(self, action: WspAction, timeout_s: float | None = None, **kwargs: Any) -> WspObservation:
         if action.task:
             self.task = find_task(action.task)
         self._state.step_count += 1
         result = self.grader.grade(self.task, self.episodes, action.answer)
-        return WspObservation(task=self.task.id, done=True, reward=float(result.get("normalized", 0.0)),
-                              result=result, suite=suite_facts())
+        return WspObservation(
+            task=self.task.id,
+            done=True,
+            reward=float(result.get("normalized", 0.0)),
+            result=result,
+            suite=suite_facts(),
+        )
 
     @property
     def state(self) -> State:
@@ -171,19 +179,31 @@ async def _send_json(send, status: int, detail: str) -> None:
 
 def _short_errors(errors) -> list[dict]:
     """Validation errors without the request's own text (a reply can be megabytes)."""
-    return [{"loc": list(e.get("loc", ()))[:10], "msg": str(e.get("msg", ""))[:300], "type": e.get("type")}
-            for e in list(errors)[:20] if isinstance(e, dict)]
+    return [
+        {"loc": list(e.get("loc", ()))[:10], "msg": str(e.get("msg", ""))[:300], "type": e.get("type")}
+        for e in list(errors)[:20]
+        if isinstance(e, dict)
+    ]
 
 
-def make_app(episodes: int = EPISODES, default_task: str = DEFAULT_TASK, max_sessions: int = MAX_SESSIONS,
-             graders: int | None = None, grade_timeout_s: float = GRADE_TIMEOUT_S,
-             max_body_bytes: int = MAX_BODY_BYTES):
+def make_app(
+    episodes: int = EPISODES,
+    default_task: str = DEFAULT_TASK,
+    max_sessions: int = MAX_SESSIONS,
+    graders: int | None = None,
+    grade_timeout_s: float = GRADE_TIMEOUT_S,
+    max_body_bytes: int = MAX_BODY_BYTES,
+):
     """The app: OpenEnv's HTTP and WebSocket routes behind the body limit; `graders` worker processes
     (default: one per core) grade within `grade_timeout_s` seconds each."""
     find_task(default_task)  # a bad default fails at start, not on every request
     pool = GradePool(graders or os.cpu_count() or 1, grade_timeout_s)
-    app = create_fastapi_app(lambda: WspEnvironment(pool, episodes, default_task), WspAction, WspObservation,
-                             max_concurrent_envs=max_sessions)
+    app = create_fastapi_app(
+        lambda: WspEnvironment(pool, episodes, default_task),
+        WspAction,
+        WspObservation,
+        max_concurrent_envs=max_sessions,
+    )
 
     @app.exception_handler(TaskError)
     async def unknown_task(request, error: TaskError):
@@ -218,15 +238,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--grade-timeout", type=float, default=GRADE_TIMEOUT_S, help="Seconds one grade may take")
     parser.add_argument("--max-body-bytes", type=int, default=MAX_BODY_BYTES, help="Largest request or message")
     args = parser.parse_args(argv)
-    if args.episodes < 1 or args.max_sessions < 1 or (args.graders is not None and args.graders < 1) \
-            or not args.grade_timeout > 0 or args.max_body_bytes < 1:
+    if (
+        args.episodes < 1
+        or args.max_sessions < 1
+        or (args.graders is not None and args.graders < 1)
+        or not args.grade_timeout > 0
+        or args.max_body_bytes < 1
+    ):
         parser.error("--episodes, --max-sessions, --graders, --grade-timeout and --max-body-bytes must be positive")
     try:
-        app = make_app(args.episodes, args.task, args.max_sessions, args.graders, args.grade_timeout,
-                       args.max_body_bytes)
+        app = make_app(
+            args.episodes, args.task, args.max_sessions, args.graders, args.grade_timeout, args.max_body_bytes
+        )
     except TaskError as error:
         parser.error(f"--task: {error}")
     import uvicorn
+
     uvicorn.run(app, host=args.host, port=args.port, ws_max_size=args.max_body_bytes, log_level="warning")
 
 

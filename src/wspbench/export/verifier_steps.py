@@ -74,8 +74,10 @@ def scoring_episodes(task: Task, text: str) -> list[int]:
     except ValueError:
         count, episodes = 0, []
     if not episodes or len(episodes) != count:
-        raise SettingsError(f"WEIGHT_SPACE_EPISODES must be an integer from 1 to {most_episodes(task):,} (held-out "
-                            f"episodes of {task.id}), not {text!r:.40}")
+        raise SettingsError(
+            f"WEIGHT_SPACE_EPISODES must be an integer from 1 to {most_episodes(task):,} (held-out "
+            f"episodes of {task.id}), not {text!r:.40}"
+        )
     return episodes
 
 
@@ -102,16 +104,18 @@ def read_answer(answer_file: Path, logs: Path) -> str:
     if os.path.lexists(answer_file):
         return read_answer_file(answer_file)
     if not os.path.lexists(trajectory):
-        raise AnswerFileError(f"no answer: the answer file {answer_file} does not exist (and there is no "
-                              f"trajectory {trajectory})")
+        raise AnswerFileError(
+            f"no answer: the answer file {answer_file} does not exist (and there is no trajectory {trajectory})"
+        )
     try:
         return verifier.final_answer(verifier.read_trajectory(trajectory))
     except verifier.TrajectoryError as error:
         raise AnswerFileError(str(error)) from None
 
 
-def grade(task_id: str, answer_file: Path, logs: Path, environ: dict[str, str] | None = None,
-          workers: int | None = None) -> tuple[Score, int]:
+def grade(
+    task_id: str, answer_file: Path, logs: Path, environ: dict[str, str] | None = None, workers: int | None = None
+) -> tuple[Score, int]:
     """The graded answer and the exit status; a bad setting or answer is a rejected Score."""
     environ = os.environ if environ is None else environ
     try:
@@ -147,8 +151,9 @@ def unknown(task_id: str, error: str) -> Score:
     return Score(task_id[:200], 0.0, 0.0, 1.0, error=error)
 
 
-def run(task_id: str, answer_file: Path, logs: Path, environ: dict[str, str] | None = None,
-        workers: int | None = None) -> int:
+def run(
+    task_id: str, answer_file: Path, logs: Path, environ: dict[str, str] | None = None, workers: int | None = None
+) -> int:
     """Grade and write details.json and reward.json; never raises. Returns the exit status."""
     from wspbench.verifier import write_reward
 
@@ -162,13 +167,16 @@ def run(task_id: str, answer_file: Path, logs: Path, environ: dict[str, str] | N
     try:
         write_reward(verifier / "details.json", result)
     except Exception as error:  # noqa: BLE001 - the reward below is what Harbor needs
-        print(f"wspbench verifier: cannot write {verifier / 'details.json'}: {safe_message(error, 300)}",
-              file=sys.stderr)
+        print(
+            f"wspbench verifier: cannot write {verifier / 'details.json'}: {safe_message(error, 300)}", file=sys.stderr
+        )
     try:
         write_reward(verifier / "reward.json", numeric_reward(result))
     except Exception as error:  # noqa: BLE001
-        print(f"wspbench verifier: cannot write the reward file {verifier / 'reward.json'}: "
-              f"{safe_message(error, 300)}", file=sys.stderr)
+        print(
+            f"wspbench verifier: cannot write the reward file {verifier / 'reward.json'}: {safe_message(error, 300)}",
+            file=sys.stderr,
+        )
         return FAILED
     print(json.dumps(result))
     return code

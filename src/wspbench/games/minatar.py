@@ -36,6 +36,7 @@ class _Original:
     @staticmethod
     def make_environment(game: str):
         return minatar_original.make_environment(game, STICKY_ACTION_PROB)
+
     observation = staticmethod(minatar_original.observation)
     observations = staticmethod(minatar_original.observations)
 

@@ -73,16 +73,26 @@ class OpenAIClient:
 
     kind = "openai"
 
-    def __init__(self, model: str, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
-                 timeout_s: float = 600.0, max_tries: int = 4, backoff_s: float = 2.0,
-                 max_tokens: int | None = None, temperature: float | None = None,
-                 sleep: Callable[[float], None] = time.sleep, max_reply_bytes: int = MAX_REPLY_BYTES):
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout_s: float = 600.0,
+        max_tries: int = 4,
+        backoff_s: float = 2.0,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
+    ):
         key = os.environ.get(api_key_env, "")
         self._secret = key  # scrubbed from everything stored; the local placeholder below is no secret
         if not key:
             if base_url is None:
-                raise ModelError(f"no API key: set the environment variable {api_key_env} "
-                                 "(or name another one with --api-key-env)")
+                raise ModelError(
+                    f"no API key: set the environment variable {api_key_env} (or name another one with --api-key-env)"
+                )
             key = "none"  # local servers (vLLM, Ollama) ignore it; the SDK wants one
         self.name, self.base_url, self.api_key_env = model, base_url, api_key_env
         self.max_tries, self.backoff_s, self.timeout_s, self.sleep = max(1, max_tries), backoff_s, timeout_s, sleep
@@ -92,8 +102,13 @@ class OpenAIClient:
         self._local = threading.local()  # one SDK client per calling thread: an abandoned one is closed alone
 
     def describe(self) -> dict:
-        return {"kind": self.kind, "model": self.name, "endpoint": safe_endpoint(self.base_url),
-                "api_key_env": self.api_key_env, "request_params": dict(self.params)}
+        return {
+            "kind": self.kind,
+            "model": self.name,
+            "endpoint": safe_endpoint(self.base_url),
+            "api_key_env": self.api_key_env,
+            "request_params": dict(self.params),
+        }
 
     def complete(self, messages: list[dict], task=None, status: Status | None = None) -> Reply:
         last = "no try made"
@@ -131,8 +146,9 @@ class OpenAIClient:
         client = getattr(self._local, "client", None)
         if client is None:
             http = openai.DefaultHttpxClient(event_hooks={"response": [self._cap_body]})
-            client = self._local.client = openai.OpenAI(api_key=self._key, base_url=self.base_url,
-                                                        timeout=self.timeout_s, max_retries=0, http_client=http)
+            client = self._local.client = openai.OpenAI(
+                api_key=self._key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0, http_client=http
+            )
         deadline = time.monotonic() + self.timeout_s
         outcome: dict = {}
         finished = threading.Event()
@@ -224,6 +240,7 @@ def _http_library():
 
 def _capped_stream(stream, cap: int):
     """`stream` (the HTTP library's response stream) that raises _TooLarge once more than `cap` bytes came."""
+
     class Capped(_http_library().SyncByteStream):
         def __iter__(self):
             total = 0
@@ -271,9 +288,15 @@ def _reply(data: dict, latency: float, attempt: int, secret: str) -> Reply:
             reasoning = scrub(value, secret)
             break
     finish, model = choice.get("finish_reason"), data.get("model")
-    return Reply(scrub(_text(message.get("content")), secret), reasoning,
-                 scrub(finish[:100], secret) if isinstance(finish, str) else None, _usage(data.get("usage")),
-                 round(latency, 3), attempt, scrub(model[:200], secret) if isinstance(model, str) else None)
+    return Reply(
+        scrub(_text(message.get("content")), secret),
+        reasoning,
+        scrub(finish[:100], secret) if isinstance(finish, str) else None,
+        _usage(data.get("usage")),
+        round(latency, 3),
+        attempt,
+        scrub(model[:200], secret) if isinstance(model, str) else None,
+    )
 
 
 def _text(content) -> str:
@@ -309,7 +332,7 @@ def scrub(text: str, secret: str) -> str:
     if len(secret) < 8:
         return text.replace(secret, "***") if secret else text
     for start in range(len(secret) - 7):
-        piece = secret[start:start + 8]
+        piece = secret[start : start + 8]
         if piece in text:
             text = text.replace(piece, "***")
     return text

@@ -26,8 +26,14 @@ from wspbench.harness.summary import cell, mean_test_score
 class RichDisplay(Display):
     def __init__(self, console: Console, total: int, already_done: int):
         self.console = console
-        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), console=console, transient=True)
+        self.progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        )
         self.overall = self.progress.add_task("tasks", total=total, completed=already_done)
         self.lines: dict[str, int] = {}
         self.lock = threading.Lock()
@@ -69,15 +75,28 @@ def summary_table(manifest: Manifest, rows: list[dict]) -> Table:
     for row in rows:
         if row["error"]:
             caption += f"\n{row['task']}: {cell('error', row['error'])}"
-    table = Table(title=Text(f"{manifest.config.model} · {manifest.config.protocol}"), caption=Text(caption),
-                  caption_justify="left",
-                  box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False)
+    table = Table(
+        title=Text(f"{manifest.config.model} · {manifest.config.protocol}"),
+        caption=Text(caption),
+        caption_justify="left",
+        box=box.SIMPLE_HEAD,
+        collapse_padding=True,
+        pad_edge=False,
+        show_edge=False,
+    )
     for header in ("task", "status", "test", "train", "rounds", "bad", "tokens", "s"):
         table.add_column(header, no_wrap=True, justify="left" if header in ("task", "status") else "right")
     for row in rows:
         tokens = "-" if row["prompt_tokens"] is None else f"{row['prompt_tokens']}/{row['completion_tokens']}"
-        table.add_row(row["task"], row["status"], cell("test_score", row["test_score"]),
-                      cell("train_score", row["train_score"]), cell("rounds", row["rounds"]),
-                      cell("parse_errors", row["parse_errors"]), tokens, cell("total_s", row["total_s"]),
-                      style={"ok": None, "error": "red", "pending": "dim"}.get(row["status"]))
+        table.add_row(
+            row["task"],
+            row["status"],
+            cell("test_score", row["test_score"]),
+            cell("train_score", row["train_score"]),
+            cell("rounds", row["rounds"]),
+            cell("parse_errors", row["parse_errors"]),
+            tokens,
+            cell("total_s", row["total_s"]),
+            style={"ok": None, "error": "red", "pending": "dim"}.get(row["status"]),
+        )
     return table

@@ -37,13 +37,27 @@ class StopRun(Exception):
     """The run itself cannot go on (its directory cannot be written): not a task's failure, never recorded."""
 
 
-def run_task(task: Task, client, config: RunConfig, status: Callable[[str], None] = lambda text: None,
-             on_update: Update = lambda record: None, paid: list[Reply] | None = None, suite: dict | None = None,
-             workers: int | None = None) -> TaskRecord:
+def run_task(
+    task: Task,
+    client,
+    config: RunConfig,
+    status: Callable[[str], None] = lambda text: None,
+    on_update: Update = lambda record: None,
+    paid: list[Reply] | None = None,
+    suite: dict | None = None,
+    workers: int | None = None,
+) -> TaskRecord:
     """Run one task under `config`'s protocol and return its record (never raises for a model's or a task's
     failure; StopRun passes through). `paid`: the replies of an earlier attempt, replayed before asking."""
-    record = TaskRecord(task=task.id, model=client.name, protocol=config.protocol, max_rounds=config.rounds,
-                        family=task.family, suite=dict(suite or {}), started_at=_now())
+    record = TaskRecord(
+        task=task.id,
+        model=client.name,
+        protocol=config.protocol,
+        max_rounds=config.rounds,
+        family=task.family,
+        suite=dict(suite or {}),
+        started_at=_now(),
+    )
     clock = {"grading_s": 0.0, "started": time.perf_counter()}
     try:
         protocol = config.protocol_spec
@@ -70,8 +84,18 @@ def run_task(task: Task, client, config: RunConfig, status: Callable[[str], None
 class _Run:
     """One task's conversation: the messages sent, the rounds kept, and the earlier attempt's replies."""
 
-    def __init__(self, task: Task, client, config: RunConfig, record: TaskRecord, clock: dict, status,
-                 on_update: Update, paid: list[Reply] | None, workers: int | None):
+    def __init__(
+        self,
+        task: Task,
+        client,
+        config: RunConfig,
+        record: TaskRecord,
+        clock: dict,
+        status,
+        on_update: Update,
+        paid: list[Reply] | None,
+        workers: int | None,
+    ):
         self.task, self.client, self.config, self.record, self.clock = task, client, config, record, clock
         self.status, self.on_update, self.workers = status, on_update, workers
         self.sent = [dict(m) for m in record.messages]
@@ -170,9 +194,11 @@ def _totals(record: TaskRecord, clock: dict) -> None:
                 if isinstance(reasoning, int) and not isinstance(reasoning, bool):
                     usage["reasoning_tokens"] = usage.get("reasoning_tokens", 0) + reasoning
     record.usage, record.finished_at = usage or None, _now()
-    record.timings = {"model_s": round(sum(e.reply.latency_s for e in record.rounds), 3),
-                      "grading_s": round(clock["grading_s"], 3),
-                      "total_s": round(time.perf_counter() - clock["started"], 3)}
+    record.timings = {
+        "model_s": round(sum(e.reply.latency_s for e in record.rounds), 3),
+        "grading_s": round(clock["grading_s"], 3),
+        "total_s": round(time.perf_counter() - clock["started"], 3),
+    }
 
 
 def _now() -> str:

@@ -42,13 +42,13 @@ class RunConfig:
     Built once from the command line (`wspbench/cli/runs.py`)."""
 
     model: str
-    kind: str = "offline"                 # "offline" or "openai"
-    endpoint: str | None = None           # without credentials
+    kind: str = "offline"  # "offline" or "openai"
+    endpoint: str | None = None  # without credentials
     request_params: dict = field(default_factory=dict)
     protocol: str = "one-shot"
     rounds: int = 1
-    episodes: int = 1000                  # held-out scoring episodes per task (the task's first N)
-    train_episodes: int = 0               # per feedback round
+    episodes: int = 1000  # held-out scoring episodes per task (the task's first N)
+    train_episodes: int = 0  # per feedback round
     engine: str = "auto"
 
     def __post_init__(self) -> None:
@@ -63,8 +63,11 @@ class RunConfig:
 
     def differences(self, other: RunConfig) -> list[str]:
         """The settings that differ, as `name=mine (not theirs)` texts."""
-        return [f"{f.name}={getattr(self, f.name)!r}, not {getattr(other, f.name)!r}" for f in fields(self)
-                if getattr(self, f.name) != getattr(other, f.name)]
+        return [
+            f"{f.name}={getattr(self, f.name)!r}, not {getattr(other, f.name)!r}"
+            for f in fields(self)
+            if getattr(self, f.name) != getattr(other, f.name)
+        ]
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -75,8 +78,11 @@ class RunConfig:
         if not isinstance(data, dict) or not names <= set(data):
             raise RecordError("its config lacks settings")
         config = cls(**{name: data[name] for name in names})
-        if not (isinstance(config.model, str) and isinstance(config.request_params, dict)
-                and all(isinstance(getattr(config, n), int) for n in ("rounds", "episodes", "train_episodes"))):
+        if not (
+            isinstance(config.model, str)
+            and isinstance(config.request_params, dict)
+            and all(isinstance(getattr(config, n), int) for n in ("rounds", "episodes", "train_episodes"))
+        ):
             raise RecordError("its config has settings of the wrong type")
         return config
 
@@ -87,18 +93,26 @@ class Manifest:
 
     config: RunConfig
     tasks: list[str]
-    suite: dict                           # registry.suite().to_json()
+    suite: dict  # registry.suite().to_json()
     packages: dict = field(default_factory=dict)
-    seeds: dict = field(default_factory=dict)             # task id -> task.seeds(protocol)
-    prompt_versions: dict = field(default_factory=dict)   # task id -> task.prompt_version
-    api_key_env: str | None = None        # the NAME of the key's variable, never the key
+    seeds: dict = field(default_factory=dict)  # task id -> task.seeds(protocol)
+    prompt_versions: dict = field(default_factory=dict)  # task id -> task.prompt_version
+    api_key_env: str | None = None  # the NAME of the key's variable, never the key
     created_at: str = ""
 
     def to_json(self) -> dict:
-        return {"format": MANIFEST_FORMAT, "schema_version": SCHEMA_VERSION, "config": self.config.to_json(),
-                "tasks": list(self.tasks), "suite": self.suite, "packages": self.packages, "seeds": self.seeds,
-                "prompt_versions": self.prompt_versions, "api_key_env": self.api_key_env,
-                "created_at": self.created_at}
+        return {
+            "format": MANIFEST_FORMAT,
+            "schema_version": SCHEMA_VERSION,
+            "config": self.config.to_json(),
+            "tasks": list(self.tasks),
+            "suite": self.suite,
+            "packages": self.packages,
+            "seeds": self.seeds,
+            "prompt_versions": self.prompt_versions,
+            "api_key_env": self.api_key_env,
+            "created_at": self.created_at,
+        }
 
     @classmethod
     def from_json(cls, data) -> Manifest:
@@ -107,10 +121,16 @@ class Manifest:
             tasks = data["tasks"]
             if not (isinstance(tasks, list) and all(isinstance(t, str) for t in tasks)):
                 raise RecordError("its task list is not a list of ids")
-            return cls(RunConfig.from_json(data["config"]), list(tasks), dict(data["suite"]),
-                       dict(data.get("packages") or {}), dict(data.get("seeds") or {}),
-                       dict(data.get("prompt_versions") or {}), data.get("api_key_env"),
-                       str(data.get("created_at") or ""))
+            return cls(
+                RunConfig.from_json(data["config"]),
+                list(tasks),
+                dict(data["suite"]),
+                dict(data.get("packages") or {}),
+                dict(data.get("seeds") or {}),
+                dict(data.get("prompt_versions") or {}),
+                data.get("api_key_env"),
+                str(data.get("created_at") or ""),
+            )
         except RecordError:
             raise
         except (KeyError, TypeError, ValueError, AttributeError) as error:
@@ -136,9 +156,14 @@ class Reply:
     @classmethod
     def from_json(cls, data) -> Reply:
         reply = cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
-        if not (isinstance(reply.content, str) and isinstance(reply.reasoning, (str, type(None)))
-                and isinstance(reply.usage, (dict, type(None))) and _number(reply.latency_s)
-                and isinstance(reply.retries, list) and all(isinstance(r, str) for r in reply.retries)):
+        if not (
+            isinstance(reply.content, str)
+            and isinstance(reply.reasoning, (str, type(None)))
+            and isinstance(reply.usage, (dict, type(None)))
+            and _number(reply.latency_s)
+            and isinstance(reply.retries, list)
+            and all(isinstance(r, str) for r in reply.retries)
+        ):
             raise TypeError("a reply field has the wrong type")
         return reply
 
@@ -155,24 +180,36 @@ class Round:
     weights: dict | None = None
     train: Score | None = None
     feedback: str | None = None
-    reused: bool = False                  # replayed from an earlier attempt, not asked (nor paid) again
+    reused: bool = False  # replayed from an earlier attempt, not asked (nor paid) again
 
     @property
     def answer(self) -> str | None:
         return self.reply.reasoning if self.answer_source == "reasoning" else self.reply.content
 
     def to_json(self) -> dict:
-        return {"round": self.number, "reply": self.reply.to_json(), "answer_source": self.answer_source,
-                "parse_error": self.parse_error, "weights": self.weights,
-                "train": None if self.train is None else self.train.to_json(), "feedback": self.feedback,
-                "reused": self.reused}
+        return {
+            "round": self.number,
+            "reply": self.reply.to_json(),
+            "answer_source": self.answer_source,
+            "parse_error": self.parse_error,
+            "weights": self.weights,
+            "train": None if self.train is None else self.train.to_json(),
+            "feedback": self.feedback,
+            "reused": self.reused,
+        }
 
     @classmethod
     def from_json(cls, data) -> Round:
-        return cls(int(data["round"]), Reply.from_json(data["reply"]), str(data.get("answer_source") or "content"),
-                   data.get("parse_error"), data.get("weights"),
-                   None if data.get("train") is None else Score.from_json(data["train"]), data.get("feedback"),
-                   bool(data.get("reused")))
+        return cls(
+            int(data["round"]),
+            Reply.from_json(data["reply"]),
+            str(data.get("answer_source") or "content"),
+            data.get("parse_error"),
+            data.get("weights"),
+            None if data.get("train") is None else Score.from_json(data["train"]),
+            data.get("feedback"),
+            bool(data.get("reused")),
+        )
 
 
 @dataclass
@@ -193,8 +230,8 @@ class TaskRecord:
     status: str = "running"
     error: str | None = None
     failed_tries: list[str] = field(default_factory=list)  # the errors of a request that got no reply at all
-    best_round: int | None = None         # the round graded on the held-out episodes (None: no usable reply)
-    test: Score | None = None             # the held-out Score
+    best_round: int | None = None  # the round graded on the held-out episodes (None: no usable reply)
+    test: Score | None = None  # the held-out Score
     usage: dict | None = None
     timings: dict = field(default_factory=dict)  # model_s, grading_s, total_s
     started_at: str = ""
@@ -235,8 +272,12 @@ class TaskRecord:
             record = cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
             record.rounds = [Round.from_json(r) for r in data["rounds"]]
             record.test = None if data.get("test") is None else Score.from_json(data["test"])
-            if not (isinstance(record.task, str) and record.status in STATUSES and isinstance(record.timings, dict)
-                    and isinstance(record.messages, list)):
+            if not (
+                isinstance(record.task, str)
+                and record.status in STATUSES
+                and isinstance(record.timings, dict)
+                and isinstance(record.messages, list)
+            ):
                 raise TypeError("a field has the wrong type")
         except RecordError:
             raise
@@ -251,15 +292,19 @@ def check_schema(data, format_name: str, what: str) -> None:
         raise RecordError(f"not a wspbench {what}")
     found = data.get("format")
     if found in OLD_FORMATS:
-        raise OtherSchema(f"written by an older wspbench (format {found}, schema 1; this wspbench reads schema "
-                          f"{SCHEMA_VERSION}); it is kept as it is: read it with the wspbench that wrote it")
+        raise OtherSchema(
+            f"written by an older wspbench (format {found}, schema 1; this wspbench reads schema "
+            f"{SCHEMA_VERSION}); it is kept as it is: read it with the wspbench that wrote it"
+        )
     if found != format_name:
         raise RecordError(f"not a wspbench {what}")
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
         age = "a newer" if isinstance(version, int) and version > SCHEMA_VERSION else "another"
-        raise OtherSchema(f"written by {age} wspbench (schema {str(version)[:20]}; this wspbench reads schema "
-                          f"{SCHEMA_VERSION}); it is kept as it is")
+        raise OtherSchema(
+            f"written by {age} wspbench (schema {str(version)[:20]}; this wspbench reads schema "
+            f"{SCHEMA_VERSION}); it is kept as it is"
+        )
 
 
 def current_suite() -> dict:

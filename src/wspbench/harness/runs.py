@@ -73,10 +73,16 @@ def build_manifest(config: RunConfig, tasks: list[Task], api_key_env: str | None
         except metadata.PackageNotFoundError:
             versions[name] = None
     protocol = config.protocol_spec
-    return Manifest(config, [t.id for t in tasks], current_suite(),
-                    {**versions, "python": platform.python_version()},
-                    {t.id: t.seeds(protocol) for t in tasks}, {t.id: t.prompt_version for t in tasks},
-                    api_key_env, datetime.now(UTC).isoformat(timespec="seconds"))
+    return Manifest(
+        config,
+        [t.id for t in tasks],
+        current_suite(),
+        {**versions, "python": platform.python_version()},
+        {t.id: t.seeds(protocol) for t in tasks},
+        {t.id: t.prompt_version for t in tasks},
+        api_key_env,
+        datetime.now(UTC).isoformat(timespec="seconds"),
+    )
 
 
 class RunDir:
@@ -101,8 +107,10 @@ class RunDir:
             existing = self.manifest()
         except CorruptFile as error:
             existing = None
-            self.notes.append(f"{error}; set aside as {self._set_aside_corrupt(self.path / 'manifest.json').name}, "
-                              "starting the run's manifest again")
+            self.notes.append(
+                f"{error}; set aside as {self._set_aside_corrupt(self.path / 'manifest.json').name}, "
+                "starting the run's manifest again"
+            )
         except RunDirError as error:
             raise RunDirError(f"{error}; choose another --out") from None
         if existing is not None:
@@ -110,8 +118,9 @@ class RunDir:
             added = [t for t in manifest.tasks if t not in existing.tasks]
             existing.tasks += added
             existing.seeds.update({t: manifest.seeds[t] for t in added if t in manifest.seeds})
-            existing.prompt_versions.update({t: manifest.prompt_versions[t] for t in added
-                                             if t in manifest.prompt_versions})
+            existing.prompt_versions.update(
+                {t: manifest.prompt_versions[t] for t in added if t in manifest.prompt_versions}
+            )
             manifest = existing
         _make_dir(self.tasks)
         for stale in [*self.path.glob(".*.tmp"), *self.tasks.glob(".*.tmp")]:  # a write cut short by a kill
@@ -133,12 +142,15 @@ class RunDir:
     def _check_same_run(self, existing: Manifest, manifest: Manifest) -> None:
         differences = existing.config.differences(manifest.config)
         if differences:
-            raise RunDirError(f"{self.path} holds a run with {'; '.join(differences)}; choose another --out to "
-                              "start a new run")
+            raise RunDirError(
+                f"{self.path} holds a run with {'; '.join(differences)}; choose another --out to start a new run"
+            )
         if existing.suite != manifest.suite:
-            raise RunDirError(f"{self.path} holds a run of suite {_suite_name(existing.suite)}, not this wspbench's "
-                              f"{_suite_name(manifest.suite)} (a prompt, game or episode set changed); choose "
-                              "another --out to start a new run")
+            raise RunDirError(
+                f"{self.path} holds a run of suite {_suite_name(existing.suite)}, not this wspbench's "
+                f"{_suite_name(manifest.suite)} (a prompt, game or episode set changed); choose "
+                "another --out to start a new run"
+            )
 
     def lock(self) -> None:
         """Hold the directory's lock until close() or the end of the process; refuse if another run holds it."""
@@ -150,8 +162,10 @@ class RunDir:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             handle.close()
-            raise RunDirLocked(f"{self.path} is in use by another `wsp run` (its lock file {self.path / '.lock'} "
-                               "is held); wait for it to finish or choose another --out") from None
+            raise RunDirLocked(
+                f"{self.path} is in use by another `wsp run` (its lock file {self.path / '.lock'} "
+                "is held); wait for it to finish or choose another --out"
+            ) from None
         self._lock = handle
 
     def close(self) -> None:
@@ -287,8 +301,15 @@ class Display:
         pass
 
 
-def run_batch(run_dir: RunDir, tasks: list[Task], client, config: RunConfig, concurrency: int = 1,
-              display: Display | None = None, workers: int | None = None) -> list[str]:
+def run_batch(
+    run_dir: RunDir,
+    tasks: list[Task],
+    client,
+    config: RunConfig,
+    concurrency: int = 1,
+    display: Display | None = None,
+    workers: int | None = None,
+) -> list[str]:
     """Run every task of `tasks` without an "ok" record, `concurrency` at a time; returns the ids run.
 
     Workers are daemon threads, so Ctrl-C ends the process at once; the partial records stay on disk and
@@ -305,9 +326,16 @@ def run_batch(run_dir: RunDir, tasks: list[Task], client, config: RunConfig, con
             work.put(task)
 
         def run_one(task: Task) -> None:
-            record = run_task(task, client, config, status=lambda text: display.status(task.id, text),
-                              on_update=run_dir.save_partial, paid=run_dir.paid_replies(task.id), suite=suite,
-                              workers=workers)
+            record = run_task(
+                task,
+                client,
+                config,
+                status=lambda text: display.status(task.id, text),
+                on_update=run_dir.save_partial,
+                paid=run_dir.paid_replies(task.id),
+                suite=suite,
+                workers=workers,
+            )
             run_dir.save(record)
             display.done(task.id, record)
 
@@ -322,8 +350,10 @@ def run_batch(run_dir: RunDir, tasks: list[Task], client, config: RunConfig, con
                 except BaseException as error:  # noqa: BLE001 - reported by run_batch, never lost with the thread
                     failures.append(error)
 
-        threads = [threading.Thread(target=worker, daemon=True, name=f"wsp-run-{i}")
-                   for i in range(max(1, min(concurrency, len(todo))))]
+        threads = [
+            threading.Thread(target=worker, daemon=True, name=f"wsp-run-{i}")
+            for i in range(max(1, min(concurrency, len(todo))))
+        ]
         for thread in threads:
             thread.start()
         for thread in threads:
@@ -361,8 +391,10 @@ def _write_text(path: Path, text: str) -> None:
         os.replace(tmp, path)
     except OSError as error:
         tmp.unlink(missing_ok=True)
-        raise RunWriteError(f"cannot write {path}: {error.strerror or error}; the run stopped "
-                            "(finished records are kept; run the same command again to resume)") from None
+        raise RunWriteError(
+            f"cannot write {path}: {error.strerror or error}; the run stopped "
+            "(finished records are kept; run the same command again to resume)"
+        ) from None
 
 
 def _write_bytes(path: Path, data: bytes) -> None:

@@ -10,8 +10,20 @@ from __future__ import annotations
 
 from wspbench.harness.record import Manifest, TaskRecord
 
-COLUMNS = ("task", "status", "test_score", "train_score", "best_round", "rounds", "parse_errors",
-           "prompt_tokens", "completion_tokens", "model_s", "total_s", "error")
+COLUMNS = (
+    "task",
+    "status",
+    "test_score",
+    "train_score",
+    "best_round",
+    "rounds",
+    "parse_errors",
+    "prompt_tokens",
+    "completion_tokens",
+    "model_s",
+    "total_s",
+    "error",
+)
 
 
 def summary_rows(records: list[TaskRecord], task_ids: list[str]) -> list[dict]:
@@ -24,14 +36,22 @@ def summary_rows(records: list[TaskRecord], task_ids: list[str]) -> list[dict]:
             rows.append({**{c: None for c in COLUMNS}, "task": task_id, "status": "pending"})
             continue
         usage = record.usage or {}
-        rows.append({
-            "task": task_id, "status": record.status, "test_score": record.test_score,
-            "train_score": record.train_score, "best_round": record.best_round, "rounds": len(record.rounds),
-            "parse_errors": len(record.parse_errors),
-            "prompt_tokens": usage.get("prompt_tokens"), "completion_tokens": usage.get("completion_tokens"),
-            "model_s": record.timings.get("model_s"), "total_s": record.timings.get("total_s"),
-            "error": record.error or (record.test.error if record.test else None),
-        })
+        rows.append(
+            {
+                "task": task_id,
+                "status": record.status,
+                "test_score": record.test_score,
+                "train_score": record.train_score,
+                "best_round": record.best_round,
+                "rounds": len(record.rounds),
+                "parse_errors": len(record.parse_errors),
+                "prompt_tokens": usage.get("prompt_tokens"),
+                "completion_tokens": usage.get("completion_tokens"),
+                "model_s": record.timings.get("model_s"),
+                "total_s": record.timings.get("total_s"),
+                "error": record.error or (record.test.error if record.test else None),
+            }
+        )
     return rows
 
 
@@ -63,10 +83,17 @@ def summary_markdown(manifest: Manifest, rows: list[dict]) -> str:
     mean = mean_test_score(rows)
     ok = sum(r["status"] == "ok" for r in rows)
     config = manifest.config
-    lines = [f"# {config.model} · {config.protocol}", "",
-             (f"Mean held-out score: {'-' if mean is None else f'{mean:.4f}'} over {ok} of {len(rows)} tasks "
-              f"(suite {suite_label(manifest.suite)})."), "",
-             "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines = [
+        f"# {config.model} · {config.protocol}",
+        "",
+        (
+            f"Mean held-out score: {'-' if mean is None else f'{mean:.4f}'} over {ok} of {len(rows)} tasks "
+            f"(suite {suite_label(manifest.suite)})."
+        ),
+        "",
+        "| " + " | ".join(COLUMNS) + " |",
+        "|" + "---|" * len(COLUMNS),
+    ]
     lines += ["| " + " | ".join(cell(c, r[c]) for c in COLUMNS) + " |" for r in rows]
     return "\n".join(lines) + "\n"
 
@@ -84,12 +111,25 @@ def comparison(runs: list[tuple[str, Manifest, list[dict]]]) -> dict:
     table = []
     for name, manifest, rows in runs:
         config = manifest.config
-        table.append({"run": name, "model": config.model, "protocol": config.protocol, "rounds": config.rounds,
-                      "episodes": config.episodes, "suite": manifest.suite,
-                      "same_suite": manifest.suite == first_suite,
-                      "tasks_ok": sum(r["status"] == "ok" for r in rows), "tasks": len(rows),
-                      "left_out": sorted(r["task"] for r in rows if r["task"] not in common),
-                      "mean_test_score": mean_test_score(rows, common)})
+        table.append(
+            {
+                "run": name,
+                "model": config.model,
+                "protocol": config.protocol,
+                "rounds": config.rounds,
+                "episodes": config.episodes,
+                "suite": manifest.suite,
+                "same_suite": manifest.suite == first_suite,
+                "tasks_ok": sum(r["status"] == "ok" for r in rows),
+                "tasks": len(rows),
+                "left_out": sorted(r["task"] for r in rows if r["task"] not in common),
+                "mean_test_score": mean_test_score(rows, common),
+            }
+        )
     table.sort(key=lambda r: -1.0 if r["mean_test_score"] is None else r["mean_test_score"], reverse=True)
-    return {"tasks": sorted(common), "tasks_left_out": [t for t in listed if t not in common],
-            "same_suite": all(r["same_suite"] for r in table), "runs": table}
+    return {
+        "tasks": sorted(common),
+        "tasks_left_out": [t for t in listed if t not in common],
+        "same_suite": all(r["same_suite"] for r in table),
+        "runs": table,
+    }

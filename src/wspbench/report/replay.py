@@ -24,11 +24,21 @@ from wspbench.networks import softmax_cdf
 from wspbench.tasks import get_task
 from wspbench.tasks.spec import Step, Task
 
-PALETTE = ((250, 215, 60), (230, 60, 60), (70, 200, 90), (80, 200, 240), (150, 150, 190), (190, 110, 230),
-           (250, 140, 50), (240, 120, 180), (120, 230, 200), (200, 200, 90))
+PALETTE = (
+    (250, 215, 60),
+    (230, 60, 60),
+    (70, 200, 90),
+    (80, 200, 240),
+    (150, 150, 190),
+    (190, 110, 230),
+    (250, 140, 50),
+    (240, 120, 180),
+    (120, 230, 200),
+    (200, 200, 90),
+)
 BACKGROUND, GRID, TEXT, BAR = (24, 24, 32), (52, 52, 64), (230, 230, 230), (90, 160, 250)
-CELL = 24           # pixels per grid cell
-PIXEL = 5           # pixels per screen pixel
+CELL = 24  # pixels per grid cell
+PIXEL = 5  # pixels per screen pixel
 LEGEND_WIDTH = 160  # right of a grid
 CAPTION_WIDTH = 340
 MAX_EPISODES = 20
@@ -40,9 +50,9 @@ class UnusableAnswer(ValueError):
 
 @dataclass
 class Frame:
-    screen: np.ndarray           # what `Step.screen` held
+    screen: np.ndarray  # what `Step.screen` held
     probabilities: np.ndarray | None
-    action: int | None           # None on the closing frame
+    action: int | None  # None on the closing frame
     step: int
     score: float
     note: str = ""
@@ -51,10 +61,10 @@ class Frame:
 @dataclass
 class EpisodeReplay:
     episode: int
-    score: float                 # the episode's graded value
-    length: int                  # network decisions
+    score: float  # the episode's graded value
+    length: int  # network decisions
     frames: list[Frame] = field(default_factory=list)
-    result: dict = field(default_factory=dict)   # the task's summary of how the episode ended
+    result: dict = field(default_factory=dict)  # the task's summary of how the episode ended
 
     @property
     def label(self) -> str:
@@ -65,8 +75,11 @@ class EpisodeReplay:
         """The summary in one line: its `outcome` if it has one, else its short fields."""
         if "outcome" in self.result:
             return str(self.result["outcome"])
-        return ", ".join(f"{key} {value:g}" if isinstance(value, float) else f"{key} {value}"
-                         for key, value in self.result.items() if isinstance(value, (bool, int, float, str)))
+        return ", ".join(
+            f"{key} {value:g}" if isinstance(value, float) else f"{key} {value}"
+            for key, value in self.result.items()
+            if isinstance(value, (bool, int, float, str))
+        )
 
 
 def probabilities(logits: np.ndarray) -> np.ndarray:
@@ -83,6 +96,7 @@ def parse(task: Task, answer: str):
 
 
 # --- playing ----------------------------------------------------------------------------------------
+
 
 def play(task: Task, weights, episode: int, max_frames: int) -> EpisodeReplay:
     """One episode, played by `task.watch` (the scored loop), keeping its first `max_frames` frames."""
@@ -107,6 +121,7 @@ def play(task: Task, weights, episode: int, max_frames: int) -> EpisodeReplay:
 
 
 # --- drawing ----------------------------------------------------------------------------------------
+
 
 @functools.lru_cache(maxsize=8)
 def _font(size: int = 12):
@@ -184,8 +199,12 @@ def _caption(draw: ImageDraw.ImageDraw, top: int, width: int, frame: Frame, labe
     draw.text((8, top + 16), chosen, fill=TEXT, font=font)
     bars = top + 36
     if argmax:
-        draw.text((8, bars - 2), "the action is the largest logit; p = softmax(logits), for reading",
-                  fill=TEXT, font=_font(11))
+        draw.text(
+            (8, bars - 2),
+            "the action is the largest logit; p = softmax(logits), for reading",
+            fill=TEXT,
+            font=_font(11),
+        )
         bars += 14
     bar_left, bar_width = 92, width - 92 - 56
     for a, (name, p) in enumerate(zip(actions, frame.probabilities, strict=False)):
@@ -218,12 +237,20 @@ def draw(task: Task, frame: Frame, label: str) -> Image.Image:
         _draw_grid(canvas, screen)
     else:
         _draw_pixels(image, screen)
-    _caption(canvas, _picture_size(screen.shape)[1] + 8, size[0], frame, label, task.game.action_names,
-             task.network.action_rule == "argmax")
+    _caption(
+        canvas,
+        _picture_size(screen.shape)[1] + 8,
+        size[0],
+        frame,
+        label,
+        task.game.action_names,
+        task.network.action_rule == "argmax",
+    )
     return image
 
 
 # --- the GIF ----------------------------------------------------------------------------------------
+
 
 @functools.lru_cache(maxsize=1)
 def _palette() -> Image.Image:
@@ -254,8 +281,15 @@ def replay_episodes(task: Task, count: int, first: int | None) -> list[int]:
     return [first + k for k in range(count)]
 
 
-def replay(task_id: str, answer: str, out: Path, episodes: int = 1, seed: int | None = None,
-           max_frames: int = 1000, frame_ms: int = 80) -> ReplaySummary:
+def replay(
+    task_id: str,
+    answer: str,
+    out: Path,
+    episodes: int = 1,
+    seed: int | None = None,
+    max_frames: int = 1000,
+    frame_ms: int = 80,
+) -> ReplaySummary:
     """Play `episodes` episodes (default: the first held-out ones; `seed`: episodes seed, seed + 1, ...) and
     write them to one GIF. Raises UnknownTask, UnusableAnswer for a bad reply, NotImplementedError for a
     task that cannot be watched."""

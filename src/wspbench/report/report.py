@@ -61,10 +61,19 @@ def model_rows(entries: list[Entry], label_of: dict[int, str]) -> list[ModelRow]
     for label in dict.fromkeys(label_of[id(e)] for e in entries):
         mine = [e for e in entries if label_of[id(e)] == label]
         scores = [e.score for e in mine if e.score is not None]
-        rows.append(ModelRow(label, len(mine), len(scores), sum(scores) / len(scores) if scores else None,
-                             sum(e.parse_failure for e in mine), sum(e.status != "ok" for e in mine),
-                             _total(e.prompt_tokens for e in mine), _total(e.completion_tokens for e in mine),
-                             _total(e.cost for e in mine)))
+        rows.append(
+            ModelRow(
+                label,
+                len(mine),
+                len(scores),
+                sum(scores) / len(scores) if scores else None,
+                sum(e.parse_failure for e in mine),
+                sum(e.status != "ok" for e in mine),
+                _total(e.prompt_tokens for e in mine),
+                _total(e.completion_tokens for e in mine),
+                _total(e.cost for e in mine),
+            )
+        )
     return rows
 
 
@@ -102,8 +111,10 @@ def suite_warning(suites: dict[str, dict]) -> str | None:
     """A warning when the runs do not all come from one known suite: their scores are then not comparable."""
     kinds = {(s.get("name"), s.get("version"), s.get("digest")) if s else None for s in suites.values()}
     if len(kinds) > 1:
-        return (f"the runs come from {len(kinds)} different suites (or state none): a task's prompt, game or "
-                "episodes may differ between them, so their scores are not comparable")
+        return (
+            f"the runs come from {len(kinds)} different suites (or state none): a task's prompt, game or "
+            "episodes may differ between them, so their scores are not comparable"
+        )
     if None in kinds:
         return "the runs do not state their suite: their scores may not be comparable"
     return None
@@ -114,6 +125,7 @@ def safe_name(text: str) -> str:
 
 
 # --- files ------------------------------------------------------------------------------------------
+
 
 def write_replays(entries: list[Entry], label_of: dict[int, str], out: Path, frames: int) -> None:
     """One GIF per usable answer: its task's first held-out episode, played by the task (`replay.py`)."""
@@ -134,6 +146,7 @@ def write_replays(entries: list[Entry], label_of: dict[int, str], out: Path, fra
 
 def write_charts(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow], out: Path) -> list[str]:
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
@@ -180,6 +193,7 @@ def write_charts(entries: list[Entry], label_of: dict[int, str], rows: list[Mode
 
 # --- Markdown and HTML ------------------------------------------------------------------------------
 
+
 def _md(text: str) -> str:
     """Text for a Markdown table cell: pipes escaped, and no raw HTML (renderers would pass it through)."""
     return html.escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
@@ -189,31 +203,58 @@ def markdown(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow
     tasks = list(dict.fromkeys(e.task for e in entries))
     suites = run_suites(entries)
     warning = suite_warning(suites)
-    lines = ["# wspbench report", "", f"Runs: {', '.join(_md(r) for r in runs)}", "",
-             *([f"**Warning: {_md(warning)}.**", ""] if warning else []),
-             "![scores](scores.png)", "", "## Suites", "", "| run | suite |", "|---|---|",
-             *(f"| {_md(run)} | {_md(suite_text(suite))} |" for run, suite in suites.items()), "", "## Models", "",
-             "| model | tasks | scored | mean score | parse failures | errors | prompt tokens | completion tokens "
-             "| cost |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    lines += [f"| {_md(r.label)} | {r.tasks} | {r.scored} | {_num(r.mean, 4)} | {r.parse_failures} | {r.errors} | "
-              f"{_num(r.prompt_tokens)} | {_num(r.completion_tokens)} | {_num(r.cost, 4)} |" for r in rows]
-    lines += ["", "## Scores (normalised, 95% interval over episodes)", "",
-              "| task | " + " | ".join(_md(r.label) for r in rows) + " |", "|---|" + "---|" * len(rows)]
+    lines = [
+        "# wspbench report",
+        "",
+        f"Runs: {', '.join(_md(r) for r in runs)}",
+        "",
+        *([f"**Warning: {_md(warning)}.**", ""] if warning else []),
+        "![scores](scores.png)",
+        "",
+        "## Suites",
+        "",
+        "| run | suite |",
+        "|---|---|",
+        *(f"| {_md(run)} | {_md(suite_text(suite))} |" for run, suite in suites.items()),
+        "",
+        "## Models",
+        "",
+        "| model | tasks | scored | mean score | parse failures | errors | prompt tokens | completion tokens | cost |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {_md(r.label)} | {r.tasks} | {r.scored} | {_num(r.mean, 4)} | {r.parse_failures} | {r.errors} | "
+        f"{_num(r.prompt_tokens)} | {_num(r.completion_tokens)} | {_num(r.cost, 4)} |"
+        for r in rows
+    ]
+    lines += [
+        "",
+        "## Scores (normalised, 95% interval over episodes)",
+        "",
+        "| task | " + " | ".join(_md(r.label) for r in rows) + " |",
+        "|---|" + "---|" * len(rows),
+    ]
     for task in tasks:
         cells = []
         for r in rows:
             e = next((e for e in entries if e.task == task and label_of[id(e)] == r.label), None)
             cells.append("-" if e is None else score_text(e) + (f" ([replay]({e.replay}))" if e.replay else ""))
         lines.append(f"| {_md(task)} | " + " | ".join(_md(c) if "](" not in c else c for c in cells) + " |")
-    lines += ["", "## Details", "", "| run | model | task | status | score | episodes | tokens in/out | cost | notes |",
-              "|---|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## Details",
+        "",
+        "| run | model | task | status | score | episodes | tokens in/out | cost | notes |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for e in entries:
         notes = "; ".join(([e.error] if e.error else []) + e.notes)
-        lines.append(f"| {_md(e.run)} | {_md(label_of[id(e)])} | {_md(e.task)} | {_md(e.status)} | "
-                     f"{_md(score_text(e))} | "
-                     f"{_num(e.episodes)} | {_num(e.prompt_tokens)}/{_num(e.completion_tokens)} | {_num(e.cost, 4)} | "
-                     f"{_md(notes[:200])} |")
+        lines.append(
+            f"| {_md(e.run)} | {_md(label_of[id(e)])} | {_md(e.task)} | {_md(e.status)} | "
+            f"{_md(score_text(e))} | "
+            f"{_num(e.episodes)} | {_num(e.prompt_tokens)}/{_num(e.completion_tokens)} | {_num(e.cost, 4)} | "
+            f"{_md(notes[:200])} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -230,29 +271,36 @@ CHECK_IMAGES = """window.addEventListener("load", function () {
 });"""
 
 
-def page(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow], runs: list[str],
-         charts: list[str]) -> str:
+def page(
+    entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow], runs: list[str], charts: list[str]
+) -> str:
     esc = html.escape
     tasks = list(dict.fromkeys(e.task for e in entries))
     suites = run_suites(entries)
     warning = suite_warning(suites)
-    out = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8"><title>wspbench report</title>',
-           f"<style>{STYLE}</style><script>{CHECK_IMAGES}</script></head><body>", "<h1>wspbench report</h1>",
-           f"<p>Runs: {esc(', '.join(runs))}. Scores are normalised held-out scores with a 95% interval over "
-           "episodes (normal approximation on the mean episode value; Wilson's interval when every episode is "
-           "won or lost). A reply without a usable answer scores 0 and is counted as a parse failure.</p>",
-           *([f'<p class="warn">Warning: {esc(warning)}.</p>'] if warning else []),
-           "<h2>Suites</h2><table><tr><th>run</th><th>suite</th></tr>",
-           *(f"<tr><td>{esc(run)}</td><td>{esc(suite_text(suite))}</td></tr>" for run, suite in suites.items()),
-           "</table>",
-           "<h2>Models</h2><table><tr><th>model</th><th>tasks</th><th>scored</th><th>mean score</th>"
-           "<th>parse failures</th><th>errors</th><th>prompt tokens</th><th>completion tokens</th><th>cost</th></tr>"]
+    out = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8"><title>wspbench report</title>',
+        f"<style>{STYLE}</style><script>{CHECK_IMAGES}</script></head><body>",
+        "<h1>wspbench report</h1>",
+        f"<p>Runs: {esc(', '.join(runs))}. Scores are normalised held-out scores with a 95% interval over "
+        "episodes (normal approximation on the mean episode value; Wilson's interval when every episode is "
+        "won or lost). A reply without a usable answer scores 0 and is counted as a parse failure.</p>",
+        *([f'<p class="warn">Warning: {esc(warning)}.</p>'] if warning else []),
+        "<h2>Suites</h2><table><tr><th>run</th><th>suite</th></tr>",
+        *(f"<tr><td>{esc(run)}</td><td>{esc(suite_text(suite))}</td></tr>" for run, suite in suites.items()),
+        "</table>",
+        "<h2>Models</h2><table><tr><th>model</th><th>tasks</th><th>scored</th><th>mean score</th>"
+        "<th>parse failures</th><th>errors</th><th>prompt tokens</th><th>completion tokens</th><th>cost</th></tr>",
+    ]
     for r in rows:
-        out.append(f"<tr><td>{esc(r.label)}</td><td class=num>{r.tasks}</td><td class=num>{r.scored}</td>"
-                   f"<td class=num>{_num(r.mean, 4)}</td><td class=num>{r.parse_failures}</td>"
-                   f"<td class=num>{r.errors}</td>"
-                   f"<td class=num>{_num(r.prompt_tokens)}</td><td class=num>{_num(r.completion_tokens)}</td>"
-                   f"<td class=num>{_num(r.cost, 4)}</td></tr>")
+        out.append(
+            f"<tr><td>{esc(r.label)}</td><td class=num>{r.tasks}</td><td class=num>{r.scored}</td>"
+            f"<td class=num>{_num(r.mean, 4)}</td><td class=num>{r.parse_failures}</td>"
+            f"<td class=num>{r.errors}</td>"
+            f"<td class=num>{_num(r.prompt_tokens)}</td><td class=num>{_num(r.completion_tokens)}</td>"
+            f"<td class=num>{_num(r.cost, 4)}</td></tr>"
+        )
     out.append("</table>")
     out += [f'<p><img src="{esc(c)}" alt="{esc(c)}"></p>' for c in charts]
     out.append("<h2>Scores</h2><table><tr><th>task</th>" + "".join(f"<th>{esc(r.label)}</th>" for r in rows) + "</tr>")
@@ -267,21 +315,28 @@ def page(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow], r
             link = f' <a href="{esc(e.replay)}">replay</a>' if e.replay else ""
             cells.append(f"<td class={css}>{esc(score_text(e))}{link}</td>")
         out.append(f"<tr><td>{esc(task)}</td>{''.join(cells)}</tr>")
-    out.append("</table><h2>Details</h2><table><tr><th>run</th><th>model</th><th>task</th><th>status</th><th>score</th>"
-               "<th>episodes</th><th>tokens in/out</th><th>cost</th><th>notes</th></tr>")
+    out.append(
+        "</table><h2>Details</h2><table><tr><th>run</th><th>model</th><th>task</th><th>status</th><th>score</th>"
+        "<th>episodes</th><th>tokens in/out</th><th>cost</th><th>notes</th></tr>"
+    )
     for e in entries:
         notes = "; ".join(([e.error] if e.error else []) + e.notes)
-        out.append(f"<tr><td>{esc(e.run)}</td><td>{esc(label_of[id(e)])}</td><td>{esc(e.task)}</td><td>{esc(e.status)}</td>"
-                   f"<td>{esc(score_text(e))}</td><td class=num>{_num(e.episodes)}</td>"
-                   f"<td class=num>{_num(e.prompt_tokens)}/{_num(e.completion_tokens)}</td>"
-                   f"<td class=num>{_num(e.cost, 4)}</td>"
-                   f"<td>{esc(notes[:300])}</td></tr>")
+        out.append(
+            f"<tr><td>{esc(e.run)}</td><td>{esc(label_of[id(e)])}</td><td>{esc(e.task)}</td><td>{esc(e.status)}</td>"
+            f"<td>{esc(score_text(e))}</td><td class=num>{_num(e.episodes)}</td>"
+            f"<td class=num>{_num(e.prompt_tokens)}/{_num(e.completion_tokens)}</td>"
+            f"<td class=num>{_num(e.cost, 4)}</td>"
+            f"<td>{esc(notes[:300])}</td></tr>"
+        )
     out.append("</table>")
     replays = [e for e in entries if e.replay]
     if replays:
         out.append("<h2>Replays</h2>")
-        out += [f'<figure><img src="{esc(e.replay)}" alt="replay"><figcaption>{esc(label_of[id(e)])} · '
-                f"{esc(e.task)}</figcaption></figure>" for e in replays]
+        out += [
+            f'<figure><img src="{esc(e.replay)}" alt="replay"><figcaption>{esc(label_of[id(e)])} · '
+            f"{esc(e.task)}</figcaption></figure>"
+            for e in replays
+        ]
     out.append("</body></html>")
     return "\n".join(out) + "\n"
 
@@ -298,5 +353,9 @@ def build_report(run_dirs: list[Path], out: Path, replays: bool = True, replay_f
     runs = [str(p) for p in run_dirs]
     (out / "index.html").write_text(page(entries, label_of, rows, runs, charts))
     (out / "report.md").write_text(markdown(entries, label_of, rows, runs))
-    return [out / "index.html", out / "report.md", *(out / c for c in charts),
-            *(out / e.replay for e in entries if e.replay)]
+    return [
+        out / "index.html",
+        out / "report.md",
+        *(out / c for c in charts),
+        *(out / e.replay for e in entries if e.replay),
+    ]

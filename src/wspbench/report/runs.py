@@ -36,22 +36,22 @@ class RunError(ValueError):
 class Entry:
     """One task of one run, as a report shows it."""
 
-    run: str                     # the run directory's name
+    run: str  # the run directory's name
     model: str
     protocol: str
     task: str
     family: str
-    status: str                  # "ok", or "error" (the endpoint never answered, or the task broke)
-    score: float | None          # normalised held-out score (None when the task failed)
-    parse_failure: bool          # the graded reply held no usable answer (scored 0, counted apart)
+    status: str  # "ok", or "error" (the endpoint never answered, or the task broke)
+    score: float | None  # normalised held-out score (None when the task failed)
+    parse_failure: bool  # the graded reply held no usable answer (scored 0, counted apart)
     error: str | None
-    episodes: int | None         # held-out episodes (levels) played
+    episodes: int | None  # held-out episodes (levels) played
     ci: tuple[float, float] | None = None
-    answer: str | None = None    # the graded answer text, when usable
+    answer: str | None = None  # the graded answer text, when usable
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cost: float | None = None
-    replay: str | None = None    # relative path of the replay GIF, once written
+    replay: str | None = None  # relative path of the replay GIF, once written
     notes: list[str] = field(default_factory=list)
     suite: dict = field(default_factory=dict, repr=False)
     record: TaskRecord | None = field(default=None, repr=False)
@@ -85,16 +85,25 @@ def entry_from_record(run: str, manifest: Manifest, record: TaskRecord) -> Entry
     graded = record.graded_round
     parse_failure = ok and (graded is None or test is None or test.error is not None)
     usage = record.usage or {}
-    return Entry(run=run, model=record.model or manifest.config.model,
-                 protocol=record.protocol or manifest.config.protocol, task=record.task,
-                 family=record.family or "?", status=record.status,
-                 score=test.normalized if ok and test is not None else None, parse_failure=parse_failure,
-                 error=record.error or (test.error if test else None),
-                 episodes=len(test.episodes) if test is not None and test.episodes else None,
-                 ci=test.interval() if ok and test is not None else None,
-                 answer=None if parse_failure or graded is None else graded.answer,
-                 prompt_tokens=usage.get("prompt_tokens"), completion_tokens=usage.get("completion_tokens"),
-                 cost=_cost(record), suite=manifest.suite, record=record)
+    return Entry(
+        run=run,
+        model=record.model or manifest.config.model,
+        protocol=record.protocol or manifest.config.protocol,
+        task=record.task,
+        family=record.family or "?",
+        status=record.status,
+        score=test.normalized if ok and test is not None else None,
+        parse_failure=parse_failure,
+        error=record.error or (test.error if test else None),
+        episodes=len(test.episodes) if test is not None and test.episodes else None,
+        ci=test.interval() if ok and test is not None else None,
+        answer=None if parse_failure or graded is None else graded.answer,
+        prompt_tokens=usage.get("prompt_tokens"),
+        completion_tokens=usage.get("completion_tokens"),
+        cost=_cost(record),
+        suite=manifest.suite,
+        record=record,
+    )
 
 
 def load_run(path: Path) -> list[Entry]:

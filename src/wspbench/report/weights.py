@@ -53,10 +53,13 @@ def read_answer(answer: str, task_id: str | None = None) -> tuple[Task, dict[str
 
 # --- drawing ----------------------------------------------------------------------------------------
 
+
 def _figure(pixels):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     return plt, plt.figure(figsize=(pixels[0] / DPI, pixels[1] / DPI), dpi=DPI)
 
 
@@ -72,8 +75,15 @@ def _heatmap(fig, ax, values: np.ndarray, title: str, xlabel: str = "", ylabel: 
     if annotate:  # small matrices: write each non-zero value in its cell
         for (row, col), value in np.ndenumerate(values):
             if value != 0 and np.isfinite(value):
-                ax.text(col, row, f"{value:.3g}", ha="center", va="center", fontsize=6,
-                        color="white" if abs(value) > 0.6 * limit else "black")
+                ax.text(
+                    col,
+                    row,
+                    f"{value:.3g}",
+                    ha="center",
+                    va="center",
+                    fontsize=6,
+                    color="white" if abs(value) > 0.6 * limit else "black",
+                )
     return image
 
 
@@ -91,7 +101,7 @@ def w1_mosaic(w1: np.ndarray, shape: tuple[int, int, int]) -> np.ndarray:
         top, left = (unit // UNITS_PER_ROW) * block_h + 2, (unit % UNITS_PER_ROW) * block_w
         for channel in range(channels):
             x = left + channel * (cols + 1)
-            mosaic[top:top + rows, x:x + cols] = maps[:, :, channel, unit]
+            mosaic[top : top + rows, x : x + cols] = maps[:, :, channel, unit]
     return mosaic
 
 
@@ -109,8 +119,11 @@ def _unit_names(task: Task, level: int) -> tuple[str, list[str] | None]:
 def _matrix(fig, ax, task: Task, weights, k: int) -> None:
     """W{k} as stored, its axes named by the network's orientation."""
     (into, into_names), (out, out_names) = _unit_names(task, k - 1), _unit_names(task, k)
-    rows, cols = ((into, into_names), (out, out_names)) if task.network.orientation == "x@W" else \
-        ((out, out_names), (into, into_names))
+    rows, cols = (
+        ((into, into_names), (out, out_names))
+        if task.network.orientation == "x@W"
+        else ((out, out_names), (into, into_names))
+    )
     values = weights[f"W{k}"]
     _heatmap(fig, ax, values, f"W{k} ({rows[0]} x {cols[0]})", cols[0], rows[0], values.size <= ANNOTATE_CELLS)
     if cols[1] is not None and len(cols[1]) == values.shape[1]:
@@ -125,28 +138,48 @@ def draw_grid(task: Task, weights: dict[str, np.ndarray], out: Path, title: str)
     plt, fig = _figure(GRID_PIXELS)
     layers = network.layers
     ratios = [max(1.0, weights[f"W{k}"].shape[1] / 8) for k in range(2, layers + 1)] + [0.9]
-    grid = fig.add_gridspec(2, len(ratios), height_ratios=[1.1, 1], width_ratios=ratios,
-                            left=0.04, right=0.97, top=0.92, bottom=0.07, hspace=0.18, wspace=0.35)
+    grid = fig.add_gridspec(
+        2,
+        len(ratios),
+        height_ratios=[1.1, 1],
+        width_ratios=ratios,
+        left=0.04,
+        right=0.97,
+        top=0.92,
+        bottom=0.07,
+        hspace=0.18,
+        wspace=0.35,
+    )
     fig.suptitle(title, fontsize=12)
     w1 = weights["W1"] if network.orientation == "x@W" else weights["W1"].T  # (inputs, units)
     rows, cols, channels = shape
     ax = fig.add_subplot(grid[0, :])
-    _heatmap(fig, ax, w1_mosaic(w1, shape), f"W1: per hidden unit, one {rows}x{cols} map per input channel, "
-             f"left to right: {', '.join(task.game.input_names)}\n(each unit divided by its largest |w|, given "
-             "after its name)")
+    _heatmap(
+        fig,
+        ax,
+        w1_mosaic(w1, shape),
+        f"W1: per hidden unit, one {rows}x{cols} map per input channel, "
+        f"left to right: {', '.join(task.game.input_names)}\n(each unit divided by its largest |w|, given "
+        "after its name)",
+    )
     ax.set_aspect("equal")
     ax.set_xticks([])
     ax.set_yticks([])
     block_w, block_h = channels * (cols + 1) + 2, rows + 3
     for unit in range(w1.shape[1]):
         largest = float(np.abs(w1[:, unit]).max())
-        ax.text((unit % UNITS_PER_ROW) * block_w, (unit // UNITS_PER_ROW) * block_h + 1.2,
-                f"unit {unit}  |w| <= {largest:.3g}", fontsize=6, va="bottom")
+        ax.text(
+            (unit % UNITS_PER_ROW) * block_w,
+            (unit // UNITS_PER_ROW) * block_h + 1.2,
+            f"unit {unit}  |w| <= {largest:.3g}",
+            fontsize=6,
+            va="bottom",
+        )
     for k in range(2, layers + 1):
         _matrix(fig, fig.add_subplot(grid[1, k - 2]), task, weights, k)
     biases = np.full((max(network.sizes[1:]), layers), np.nan)
     for k in range(1, layers + 1):
-        biases[:network.sizes[k], k - 1] = weights[f"b{k}"]
+        biases[: network.sizes[k], k - 1] = weights[f"b{k}"]
     ax = fig.add_subplot(grid[1, -1])
     _heatmap(fig, ax, biases, ", ".join(f"b{k}" for k in range(1, layers + 1)), "", "unit / action")
     ax.set_xticks(range(layers), [f"b{k}" for k in range(1, layers + 1)])
@@ -160,8 +193,9 @@ def draw_flat(task: Task, weights: dict[str, np.ndarray], out: Path, title: str)
     ratios = []
     for k in range(1, network.layers + 1):
         ratios += [max(1.0, weights[f"W{k}"].shape[1] / 4), 0.5]
-    grid = fig.add_gridspec(1, len(ratios), width_ratios=ratios, left=0.06, right=0.97, top=0.86, bottom=0.2,
-                            wspace=0.5)
+    grid = fig.add_gridspec(
+        1, len(ratios), width_ratios=ratios, left=0.06, right=0.97, top=0.86, bottom=0.2, wspace=0.5
+    )
     fig.suptitle(title, fontsize=12)
     for k in range(1, network.layers + 1):
         _matrix(fig, fig.add_subplot(grid[0, 2 * k - 2]), task, weights, k)
@@ -187,8 +221,9 @@ def reads_grid(task: Task) -> bool:
     return len(shape) == 3 and int(np.prod(shape)) == task.network.sizes[0]
 
 
-def weights_png(answer: str, out: Path, task_id: str | None = None,
-                title: str | None = None) -> tuple[str, tuple[int, int]]:
+def weights_png(
+    answer: str, out: Path, task_id: str | None = None, title: str | None = None
+) -> tuple[str, tuple[int, int]]:
     """Draw the answer's weights; returns (the task whose parser read it, pixel size). Raises UnknownTask,
     or UnusableAnswer for a bad reply."""
     task, weights = read_answer(answer, task_id)

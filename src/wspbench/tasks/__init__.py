@@ -9,5 +9,18 @@ from wspbench.games.minatar import MinAtarGame as MinAtarTask  # the game bindin
 from wspbench.tasks.registry import UnknownTask, all_tasks, get_task, register_family, select, suite, unregister_family
 from wspbench.tasks.spec import AnswerError, Game, Protocol, Score, Task
 
-__all__ = ["AnswerError", "Game", "MinAtarTask", "Protocol", "Score", "Task", "UnknownTask", "all_tasks",
-           "get_task", "register_family", "select", "suite", "unregister_family"]
+__all__ = [
+    "AnswerError",
+    "Game",
+    "MinAtarTask",
+    "Protocol",
+    "Score",
+    "Task",
+    "UnknownTask",
+    "all_tasks",
+    "get_task",
+    "register_family",
+    "select",
+    "suite",
+    "unregister_family",
+]

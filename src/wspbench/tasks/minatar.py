@@ -40,13 +40,22 @@ class MinAtarTask(Task):
     @property
     def prompt_version(self) -> str:
         from wspbench.tasks.minatar_prompt import MINATAR_PROMPT_VERSION
+
         return MINATAR_PROMPT_VERSION
 
     @cached_property
     def game(self) -> Game:
         binding = self.binding
-        return Game(binding.game, binding.description, binding.score_cap, binding.max_steps,
-                    (10, 10, len(CHANNEL_NAMES)), CHANNEL_NAMES, ACTION_NAMES, binding.module.replace(".", "/") + ".py")
+        return Game(
+            binding.game,
+            binding.description,
+            binding.score_cap,
+            binding.max_steps,
+            (10, 10, len(CHANNEL_NAMES)),
+            CHANNEL_NAMES,
+            ACTION_NAMES,
+            binding.module.replace(".", "/") + ".py",
+        )
 
     # --- the prompt ---------------------------------------------------------------------------------
     def messages(self, protocol: Protocol = Protocol()) -> list[dict]:
@@ -64,8 +73,10 @@ class MinAtarTask(Task):
         from wspbench.answers import parse_edits
 
         weights, edit_count = parse_edits(text, self.network)
-        return weights, {"edit_count": edit_count,
-                         "nonzero_weights": sum(int(np.count_nonzero(w)) for w in weights.values())}
+        return weights, {
+            "edit_count": edit_count,
+            "nonzero_weights": sum(int(np.count_nonzero(w)) for w in weights.values()),
+        }
 
     def parse_feedback(self, error: str) -> str:
         from wspbench.tasks.minatar_prompt import parse_feedback
@@ -75,8 +86,11 @@ class MinAtarTask(Task):
     def offline_answer(self, model: str) -> str | None:
         if model == "zero":
             return (resources.files("wspbench") / "examples" / "zero.txt").read_text()
-        folder = (resources.files("wspbench") / "examples" if self.binding.source == "original"
-                  else resources.files("minatar_synth") / "references")
+        folder = (
+            resources.files("wspbench") / "examples"
+            if self.binding.source == "original"
+            else resources.files("minatar_synth") / "references"
+        )
         path = folder / f"{self.binding.game}.txt"
         return path.read_text() if model == "reference" and path.is_file() else None
 
@@ -93,8 +107,14 @@ class MinAtarTask(Task):
     def training_episodes(self, count: int) -> list[int]:
         return list(range(TRAIN_EPISODE_OFFSET, TRAIN_EPISODE_OFFSET + max(1, count)))
 
-    def play(self, weights: Weights, episodes: Sequence[int], engine: str = "auto", workers: int | None = None,
-             progress: Progress | None = None) -> tuple[list[float], list[int], dict]:
+    def play(
+        self,
+        weights: Weights,
+        episodes: Sequence[int],
+        engine: str = "auto",
+        workers: int | None = None,
+        progress: Progress | None = None,
+    ) -> tuple[list[float], list[int], dict]:
         from wspbench.evaluation import evaluate
 
         run = evaluate(self.binding, weights, episodes, engine=engine, workers=workers, progress=progress)
@@ -103,8 +123,9 @@ class MinAtarTask(Task):
     def watch(self, weights: Weights, episode: int, observe) -> tuple[float, int, dict]:
         from wspbench.evaluation.engine import play_reference
 
-        ((value, length),) = play_reference(self.binding, weights, [episode],
-                                            observe=lambda *step: observe(Step(*step)))
+        ((value, length),) = play_reference(
+            self.binding, weights, [episode], observe=lambda *step: observe(Step(*step))
+        )
         return value, length, {"outcome": f"return {value:g} after {length} steps"}
 
     # --- feedback rounds ----------------------------------------------------------------------------
@@ -112,18 +133,25 @@ class MinAtarTask(Task):
         if score.error:
             return self.parse_feedback(score.error)
         first, last = score.episodes[0], score.episodes[-1]
-        lines = [f"Your network on {len(score.episodes)} training episodes (ids {first}..{last}; the scoring "
-                 f"episodes are others): mean return {score.raw:.2f}, normalised score "
-                 f"{score.normalized:.4f} (cap {score.score_cap:g}), mean episode length "
-                 f"{score.mean_length:.1f} steps.", "By group of episodes:"]
+        lines = [
+            f"Your network on {len(score.episodes)} training episodes (ids {first}..{last}; the scoring "
+            f"episodes are others): mean return {score.raw:.2f}, normalised score "
+            f"{score.normalized:.4f} (cap {score.score_cap:g}), mean episode length "
+            f"{score.mean_length:.1f} steps.",
+            "By group of episodes:",
+        ]
         for g in episode_groups(score, self.game.max_steps):
-            line = (f"  episodes {g['first']}..{g['last']}: mean return {g['mean_return']:.2f} "
-                    f"(min {g['min_return']:g}, max {g['max_return']:g}), mean length {g['mean_length']:.1f} steps")
+            line = (
+                f"  episodes {g['first']}..{g['last']}: mean return {g['mean_return']:.2f} "
+                f"(min {g['min_return']:g}, max {g['max_return']:g}), mean length {g['mean_length']:.1f} steps"
+            )
             if g["hit_step_limit"]:
                 line += f", {g['hit_step_limit']} ran to the {self.game.max_steps:,}-step limit"
             lines.append(line)
-        lines.append("Improve the weights to score higher. Reply with your reasoning, then the complete network "
-                     "in one ```edits block (all weights start at 0 again).")
+        lines.append(
+            "Improve the weights to score higher. Reply with your reasoning, then the complete network "
+            "in one ```edits block (all weights start at 0 again)."
+        )
         return "\n".join(lines)
 
     # --- records ------------------------------------------------------------------------------------
@@ -133,8 +161,11 @@ class MinAtarTask(Task):
     def calibration(self) -> dict[str, float]:
         """The normalised scores that benchmarks/calibrate_synth.py measured (for every game, original ones
         too); not its timings, which depend on the machine and would change the suite digest."""
-        return {key: value for key, value in _calibration().get(self.binding.game, {}).items()
-                if key in CALIBRATED_PLAYERS and isinstance(value, (int, float))}
+        return {
+            key: value
+            for key, value in _calibration().get(self.binding.game, {}).items()
+            if key in CALIBRATED_PLAYERS and isinstance(value, (int, float))
+        }
 
 
 @cache
@@ -155,9 +186,17 @@ def episode_groups(score: Score, max_steps: int, groups: int = FEEDBACK_GROUPS) 
     for part in np.array_split(np.arange(len(score.episodes)), min(groups, len(score.episodes))):
         r = np.asarray(score.values)[part]
         n = np.asarray(score.lengths)[part]
-        out.append({"first": int(score.episodes[part[0]]), "last": int(score.episodes[part[-1]]),
-                    "mean_return": float(r.mean()), "min_return": float(r.min()), "max_return": float(r.max()),
-                    "mean_length": float(n.mean()), "hit_step_limit": int((n >= max_steps).sum())})
+        out.append(
+            {
+                "first": int(score.episodes[part[0]]),
+                "last": int(score.episodes[part[-1]]),
+                "mean_return": float(r.mean()),
+                "min_return": float(r.min()),
+                "max_return": float(r.max()),
+                "mean_length": float(n.mean()),
+                "hit_step_limit": int((n >= max_steps).sum()),
+            }
+        )
     return out
 
 

@@ -29,21 +29,28 @@ from wspbench.tasks.spec import Protocol
 
 MINATAR_PROMPT_VERSION = "minatar-v2"
 MINATAR_SYSTEM = "You directly program neural-network weights. Follow the task constraints exactly."
-SECTION_TITLES = ("THE TASK", "THE GAME", "THE OBSERVATION", "THE ACTIONS", "THE NETWORK", "SCORING",
-                  "THE EDITS LANGUAGE")
+SECTION_TITLES = (
+    "THE TASK",
+    "THE GAME",
+    "THE OBSERVATION",
+    "THE ACTIONS",
+    "THE NETWORK",
+    "SCORING",
+    "THE EDITS LANGUAGE",
+)
 
 
 @dataclass(frozen=True)
 class GameFacts:
     """What the prompt says about one game (a fake one in the snapshot test)."""
 
-    task_id: str              # "original/breakout"
+    task_id: str  # "original/breakout"
     game: str
-    title: str                # one-line description
-    source_path: str          # shown to the model, e.g. "minatar/environments/breakout.py"
-    source: str               # the exact file text
-    channel_notes: str        # how the game's own channels land on the six inputs
-    action_notes: str         # which actions do something in this game
+    title: str  # one-line description
+    source_path: str  # shown to the model, e.g. "minatar/environments/breakout.py"
+    source: str  # the exact file text
+    channel_notes: str  # how the game's own channels land on the six inputs
+    action_notes: str  # which actions do something in this game
     score_cap: float
     max_steps: int
 
@@ -51,8 +58,9 @@ class GameFacts:
 def render(task, protocol: Protocol) -> list[dict]:
     """The opening conversation of a MinAtar task (`minatar.MinAtarTask`)."""
     episodes = task.scoring_episodes(protocol.episodes)
-    user = render_minatar(game_facts(task.binding), protocol.name, protocol.rounds, len(episodes),
-                          protocol.train_episodes)
+    user = render_minatar(
+        game_facts(task.binding), protocol.name, protocol.rounds, len(episodes), protocol.train_episodes
+    )
     return [{"role": "system", "content": MINATAR_SYSTEM}, {"role": "user", "content": user}]
 
 
@@ -70,18 +78,33 @@ def game_facts(binding: MinAtarGame) -> GameFacts:
         own = {index: name for name, index in env.env.channels.items()}
         mapping = "\n".join(
             f"  {out} {CHANNEL_NAMES[out]} = " + (" OR ".join(own[s] for s in group) if group else "(unused, always 0)")
-            for out, group in enumerate(ORIGINAL_CHANNEL_GROUPS[binding.game]))
-        channel_notes = (f"In {binding.game} the game's own channels (`self.channels` in its source) are combined "
-                         f"into these six: an input channel is on where any of its source channels is on.\n{mapping}")
+            for out, group in enumerate(ORIGINAL_CHANNEL_GROUPS[binding.game])
+        )
+        channel_notes = (
+            f"In {binding.game} the game's own channels (`self.channels` in its source) are combined "
+            f"into these six: an input channel is on where any of its source channels is on.\n{mapping}"
+        )
         used = env.minimal_action_set()
-        action_notes = (f"In {binding.game} all six actions do something." if len(used) == len(ACTION_NAMES) else
-                        f"In {binding.game} these actions do something: "
-                        f"{', '.join(f'{a} {ACTION_NAMES[a]}' for a in used)}; the others act like no-op.")
+        action_notes = (
+            f"In {binding.game} all six actions do something."
+            if len(used) == len(ACTION_NAMES)
+            else f"In {binding.game} these actions do something: "
+            f"{', '.join(f'{a} {ACTION_NAMES[a]}' for a in used)}; the others act like no-op."
+        )
     else:
         channel_notes = "The game's state() returns these six channels directly; its docstring says what each holds."
         action_notes = "The game's docstring says which actions do something."
-    return GameFacts(binding.task_id, binding.game, binding.description, path, source, channel_notes, action_notes,
-                     binding.score_cap, binding.max_steps)
+    return GameFacts(
+        binding.task_id,
+        binding.game,
+        binding.description,
+        path,
+        source,
+        channel_notes,
+        action_notes,
+        binding.score_cap,
+        binding.max_steps,
+    )
 
 
 def flat_index(row: int, col: int, channel: int) -> int:
@@ -90,24 +113,38 @@ def flat_index(row: int, col: int, channel: int) -> int:
 
 def render_minatar(game: GameFacts, protocol: str, rounds: int, episodes: int, train_episodes: int = 0) -> str:
     """The user prompt of a MinAtar task (original or synthetic game)."""
-    sections = [_task(game, protocol, rounds, train_episodes), _game(game), _observation(game), _actions(game),
-                _network(), _scoring(game, protocol, episodes), _edits_language()]
+    sections = [
+        _task(game, protocol, rounds, train_episodes),
+        _game(game),
+        _observation(game),
+        _actions(game),
+        _network(),
+        _scoring(game, protocol, episodes),
+        _edits_language(),
+    ]
     return "\n\n".join(sections) + "\n\nReply with your reasoning, then one ```edits block.\n"
 
 
 def _task(game: GameFacts, protocol: str, rounds: int, train_episodes: int) -> str:
     if protocol == "one-shot":
-        mode = ("This is one-shot mode: you get no training, no data, no gradients, no code execution, no "
-                "calculator and no feedback from the environment. You write ONE reply; it is graded as it is.")
+        mode = (
+            "This is one-shot mode: you get no training, no data, no gradients, no code execution, no "
+            "calculator and no feedback from the environment. You write ONE reply; it is graded as it is."
+        )
     else:
-        mode = (f"This is feedback mode: you may reply up to {rounds} times. After each reply your "
-                f"network plays {train_episodes} TRAINING episodes (seeds different from the scoring "
-                "episodes) and you are told the results, grouped by episodes; a reply without a usable edits "
-                "block is answered with the error. The reply with the best training score is then graded "
-                "once on the held-out scoring episodes. You still get no training, data, gradients, code "
-                "execution or calculator: every weight is written by you.")
-    intro = textwrap.fill(f"Write, from scratch, every weight of a small neural network that plays the game "
-                          f"{game.game} ({game.task_id}) as well as possible. {mode}", width=104)
+        mode = (
+            f"This is feedback mode: you may reply up to {rounds} times. After each reply your "
+            f"network plays {train_episodes} TRAINING episodes (seeds different from the scoring "
+            "episodes) and you are told the results, grouped by episodes; a reply without a usable edits "
+            "block is answered with the error. The reply with the best training score is then graded "
+            "once on the held-out scoring episodes. You still get no training, data, gradients, code "
+            "execution or calculator: every weight is written by you."
+        )
+    intro = textwrap.fill(
+        f"Write, from scratch, every weight of a small neural network that plays the game "
+        f"{game.game} ({game.task_id}) as well as possible. {mode}",
+        width=104,
+    )
     return f"""THE TASK
 {intro}
 - All weights start at 0. Your reply sets them with an ```edits block (THE EDITS LANGUAGE below).
@@ -130,7 +167,8 @@ Its rules are the program below, the exact source file `{game.source_path}` that
 def _observation(game: GameFacts) -> str:
     examples = "\n".join(
         f"  row {r}, col {c}, channel {ch} ({CHANNEL_NAMES[ch]}): i = ({r}*10 + {c})*6 + {ch} = {flat_index(r, c, ch)}"
-        for r, c, ch in ((0, 0, 0), (0, 1, 0), (1, 0, 0), (3, 7, 2), (9, 4, 0), (9, 9, 5)))
+        for r, c, ch in ((0, 0, 0), (0, 1, 0), (1, 0, 0), (3, 7, 2), (9, 4, 0), (9, 9, 5))
+    )
     channels = "\n".join(f"  {i} {name}" for i, name in enumerate(CHANNEL_NAMES))
     return f"""THE OBSERVATION
 Every step the network sees the screen: a 10x10 grid (row 0 at the top, column 0 at the left) with 6
@@ -176,8 +214,7 @@ def _scoring(game: GameFacts, protocol: str, n: int) -> str:
     sticky = f"{STICKY_ACTION_PROB:g}"
     training = ""
     if protocol == "feedback":
-        training = ("\nTraining episodes (feedback rounds) use other seeds; the scoring episodes are never "
-                    "shown to you.")
+        training = "\nTraining episodes (feedback rounds) use other seeds; the scoring episodes are never shown to you."
     return f"""SCORING
 The network plays {n} episodes. Episode e (e = 0..{n - 1}) seeds the game with {EPISODE_SEED} + e and the action
 sampler with RandomState({ACTION_SEED} + e); sticky actions {sticky}; an episode lasts until the game ends it or for
@@ -216,5 +253,7 @@ nesting depth {edits.MAX_NESTING}."""
 
 def parse_feedback(error: str) -> str:
     """What the model is told when its reply has no usable edits block (feedback protocol)."""
-    return (f"I could not use that: {error}. Reply with your reasoning, then the complete network in one "
-            "```edits block (all weights start at 0 again).")
+    return (
+        f"I could not use that: {error}. Reply with your reasoning, then the complete network in one "
+        "```edits block (all weights start at 0 again)."
+    )

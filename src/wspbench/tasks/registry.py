@@ -1,8 +1,9 @@
 """The task registry: every task of the suite, by canonical id. The one place where families are listed.
 
 A family is a module with a `tasks()` function that returns its `Task` objects (see `spec.py`). The
-built-in families are listed in FAMILIES; `register_family` adds one more at run time (a plugin, or the
-toy family of `tests/test_tasks_registry.py`). Building the list is cheap: a task loads its game only when
+built-in families are listed in FAMILIES; an installed package adds one through the entry point group
+`wspbench.families` (`name = "module:tasks"`); `register_family` adds one at run time (the toy family of
+`tests/test_tasks_registry.py`). Building the list is cheap: a task loads its game only when
 it is graded or prompted, so `wsp --help` and `wsp games` stay fast.
 """
 
@@ -20,6 +21,7 @@ from wspbench.tasks.spec import Task
 SUITE_NAME = "wspbench"
 SUITE_VERSION = "1"  # bump with any change that moves a score: a prompt, a game, a cap, the episodes
 FAMILIES = ("wspbench.tasks.minatar", "wspbench.tasks.superbeam")
+ENTRY_POINTS = "wspbench.families"
 
 log = logging.getLogger(__name__)
 _registered: dict[str, Callable[[], list[Task]]] = {}
@@ -44,18 +46,34 @@ def unregister_family(name: str) -> None:
     _tasks = None
 
 
+def _installed_families() -> list[Callable[[], list[Task]]]:
+    """The `tasks` functions of installed plugin packages; a plugin that fails to load is left out, with a
+    warning, so that one broken package cannot stop every command."""
+    from importlib.metadata import entry_points
+
+    makers = []
+    for point in entry_points(group=ENTRY_POINTS):
+        try:
+            makers.append(point.load())
+        except Exception as error:  # noqa: BLE001 - someone else's package
+            log.warning("task family %s (%s) is left out: %s: %s", point.name, point.value, type(error).__name__, error)
+    return makers
+
+
 def _all() -> dict[str, Task]:
     global _tasks
     if _tasks is None:
         found: dict[str, Task] = {}
-        makers = [importlib.import_module(module).tasks for module in FAMILIES] + list(_registered.values())
+        makers = [importlib.import_module(module).tasks for module in FAMILIES]
+        makers += [*_installed_families(), *_registered.values()]
         for make in makers:
             for task in make():
                 if task.id in found:
                     raise ValueError(f"two tasks have the id {task.id!r}")
                 found[task.id] = task
-        log.debug("%d tasks from %d families (%s registered)", len(found), len(makers),
-                  ", ".join(_registered) or "none")
+        log.debug(
+            "%d tasks from %d families (%s registered)", len(found), len(makers), ", ".join(_registered) or "none"
+        )
         _tasks = found
     return _tasks
 
@@ -86,9 +104,14 @@ def select(selector: str) -> list[Task]:
         if not item:
             continue
         pattern = "*" if item == "all" else item
-        matches = [task for task in tasks.values()
-                   if fnmatch.fnmatchcase(task.id, pattern) or task.game.name == pattern
-                   or task.id.startswith(pattern + "/") or task.family == pattern]
+        matches = [
+            task
+            for task in tasks.values()
+            if fnmatch.fnmatchcase(task.id, pattern)
+            or task.game.name == pattern
+            or task.id.startswith(pattern + "/")
+            or task.family == pattern
+        ]
         if not matches:
             raise UnknownTask(f"no task matches {item!r:.80}{_hint(item)}; tasks: {', '.join(tasks)}")
         chosen.update((task.id, task) for task in matches)

@@ -29,31 +29,42 @@ SCORE_FORMAT = "wspbench.score/1"
 Z95 = 1.959963984540054
 Progress = Callable[[int], None]
 
-__all__ = ["OFFLINE_MODELS", "PROTOCOLS", "AnswerError", "Game", "Protocol", "Score", "Step", "Task", "prompt_hash",
-           "safe_message", "weights_record"]
+__all__ = [
+    "OFFLINE_MODELS",
+    "PROTOCOLS",
+    "AnswerError",
+    "Game",
+    "Protocol",
+    "Score",
+    "Step",
+    "Task",
+    "prompt_hash",
+    "safe_message",
+    "weights_record",
+]
 
 
 @dataclass(frozen=True)
 class Game:
     """What a task's prompt, `wsp games` and the exports say about its game: each fact written once."""
 
-    name: str                       # "breakout", "ferry", "superbeam"
-    description: str                # one line
-    score_cap: float                # the raw score that counts as 1.0
-    max_steps: int                  # the most network decisions in one episode
-    input_shape: tuple[int, ...]    # the network's inputs before flattening: (10, 10, 6) grid, (8,) features
-    input_names: tuple[str, ...]    # names along the last axis: MinAtar's six channels, SUPERBEAM's features
+    name: str  # "breakout", "ferry", "superbeam"
+    description: str  # one line
+    score_cap: float  # the raw score that counts as 1.0
+    max_steps: int  # the most network decisions in one episode
+    input_shape: tuple[int, ...]  # the network's inputs before flattening: (10, 10, 6) grid, (8,) features
+    input_names: tuple[str, ...]  # names along the last axis: MinAtar's six channels, SUPERBEAM's features
     action_names: tuple[str, ...]
-    source_path: str                # the game's source file as the prompt names it
+    source_path: str  # the game's source file as the prompt names it
 
 
 @dataclass(frozen=True)
 class Protocol:
     """How a model meets a task; the prompt states it. `episodes`: held-out scoring episodes."""
 
-    name: str = "one-shot"          # one of PROTOCOLS
+    name: str = "one-shot"  # one of PROTOCOLS
     rounds: int = 1
-    episodes: int | None = None     # None: the task's default
+    episodes: int | None = None  # None: the task's default
     train_episodes: int = 0
 
     def __post_init__(self) -> None:
@@ -78,7 +89,7 @@ class Score:
     values: tuple[float, ...] = ()
     lengths: tuple[int, ...] = ()
     error: str | None = None
-    metadata: dict = field(default_factory=dict)   # the family's own details (edit count, per-level causes...)
+    metadata: dict = field(default_factory=dict)  # the family's own details (edit count, per-level causes...)
     seconds: float = 0.0
 
     @property
@@ -112,11 +123,18 @@ class Score:
         if not isinstance(data, dict) or data.get("format") != SCORE_FORMAT:
             raise ValueError("not a wspbench score")
         try:
-            return cls(task=str(data["task"]), normalized=float(data["normalized"]), raw=float(data["raw"]),
-                       score_cap=float(data["score_cap"]), episodes=tuple(int(e) for e in data["episodes"]),
-                       values=tuple(float(v) for v in data["values"]),
-                       lengths=tuple(int(n) for n in data["lengths"]), error=data.get("error"),
-                       metadata=dict(data.get("metadata") or {}), seconds=float(data.get("seconds") or 0.0))
+            return cls(
+                task=str(data["task"]),
+                normalized=float(data["normalized"]),
+                raw=float(data["raw"]),
+                score_cap=float(data["score_cap"]),
+                episodes=tuple(int(e) for e in data["episodes"]),
+                values=tuple(float(v) for v in data["values"]),
+                lengths=tuple(int(n) for n in data["lengths"]),
+                error=data.get("error"),
+                metadata=dict(data.get("metadata") or {}),
+                seconds=float(data.get("seconds") or 0.0),
+            )
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"not a wspbench score: {safe_message(error)}") from None
 
@@ -125,23 +143,23 @@ class Score:
 class Step:
     """One network decision as `Task.watch` shows it (replays draw these)."""
 
-    screen: np.ndarray              # (rows, cols, channels) 0/1 grid, or (rows, cols) 0/1 pixels
-    logits: np.ndarray | None       # None on the closing step, after the episode ended
+    screen: np.ndarray  # (rows, cols, channels) 0/1 grid, or (rows, cols) 0/1 pixels
+    logits: np.ndarray | None  # None on the closing step, after the episode ended
     action: int | None
-    value: float                    # the episode's return so far
+    value: float  # the episode's return so far
 
 
 class Task(ABC):
     """One task. A family subclasses it once; the registry (`registry.py`) holds the instances."""
 
-    id: str                         # canonical: "original/breakout", "synth/ferry", "superbeam"
-    family: str                     # the family module's name
+    id: str  # canonical: "original/breakout", "synth/ferry", "superbeam"
+    family: str  # the family module's name
     network: Network
-    answer_format: str              # the fenced block a reply ends with: "edits", "json"
+    answer_format: str  # the fenced block a reply ends with: "edits", "json"
     game: Game
-    prompt_version: str             # bump when the prompt text changes (tests/test_harness_prompts.py)
-    default_episodes: int           # scoring episodes when none are given
-    max_episodes: int               # how many held-out episodes exist (a larger count plays them all)
+    prompt_version: str  # bump when the prompt text changes (tests/test_harness_prompts.py)
+    default_episodes: int  # scoring episodes when none are given
+    max_episodes: int  # how many held-out episodes exist (a larger count plays them all)
 
     @property
     def slug(self) -> str:
@@ -169,8 +187,10 @@ class Task(ABC):
 
     def parse_feedback(self, error: str) -> str:
         """What a model is told after a reply without a usable answer (feedback protocol)."""
-        return (f"I could not use that: {error}. Reply with your reasoning, then the complete network in one "
-                f"```{self.answer_format} block.")
+        return (
+            f"I could not use that: {error}. Reply with your reasoning, then the complete network in one "
+            f"```{self.answer_format} block."
+        )
 
     @abstractmethod
     def offline_answer(self, model: str) -> str | None:
@@ -184,16 +204,24 @@ class Task(ABC):
 
     def scoring_rule(self, count: int) -> str:
         """How the score is made, in words (exports describe a task with it)."""
-        return (f"the mean value of {count} held-out episodes, normalised by the cap {self.game.score_cap:g} "
-                "(1.0 at the cap)")
+        return (
+            f"the mean value of {count} held-out episodes, normalised by the cap {self.game.score_cap:g} "
+            "(1.0 at the cap)"
+        )
 
     @abstractmethod
     def training_episodes(self, count: int) -> list[int]:
         """Episodes disjoint from every scoring episode, for feedback rounds."""
 
     @abstractmethod
-    def play(self, weights: Weights, episodes: Sequence[int], engine: str = "auto", workers: int | None = None,
-             progress: Progress | None = None) -> tuple[list[float], list[int], dict]:
+    def play(
+        self,
+        weights: Weights,
+        episodes: Sequence[int],
+        engine: str = "auto",
+        workers: int | None = None,
+        progress: Progress | None = None,
+    ) -> tuple[list[float], list[int], dict]:
         """Play `episodes`: each one's value and length, and the family's metadata."""
 
     @abstractmethod
@@ -201,8 +229,15 @@ class Task(ABC):
         """Play one episode exactly as it is scored, calling `observe` before each decision and once after
         the end: its value, its length and the family's summary of how it ended."""
 
-    def score(self, weights: Weights, episodes: Sequence[int] | None = None, engine: str = "auto",
-              workers: int | None = None, progress: Progress | None = None, metadata: dict | None = None) -> Score:
+    def score(
+        self,
+        weights: Weights,
+        episodes: Sequence[int] | None = None,
+        engine: str = "auto",
+        workers: int | None = None,
+        progress: Progress | None = None,
+        metadata: dict | None = None,
+    ) -> Score:
         """Play the episodes (default: the scoring ones) and score them: the mean value, normalised by the cap."""
         import time
 
@@ -210,12 +245,26 @@ class Task(ABC):
         started = time.perf_counter()
         values, lengths, details = self.play(weights, episodes, engine, workers, progress)
         raw = float(np.mean(values))  # the reference's rounding (pairwise summation)
-        return Score(self.id, normalize(raw, self.game.score_cap), raw, self.game.score_cap, tuple(episodes),
-                     tuple(float(v) for v in values), tuple(int(n) for n in lengths),
-                     metadata={**(metadata or {}), **details}, seconds=round(time.perf_counter() - started, 3))
+        return Score(
+            self.id,
+            normalize(raw, self.game.score_cap),
+            raw,
+            self.game.score_cap,
+            tuple(episodes),
+            tuple(float(v) for v in values),
+            tuple(int(n) for n in lengths),
+            metadata={**(metadata or {}), **details},
+            seconds=round(time.perf_counter() - started, 3),
+        )
 
-    def grade(self, text: str, episodes: Sequence[int] | None = None, engine: str = "auto",
-              workers: int | None = None, progress: Progress | None = None) -> Score:
+    def grade(
+        self,
+        text: str,
+        episodes: Sequence[int] | None = None,
+        engine: str = "auto",
+        workers: int | None = None,
+        progress: Progress | None = None,
+    ) -> Score:
         """Parse and score a reply. Never raises for a bad reply or a broken game: those are a Score with
         `error` (so one bad answer cannot stop a batch)."""
         try:
@@ -266,9 +315,16 @@ class Task(ABC):
 
     def digest(self) -> str:
         """A hash over everything that decides this task's scores: prompt, game source, cap, episodes, seeds."""
-        facts = {"id": self.id, "prompt_version": self.prompt_version, "messages": self.messages(),
-                 "source": self.game_source(), "game": asdict(self.game), "calibration": self.calibration(),
-                 "seeds": self.seeds(), "network": repr(self.network)}
+        facts = {
+            "id": self.id,
+            "prompt_version": self.prompt_version,
+            "messages": self.messages(),
+            "source": self.game_source(),
+            "game": asdict(self.game),
+            "calibration": self.calibration(),
+            "seeds": self.seeds(),
+            "network": repr(self.network),
+        }
         return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
 
 
@@ -298,8 +354,8 @@ def wilson(successes: int, n: int) -> tuple[float, float]:
     if n == 0:
         return 0.0, 0.0
     p = successes / n
-    centre = (p + Z95 ** 2 / (2 * n)) / (1 + Z95 ** 2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + Z95 ** 2 / (4 * n * n)) / (1 + Z95 ** 2 / n)
+    centre = (p + Z95**2 / (2 * n)) / (1 + Z95**2 / n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / (1 + Z95**2 / n)
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
@@ -310,7 +366,7 @@ def safe_message(error: BaseException, limit: int = MAX_MESSAGE_CHARS) -> str:
     except Exception:  # noqa: BLE001 - e.g. an int too long to print
         text = ""
     text = f"{type(error).__name__}: {text}" if text else type(error).__name__
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def prompt_hash(messages: list[dict]) -> str:
@@ -320,6 +376,8 @@ def prompt_hash(messages: list[dict]) -> str:
 
 def weights_record(weights: Weights) -> dict:
     """Non-zero weights as [index..., value] rows, for run records (written programs are sparse)."""
-    rows = {name: [[*map(int, where), float(tensor[tuple(where)])] for where in np.argwhere(tensor != 0)]
-            for name, tensor in weights.items()}
+    rows = {
+        name: [[*map(int, where), float(tensor[tuple(where)])] for where in np.argwhere(tensor != 0)]
+        for name, tensor in weights.items()
+    }
     return {"format": "nonzero", "shapes": {name: list(t.shape) for name, t in weights.items()}, "nonzero": rows}

@@ -40,9 +40,11 @@ TIMEOUT_CAUSE = "ran out of time (stuck: e.g. walking into a pipe wall, or stand
 ONE_SHOT = Protocol()
 REFERENCE_FILE = "superbeam_reference.json"  # in this package; its units' jobs are in its "notes"
 
-SYSTEM = ("You are a weight-space programmer. You write the weights of a small neural network directly, "
-          "by reasoning about what each unit should compute. There is no training, no data and no "
-          "gradient descent: the numbers you write are the final network.")
+SYSTEM = (
+    "You are a weight-space programmer. You write the weights of a small neural network directly, "
+    "by reasoning about what each unit should compute. There is no training, no data and no "
+    "gradient descent: the numbers you write are the final network."
+)
 
 
 class SuperbeamTask(Task):
@@ -67,9 +69,16 @@ class SuperbeamTask(Task):
         from superbeam.env import ACTIONS
         from superbeam.features import FEATURE_NAMES
 
-        return Game("superbeam", "A CHIP-8 platformer: run right, jump gaps and pipes, avoid walkers, reach the flag.",
-                    1.0, MAX_FRAMES // FRAME_SKIP, (len(FEATURE_NAMES),), tuple(FEATURE_NAMES), tuple(ACTIONS),
-                    "superbeam/env.py")
+        return Game(
+            "superbeam",
+            "A CHIP-8 platformer: run right, jump gaps and pipes, avoid walkers, reach the flag.",
+            1.0,
+            MAX_FRAMES // FRAME_SKIP,
+            (len(FEATURE_NAMES),),
+            tuple(FEATURE_NAMES),
+            tuple(ACTIONS),
+            "superbeam/env.py",
+        )
 
     # --- the prompt ---------------------------------------------------------------------------------
     def messages(self, protocol: Protocol = ONE_SHOT) -> list[dict]:
@@ -107,8 +116,14 @@ class SuperbeamTask(Task):
     def training_episodes(self, count: int) -> list[int]:
         return list(TRAIN_LEVELS)
 
-    def play(self, weights: Weights, episodes: Sequence[int], engine: str = "auto", workers: int | None = None,
-             progress: Progress | None = None) -> tuple[list[float], list[int], dict]:
+    def play(
+        self,
+        weights: Weights,
+        episodes: Sequence[int],
+        engine: str = "auto",
+        workers: int | None = None,
+        progress: Progress | None = None,
+    ) -> tuple[list[float], list[int], dict]:
         """Each level once, in order (one process: a level takes milliseconds); `engine` and `workers` are
         MinAtar's choices and are ignored here."""
         values, lengths, detail = [], [], []
@@ -121,11 +136,21 @@ class SuperbeamTask(Task):
                 progress(1)
         won = sum(level["won"] for level in detail)
         mean_progress = round(float(np.mean([level["progress"] for level in detail])), 3) if detail else 0.0
-        return values, lengths, {"won": won, "levels": len(detail), "mean_progress": mean_progress,
-                                 "difficulty": self.difficulty, "detail": detail}
+        return (
+            values,
+            lengths,
+            {
+                "won": won,
+                "levels": len(detail),
+                "mean_progress": mean_progress,
+                "difficulty": self.difficulty,
+                "detail": detail,
+            },
+        )
 
-    def watch(self, weights: Weights, episode: int, observe: Callable[[Step], None] | None = None
-              ) -> tuple[float, int, dict]:
+    def watch(
+        self, weights: Weights, episode: int, observe: Callable[[Step], None] | None = None
+    ) -> tuple[float, int, dict]:
         """Play level `episode` (a seed, or "classic") as it is scored. Each Step's screen is the (32, 64) 0/1
         CHIP-8 display and its value the level's value so far (1.0 once won). The summary: seed, won,
         progress (0..1), coins, cause (None when won), frames, and where (the features before the last
@@ -155,11 +180,18 @@ class SuperbeamTask(Task):
         elif not info["won"]:
             cause = TIMEOUT_CAUSE
         where = None if last is None else dict(zip(FEATURE_NAMES, [round(float(v), 1) for v in last], strict=True))
-        summary = {"seed": episode if isinstance(episode, (int, str)) else env.level.name,
-                   "won": bool(info["won"]), "progress": round(float(info["best_progress"]), 3),
-                   "coins": int(info["coins"]), "cause": cause, "frames": int(info["frames"]), "where": where,
-                   "outcome": f"won after {decisions} decisions" if cause is None
-                   else f"{cause} at {100 * info['best_progress']:.0f}% of the level"}
+        summary = {
+            "seed": episode if isinstance(episode, (int, str)) else env.level.name,
+            "won": bool(info["won"]),
+            "progress": round(float(info["best_progress"]), 3),
+            "coins": int(info["coins"]),
+            "cause": cause,
+            "frames": int(info["frames"]),
+            "where": where,
+            "outcome": f"won after {decisions} decisions"
+            if cause is None
+            else f"{cause} at {100 * info['best_progress']:.0f}% of the level",
+        }
         return value, decisions, summary
 
     # --- feedback rounds ----------------------------------------------------------------------------
@@ -171,16 +203,21 @@ class SuperbeamTask(Task):
         if score.error:
             return self.parse_feedback(score.error)
         meta = score.metadata
-        lines = [f"Your network on {meta['levels']} training levels: won {meta['won']}, "
-                 f"mean progress {100 * meta['mean_progress']:.0f}%."]
+        lines = [
+            f"Your network on {meta['levels']} training levels: won {meta['won']}, "
+            f"mean progress {100 * meta['mean_progress']:.0f}%."
+        ]
         for level in meta["detail"]:
             if level["won"]:
                 lines.append(f"  level {level['seed']}: won")
             else:
-                lines.append(f"  level {level['seed']}: {level['cause']} at {100 * level['progress']:.0f}% of the "
-                             f"level; inputs at that moment: {json.dumps(level['where'])}")
-        lines.append("Improve the weights to win more levels. Reply with reasoning, then the full JSON "
-                     "(all four arrays).")
+                lines.append(
+                    f"  level {level['seed']}: {level['cause']} at {100 * level['progress']:.0f}% of the "
+                    f"level; inputs at that moment: {json.dumps(level['where'])}"
+                )
+        lines.append(
+            "Improve the weights to win more levels. Reply with reasoning, then the full JSON (all four arrays)."
+        )
         return "\n".join(lines)
 
     # --- records ------------------------------------------------------------------------------------
@@ -193,6 +230,7 @@ def tasks() -> list[Task]:
 
 
 # --- the prompt ------------------------------------------------------------------------------------
+
 
 def task_prompt() -> str:
     """The task statement a model is given."""
@@ -280,7 +318,7 @@ def _candidates(text: str) -> list[str | AnswerError]:
     fences = [m.start() for m in _FENCE.finditer(text)]
     blocks = []
     for a, b in zip(fences[0::2], fences[1::2], strict=False):
-        body = text[a + 3:b]
+        body = text[a + 3 : b]
         if body[:4].lower() == "json":
             body = body[4:]
         body = body.strip()
@@ -316,11 +354,9 @@ def _array(name: str, value, shape: tuple[int, ...]) -> np.ndarray:
                 raise AnswerError(f"{name} holds a non-finite number ({str(v)[:40]})")
             return
         if not isinstance(v, list):
-            raise AnswerError(f"{name} must be {_describe(shape)}, found {type(v).__name__} "
-                              f"at nesting level {depth}")
+            raise AnswerError(f"{name} must be {_describe(shape)}, found {type(v).__name__} at nesting level {depth}")
         if len(v) != shape[depth]:
-            raise AnswerError(f"{name} must be {_describe(shape)}, found a list of {len(v)} "
-                              f"at nesting level {depth}")
+            raise AnswerError(f"{name} must be {_describe(shape)}, found a list of {len(v)} at nesting level {depth}")
         for item in v:
             check(item, depth + 1)
 
@@ -340,8 +376,9 @@ def _json_error(error: Exception) -> AnswerError:
     if isinstance(error, json.JSONDecodeError):
         return AnswerError(f"the JSON block does not parse: {error.msg} (line {error.lineno}, column {error.colno})")
     if "integer string conversion" in str(error):
-        return AnswerError("the JSON block holds an integer with more than 4,300 digits: every weight must be a "
-                           "plain number")
+        return AnswerError(
+            "the JSON block holds an integer with more than 4,300 digits: every weight must be a plain number"
+        )
     return AnswerError(f"the JSON block does not parse: {str(error)[:200]}")
 
 

@@ -13,8 +13,9 @@ from numba import njit
 from wspbench.evaluation.compiled.common import DOWN, FIRST_FIELD, LEFT, RIGHT, TERMINAL, UP, WIDTH, mark
 from wspbench.evaluation.compiled.mt19937 import bounded, random_sample
 
-(PLAYER_X, PLAYER_Y, SHOT_TIMER, SPAWN_SPEED, SPAWN_TIMER, MOVE_SPEED, MOVE_TIMER, RAMP_TIMER,
- RAMP_INDEX) = range(FIRST_FIELD, FIRST_FIELD + 9)
+(PLAYER_X, PLAYER_Y, SHOT_TIMER, SPAWN_SPEED, SPAWN_TIMER, MOVE_SPEED, MOVE_TIMER, RAMP_TIMER, RAMP_INDEX) = range(
+    FIRST_FIELD, FIRST_FIELD + 9
+)
 ENTITIES = FIRST_FIELD + 9
 FIELDS = 4
 PRESENT, X, LEFT_TO_RIGHT, GOLD = range(FIELDS)
@@ -128,10 +129,14 @@ def from_minatar(game) -> np.ndarray:
     s[TERMINAL] = game.terminal
     s[PLAYER_X], s[PLAYER_Y], s[SHOT_TIMER] = game.player_x, game.player_y, game.shot_timer
     s[SPAWN_SPEED], s[SPAWN_TIMER], s[MOVE_SPEED], s[MOVE_TIMER] = (
-        game.spawn_speed, game.spawn_timer, game.move_speed, game.move_timer)
+        game.spawn_speed,
+        game.spawn_timer,
+        game.move_speed,
+        game.move_timer,
+    )
     s[RAMP_TIMER], s[RAMP_INDEX] = game.ramp_timer, game.ramp_index
     for slot, entity in enumerate(game.entities):
         if entity is not None:
             assert entity[1] == slot + 1
-            s[ENTITIES + slot * FIELDS:ENTITIES + (slot + 1) * FIELDS] = (1, entity[0], entity[2], entity[3])
+            s[ENTITIES + slot * FIELDS : ENTITIES + (slot + 1) * FIELDS] = (1, entity[0], entity[2], entity[3])
     return s

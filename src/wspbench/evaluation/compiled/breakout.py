@@ -106,5 +106,5 @@ def from_minatar(game) -> np.ndarray:
     s[TERMINAL] = game.terminal
     s[BALL_Y], s[BALL_X], s[BALL_DIR], s[POSITION] = game.ball_y, game.ball_x, game.ball_dir, game.pos
     s[STRIKE], s[LAST_X], s[LAST_Y] = game.strike, game.last_x, game.last_y
-    s[BRICKS:BRICKS + 100] = np.asarray(game.brick_map).reshape(100)
+    s[BRICKS : BRICKS + 100] = np.asarray(game.brick_map).reshape(100)
     return s

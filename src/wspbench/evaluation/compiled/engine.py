@@ -18,7 +18,6 @@ from numba import njit
 
 from wspbench.evaluation.compiled import asterix, breakout, freeway, seaquest, space_invaders
 from wspbench.evaluation.compiled.common import LAST_ACTION, TERMINAL, WIDTH
-from wspbench.games.minatar import ACTION_SEED, EPISODE_SEED, STICKY_ACTION_PROB
 from wspbench.evaluation.compiled.mt19937 import WORDS, random_sample, seed
 from wspbench.evaluation.compiled.policy import (
     ACTIONS,
@@ -28,6 +27,7 @@ from wspbench.evaluation.compiled.policy import (
     logits_with_bound,
     prepare,
 )
+from wspbench.games.minatar import ACTION_SEED, EPISODE_SEED, STICKY_ACTION_PROB
 
 GAMES = ("asterix", "breakout", "freeway", "seaquest", "space_invaders")
 ASTERIX, BREAKOUT, FREEWAY, SEAQUEST, SPACE_INVADERS = range(5)
@@ -97,8 +97,28 @@ def act(game, s, action, keys, positions, g):
 
 
 @njit(cache=True)
-def run(game, control, states, keys, positions, slot_item, waiting, scores, steps, queue, returns, lengths,
-        max_steps, weights, quick_margin, uniforms, actions, undecided, undecided_inputs, report):
+def run(
+    game,
+    control,
+    states,
+    keys,
+    positions,
+    slot_item,
+    waiting,
+    scores,
+    steps,
+    queue,
+    returns,
+    lengths,
+    max_steps,
+    weights,
+    quick_margin,
+    uniforms,
+    actions,
+    undecided,
+    undecided_inputs,
+    report,
+):
     """Advance the lockstep batch (see the module docstring). A slot whose decision is undecided waits
     (`waiting` 1) while the others play on; once a quarter of the slots wait, or all live ones do, it returns
     their number (> 0) for Python to decide them (`waiting` 2: the action is in `actions`). Otherwise it
@@ -188,16 +208,24 @@ class Overflow(RuntimeError):
     """A seaquest list outgrew its capacity (the caller plays these episodes another way)."""
 
 
-def play(game: str, network, weights, episode_ids: Sequence[int], max_steps: int, batch_size: int,
-         progress: Callable[[int], None] | None = None) -> list[tuple[float, int]]:
+def play(
+    game: str,
+    network,
+    weights,
+    episode_ids: Sequence[int],
+    max_steps: int,
+    batch_size: int,
+    progress: Callable[[int], None] | None = None,
+) -> list[tuple[float, int]]:
     """Returns and lengths of `episode_ids`, equal to the reference loop's."""
     for name, shape in network.shapes.items():  # the compiled code trusts these (it does not check indices)
         if np.shape(weights[name]) != shape or not np.isfinite(weights[name]).all():
             raise ValueError(f"{name} must be a finite array of shape {shape}")
     code = GAMES.index(game)
     queue = np.asarray(episode_ids, dtype=np.int64)
-    if queue.size and (queue.min() + min(EPISODE_SEED, ACTION_SEED) < 0
-                       or queue.max() + max(EPISODE_SEED, ACTION_SEED) >= 2 ** 32):
+    if queue.size and (
+        queue.min() + min(EPISODE_SEED, ACTION_SEED) < 0 or queue.max() + max(EPISODE_SEED, ACTION_SEED) >= 2**32
+    ):
         raise ValueError("episode ids must give seeds between 0 and 2**32 - 1")
     slots = max(1, min(batch_size, len(queue)))
     states = np.zeros((slots, WIDTH), np.int64)
@@ -222,9 +250,28 @@ def play(game: str, network, weights, episode_ids: Sequence[int], max_steps: int
     waiting = np.zeros(slots, np.int64)
     cdfs: dict[bytes, np.ndarray] = {}
     while True:
-        outcome = run(code, control, states, keys, positions, slot_item, waiting, scores, steps, queue, returns,
-                      lengths, max_steps, arrays, quick_margin, uniforms, actions, undecided, undecided_inputs,
-                      progress is not None)
+        outcome = run(
+            code,
+            control,
+            states,
+            keys,
+            positions,
+            slot_item,
+            waiting,
+            scores,
+            steps,
+            queue,
+            returns,
+            lengths,
+            max_steps,
+            arrays,
+            quick_margin,
+            uniforms,
+            actions,
+            undecided,
+            undecided_inputs,
+            progress is not None,
+        )
         if outcome == OVERFLOWED:
             raise Overflow(f"a {game} list outgrew its capacity")
         for row in range(control[UNDECIDED]):  # (a progress report can come with a few rows waiting)
@@ -239,7 +286,7 @@ def play(game: str, network, weights, episode_ids: Sequence[int], max_steps: int
             reported = int(control[FINISHED])
         if outcome == DONE and (slot_item < 0).all():
             break
-    return list(zip(returns.tolist(), lengths.tolist()))
+    return list(zip(returns.tolist(), lengths.tolist(), strict=True))
 
 
 def warm_up() -> None:

@@ -99,5 +99,5 @@ def from_minatar(game) -> np.ndarray:
     s[POSITION], s[MOVE_TIMER], s[TERMINATE_TIMER] = game.pos, game.move_timer, game.terminate_timer
     for car, (x, y, timer, speed) in enumerate(game.cars):
         assert y == car + 1
-        s[CARS + car * FIELDS:CARS + (car + 1) * FIELDS] = (x, timer, speed)
+        s[CARS + car * FIELDS : CARS + (car + 1) * FIELDS] = (x, timer, speed)
     return s

@@ -34,7 +34,7 @@ from numba import njit
 
 HIDDEN = 32
 ACTIONS = 6
-UNIT = 2.0 ** -24
+UNIT = 2.0**-24
 SAFETY = 1.01
 CDF_SLACK = 1e-12
 TANH_ERROR = 32 * UNIT  # ours (<= 8 u) plus numpy's float32 tanh (a few ulps), with room to spare
@@ -141,6 +141,7 @@ def global_bound(weights) -> float:
     at its worst (600 active inputs, |h| = 1, tanh slopes 1, |z| at most sum |w| + |b|), in float64, times
     SAFETY once more for the rounding of these sums. A draw farther than this from every boundary is
     decided by `logits_only` without computing the row's own bound."""
+
     def dense(carried, h_terms, w, b, k):
         weight = 2 * (k * UNIT / (1 - k * UNIT))
         abs_w, abs_b = np.abs(w.astype(np.float64)), np.abs(b.astype(np.float64))
@@ -189,4 +190,3 @@ def prepare(weights) -> tuple:
         tensor = np.ascontiguousarray(tensor.T if name in ("W2", "W3") else tensor)
         arrays += [tensor, np.abs(tensor)]
     return tuple(arrays)
-

@@ -16,8 +16,21 @@ from numba import njit
 from wspbench.evaluation.compiled.common import DOWN, FIRE, FIRST_FIELD, LEFT, RIGHT, TERMINAL, UP, WIDTH, mark
 from wspbench.evaluation.compiled.mt19937 import bounded, random_sample
 
-(OXYGEN, DIVER_COUNT, SUB_X, SUB_Y, SUB_FACING_RIGHT, SPAWN_SPEED, SPAWN_TIMER, DIVER_SPAWN_TIMER, MOVE_SPEED,
- RAMP_INDEX, SHOT_TIMER, SURFACE, OVERFLOW) = range(FIRST_FIELD, FIRST_FIELD + 13)
+(
+    OXYGEN,
+    DIVER_COUNT,
+    SUB_X,
+    SUB_Y,
+    SUB_FACING_RIGHT,
+    SPAWN_SPEED,
+    SPAWN_TIMER,
+    DIVER_SPAWN_TIMER,
+    MOVE_SPEED,
+    RAMP_INDEX,
+    SHOT_TIMER,
+    SURFACE,
+    OVERFLOW,
+) = range(FIRST_FIELD, FIRST_FIELD + 13)
 CAPACITY = 32
 X, Y, DIRECTION, TIMER, SHOT = range(5)
 FRIENDLY_BULLETS = FIRST_FIELD + 13
@@ -323,9 +336,11 @@ def from_minatar(game) -> np.ndarray:
     s[SUB_FACING_RIGHT], s[SPAWN_SPEED], s[SPAWN_TIMER] = game.sub_or, game.e_spawn_speed, game.e_spawn_timer
     s[DIVER_SPAWN_TIMER], s[MOVE_SPEED], s[RAMP_INDEX] = game.d_spawn_timer, game.move_speed, game.ramp_index
     s[SHOT_TIMER], s[SURFACE] = game.shot_timer, game.surface
-    for (base, fields), items in zip(LISTS, (game.f_bullets, game.e_bullets, game.e_fish, game.e_subs, game.divers)):
+    for (base, fields), items in zip(
+        LISTS, (game.f_bullets, game.e_bullets, game.e_fish, game.e_subs, game.divers), strict=True
+    ):
         s[base] = len(items)
         for index, item in enumerate(items):
             assert len(item) == fields
-            s[base + 1 + index * fields:base + 1 + (index + 1) * fields] = item
+            s[base + 1 + index * fields : base + 1 + (index + 1) * fields] = item
     return s

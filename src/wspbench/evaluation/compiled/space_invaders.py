@@ -11,8 +11,9 @@ from numba import njit
 
 from wspbench.evaluation.compiled.common import FIRE, FIRST_FIELD, LEFT, RIGHT, TERMINAL, WIDTH, mark
 
-(POSITION, ALIEN_DIR, MOVE_INTERVAL, ALIEN_MOVE_TIMER, ALIEN_SHOT_TIMER, RAMP_INDEX,
- SHOT_TIMER) = range(FIRST_FIELD, FIRST_FIELD + 7)
+(POSITION, ALIEN_DIR, MOVE_INTERVAL, ALIEN_MOVE_TIMER, ALIEN_SHOT_TIMER, RAMP_INDEX, SHOT_TIMER) = range(
+    FIRST_FIELD, FIRST_FIELD + 7
+)
 FRIENDLY = FIRST_FIELD + 7
 ENEMY = FRIENDLY + 100
 ALIENS = ENEMY + 100
@@ -100,7 +101,8 @@ def step(s, action, keys, positions, g):
         s[ALIEN_MOVE_TIMER] = min(_count(s, ALIENS, 0, 100, 1), s[MOVE_INTERVAL])
         direction = s[ALIEN_DIR]
         if (_count(s, ALIENS, 0, 100, 10) > 0 and direction < 0) or (
-                _count(s, ALIENS, 9, 100, 10) > 0 and direction > 0):
+            _count(s, ALIENS, 9, 100, 10) > 0 and direction > 0
+        ):
             s[ALIEN_DIR] = -direction
             if _count(s, ALIENS, 90, 100, 1) > 0:
                 s[TERMINAL] = 1
@@ -162,5 +164,5 @@ def from_minatar(game) -> np.ndarray:
     s[ALIEN_MOVE_TIMER], s[ALIEN_SHOT_TIMER] = game.alien_move_timer, game.alien_shot_timer
     s[RAMP_INDEX], s[SHOT_TIMER] = game.ramp_index, game.shot_timer
     for base, grid in ((FRIENDLY, game.f_bullet_map), (ENEMY, game.e_bullet_map), (ALIENS, game.alien_map)):
-        s[base:base + 100] = np.asarray(grid).reshape(100)
+        s[base : base + 100] = np.asarray(grid).reshape(100)
     return s
