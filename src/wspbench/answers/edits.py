@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import re
+import threading
 
 import numpy as np
 
@@ -104,6 +105,11 @@ def parse_edits(answer: str, network: Network = MINATAR_NETWORK) -> tuple[Weight
     return weights, len(tree.body)
 
 
+# CPython 3.11 before 3.11.8 keeps the AST converter's recursion depth in process-wide state, so two threads in
+# ast.parse at once can fail with "SystemError: AST constructor recursion depth mismatch": one parse at a time.
+_AST_LOCK = threading.Lock()
+
+
 def _parse(block: str) -> ast.Module:
     """`ast.parse` of the block, within the bounds on tokens, braces and statements."""
     if "\0" in block:
@@ -123,7 +129,8 @@ def _parse(block: str) -> ast.Module:
     if block.count("{") > MAX_BRACES:
         raise AnswerError(f"the edits block has more than {MAX_BRACES:,} '{{' characters (no edit uses one)")
     try:
-        tree = ast.parse(block, mode="exec")
+        with _AST_LOCK:
+            tree = ast.parse(block, mode="exec")
     except SyntaxError as error:
         where = f"edits line {error.lineno}: " if error.lineno else ""
         message = str(error.msg)
