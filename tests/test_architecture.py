@@ -21,6 +21,7 @@ LAYERS = {  # bottom to top
     "wspbench.export": 3,
     "wspbench.report": 3,
     "wspbench.verifier": 3,
+    "wspbench.integrations": 3,
     "wspbench.cli": 4,
 }
 SWITCH = re.compile(

@@ -1,0 +1,190 @@
+"""The Inspect task `wspbench/weight_programming` (`pip install 'wspbench[inspect]'`, docs/inspect.md).
+
+Inspect loads this module through the `inspect_ai` entry point in pyproject.toml. It consumes the registry
+(`wspbench/tasks/`): one sample per selected task, whose input is `task.messages(protocol)` (the prompt of
+`wsp run`, same version and hash); a plain generate for one-shot, and for feedback the rounds of
+`wspbench/harness/protocols.py` (`_Run.feedback`): the same training episodes, feedback messages, best reply
+and early stop; the score is `task.grade` on the held-out episodes, as `wsp grade` gives it.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import anyio
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, ContentReasoning, ModelOutput
+from inspect_ai.scorer import Score, Target, mean, scorer, stderr
+from inspect_ai.solver import Generate, TaskState, generate, solver
+
+from wspbench.tasks import AnswerError, Protocol, get_task, select, suite
+from wspbench.tasks import Task as WspTask
+from wspbench.tasks.spec import prompt_hash, safe_message
+
+ANSWER = "wspbench:answer"  # the store key of the reply to score (set by the feedback solver)
+ROUNDS = "wspbench:rounds"  # the store key of the feedback rounds: parse error, training score, feedback
+# A grade already uses every core, so one sample grades at a time (as in wsp run); replies are parsed under
+# the same lock, off the event loop: parsing on the loop while a worker thread parsed failed on Python 3.11
+# ("SystemError: AST constructor recursion depth mismatch").
+GRADING = threading.Lock()
+
+
+@task
+def weight_programming(
+    task: str | list[str] = "all",
+    protocol: str = "one-shot",
+    rounds: int = 4,
+    episodes: int | None = None,
+    train_episodes: int = 100,
+    engine: str = "auto",
+    workers: int | None = None,
+) -> Task:
+    """Write a network's weights by hand to play a game: one sample per task of the selector `task` (ids,
+    globs, comma lists: `wsp games`; `-T task=a,b` arrives as a list). The other parameters are those of
+    `wsp run`; `episodes`: held-out scoring episodes (default: the task's own, as many as wsp run's 1000
+    give it)."""
+    selector = ",".join(map(str, task)) if isinstance(task, list) else str(task)
+    facts = suite().to_json()
+    try:
+        spec = protocol_spec(protocol, rounds, episodes, train_episodes)
+        samples = [sample(chosen, spec, facts) for chosen in select(selector)]
+    except ValueError as error:  # an unknown task or protocol, a bad count: a usage error
+        raise usage_error(f"wspbench/weight_programming: {error}") from None
+    steps = generate() if spec.name == "one-shot" else feedback_rounds(spec.rounds, train_episodes, engine, workers)
+    return Task(
+        dataset=MemoryDataset(samples, name="wspbench"),
+        solver=steps,
+        scorer=registry_score(episodes, engine, workers),
+        metadata={"suite": facts, "protocol": spec.name, "rounds": spec.rounds},
+    )
+
+
+def usage_error(message: str) -> Exception:
+    """An error the `inspect` CLI prints as one message, without a traceback (its PrerequisiteError)."""
+    try:
+        from inspect_ai._util.error import PrerequisiteError
+    except ImportError:  # a later Inspect without it: a plain ValueError still says what is wrong
+        return ValueError(message)
+    return PrerequisiteError(message)
+
+
+def protocol_spec(name: str, rounds: int, episodes: int | None, train_episodes: int) -> Protocol:
+    """The protocol as `wsp run` states it (`RunConfig.protocol_spec`): one-shot has one round, no training."""
+    if name == "feedback":
+        return Protocol(name, rounds, episodes, train_episodes)
+    return Protocol(name, 1, episodes, 0)  # ValueError for an unknown name
+
+
+def sample(chosen: WspTask, spec: Protocol, facts: dict) -> Sample:
+    """One task's prompt, with the facts a `wsp run` record keeps about it (ValueError for bad episodes)."""
+    messages = chosen.messages(spec)
+    roles = {"system": ChatMessageSystem, "user": ChatMessageUser}
+    return Sample(
+        id=chosen.slug,  # ids become file names inside Inspect's log
+        input=[roles[m["role"]](content=m["content"]) for m in messages],
+        metadata={
+            "task": chosen.id,
+            "prompt_version": chosen.prompt_version,
+            "prompt_sha256": prompt_hash(messages),
+            "suite": facts,
+            "seeds": chosen.seeds(spec),
+        },
+    )
+
+
+@solver
+def feedback_rounds(rounds: int, train_episodes: int, engine: str = "auto", workers: int | None = None):
+    """Up to `rounds` replies; a usable one is scored on the training episodes and answered with
+    `task.feedback`, an unusable one with `task.parse_feedback`; a perfect training score stops early. The
+    best reply by `task.train_key` (else the last one) is left in the store for the scorer."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        chosen = get_task(state.metadata["task"])
+        training = chosen.training_episodes(train_episodes)
+        best, answer, history = None, "", []
+        for number in range(1, rounds + 1):
+            state = await generate(state)
+            answer, error = await off_loop(pick, chosen, state.output)
+            if error is not None:
+                train, feedback = None, chosen.parse_feedback(error)
+            else:
+                train = await off_loop(chosen.grade, answer, training, engine, workers)
+                feedback = chosen.feedback(train)
+                key = chosen.train_key(train)
+                if train.error is None and (best is None or key > best[0]):
+                    best = (key, train, answer, number)
+            history.append(
+                {
+                    "round": number,
+                    "parse_error": error,
+                    "train": None if train is None else train.to_json(),
+                    "feedback": feedback,
+                }
+            )
+            if best and chosen.perfect(best[1]):
+                break
+            if number < rounds:
+                state.messages.append(ChatMessageUser(content=feedback))
+        state.store.set(ANSWER, best[2] if best else answer)
+        state.store.set(ROUNDS, history)
+        state.metadata["best_round"] = best[3] if best else None
+        return state
+
+    return solve
+
+
+@scorer(metrics=[mean(), stderr()])
+def registry_score(episodes: int | None = None, engine: str = "auto", workers: int | None = None):
+    """`task.grade` on the held-out episodes: the normalised score, with the Score's JSON (raw score,
+    episodes, values, interval, error) as metadata, exactly what `wsp grade --json` prints."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        chosen = get_task(state.metadata["task"])
+        answer = state.store.get(ANSWER)
+        if answer is None:
+            answer = (await off_loop(pick, chosen, state.output))[0]
+        result = await off_loop(chosen.grade, answer, chosen.scoring_episodes(episodes), engine, workers)
+        low, high = result.interval()
+        explanation = result.error or (
+            f"raw score {result.raw:g} of {result.score_cap:g} over {len(result.episodes)} episodes; "
+            f"95% interval {low:.4f} .. {high:.4f}"
+        )
+        return Score(value=result.normalized, answer=answer, explanation=explanation, metadata=result.to_json())
+
+    return score
+
+
+def pick(chosen: WspTask, output: ModelOutput) -> tuple[str, str | None]:
+    """The text to grade, as the harness chooses it (`_Run.check`): the reply's content, else its reasoning
+    when only the reasoning holds a usable answer; and the content's parse error (None when usable)."""
+    content = output.completion
+    error = parse_error(chosen, content)
+    if error is not None and output.choices:
+        parts = output.message.content
+        reasoning = (
+            "".join(p.reasoning for p in parts if isinstance(p, ContentReasoning)) if isinstance(parts, list) else ""
+        )
+        if reasoning and parse_error(chosen, reasoning) is None:
+            return reasoning, None
+    return content, error
+
+
+def parse_error(chosen: WspTask, text: str) -> str | None:
+    try:
+        chosen.parse(text)
+    except AnswerError as error:
+        return str(error)
+    except Exception as error:  # noqa: BLE001 - untrusted text gives a parse error, never a crash
+        return f"the answer cannot be read: {safe_message(error)}"
+    return None
+
+
+async def off_loop(function, *args):
+    """`function(*args)` in a worker thread under GRADING, so that Inspect's event loop lives meanwhile."""
+
+    def run():
+        with GRADING:
+            return function(*args)
+
+    return await anyio.to_thread.run_sync(run)
