@@ -113,6 +113,15 @@ def grade(
         callback=check_engine,
         help="auto (default: the fastest exact engine for the game), compiled, fast or reference.",
     ),
+    executor: str = typer.Option(
+        "local",
+        help="Where the episodes are played: local (this machine's processes) or ray (a Ray cluster: "
+        "pip install 'wspbench[ray]'; docs/scale.md).",
+    ),
+    ray_address: str = typer.Option(
+        None,
+        help="With --executor ray: the cluster's HOST:PORT or auto (default: $RAY_ADDRESS, else a new local Ray).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON (the same for every task)."),
 ) -> None:
     """Grade an answer (a model's reply) on any task: `wsp grade TASK ANSWER` or `wsp grade --game G ANSWER`.
@@ -129,6 +138,13 @@ def grade(
     if answer is None:
         raise typer.BadParameter("missing: the answer file (or - for standard input)", param_hint="ANSWER")
     task = find_task(task_id, game, source)
+    from wspbench.evaluation.executors import ExecutorError, resolve_executor, use_executor
+
+    try:
+        chosen = resolve_executor(executor, ray_address)
+        chosen.connect()
+    except ExecutorError as error:
+        raise typer.BadParameter(str(error), param_hint="--executor") from None
     try:
         scoring = task.scoring_episodes(episodes)
     except ValueError as error:
@@ -141,7 +157,7 @@ def grade(
         log.info(
             "grading %s on %d episodes (%s..%s), engine %s", task.id, len(scoring), scoring[0], scoring[-1], engine
         )
-        with progress_bar(task.id, len(scoring)) as advance:
+        with chosen, use_executor(chosen), progress_bar(task.id, len(scoring)) as advance:
             score = task.grade(text, scoring, engine=engine, workers=workers, progress=advance)
         log.info("graded in %.2f s", score.seconds)
     if as_json:

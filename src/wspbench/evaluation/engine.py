@@ -17,23 +17,28 @@ The engines give identical results, episode by episode:
   with `fast`.
 - `auto` (the default): `compiled` for the original games, `fast` for the synthetic ones.
 
-Every engine can split the episodes over a process pool; results are merged in episode order.
+Every engine can split the episodes over a process pool, or over a Ray cluster (the executors of
+`wspbench/evaluation/executors.py`); results are merged in episode order.
 """
 
 from __future__ import annotations
 
 import logging
-import multiprocessing
-import os
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass
 from itertools import islice, pairwise
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from wspbench.evaluation.executors import (  # default_workers: kept importable from here
+    LocalExecutor,
+    RayExecutor,
+    current_executor,
+    default_workers,  # noqa: F401
+)
 from wspbench.games.minatar import MAX_STEPS, MinAtarGame
 from wspbench.networks import Weights, sample_action, softmax_cdf
 
@@ -206,10 +211,6 @@ def resolve_engine(task: MinAtarGame, engine: str) -> str:
     return engine
 
 
-def default_workers() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-
-
 def evaluate(
     task: MinAtarGame,
     weights: Weights,
@@ -217,26 +218,37 @@ def evaluate(
     engine: str = "auto",
     workers: int | None = None,
     progress: Progress | None = None,
+    executor: LocalExecutor | RayExecutor | None = None,
 ) -> EpisodeResults:
-    """Play `episode_ids` (or episodes 0..n-1 for an int) and return every episode's return and length."""
+    """Play `episode_ids` (or episodes 0..n-1 for an int) and return every episode's return and length.
+    `workers` defaults to the executor's (this machine's cores, or the Ray cluster's CPUs); `executor` to
+    the one in use (`use_executor`), else the local process pool."""
     engine = resolve_engine(task, engine)
     ids = list(range(episode_ids)) if isinstance(episode_ids, int) else [int(e) for e in episode_ids]
     if not ids:
         raise ValueError("no episodes to play")
     play = PLAYERS[engine]
-    workers = max(1, min(workers or default_workers(), len(ids)))
+    executor = executor or current_executor()
+    workers = max(1, min(workers or executor.workers(), len(ids)))
     player = _single_threaded_blas(play)
-    log.info("%s: %d episodes with the %s engine, up to %d worker(s)", task.task_id, len(ids), engine, workers)
+    log.info(
+        "%s: %d episodes with the %s engine, up to %d %s worker(s)",
+        task.task_id,
+        len(ids),
+        engine,
+        workers,
+        executor.name,
+    )
     if workers == 1:
         results = player(task, weights, ids, progress)
     elif engine == "compiled" and task.compiled:
-        results = _play_compiled_spread(player, task, weights, ids, workers, progress)
+        results = _play_compiled_spread(player, task, weights, ids, workers, progress, executor)
     else:
-        results = _play_in_pool(player, task, weights, ids, workers, progress)
+        results = _play_in_pool(player, task, weights, ids, workers, progress, executor)
     return EpisodeResults(tuple(ids), tuple(r for r, _ in results), tuple(n for _, n in results))
 
 
-def _play_compiled_spread(player, task, weights, ids, workers, progress) -> list[tuple[float, int]]:
+def _play_compiled_spread(player, task, weights, ids, workers, progress, executor) -> list[tuple[float, int]]:
     """The compiled engine plays the first batch of episodes here (which also loads its code before any
     worker forks), and uses the pool for the rest only when that is worth a pool's start (short episodes
     often take less time than starting the workers)."""
@@ -250,7 +262,7 @@ def _play_compiled_spread(player, task, weights, ids, workers, progress) -> list
         log.debug("compiled: %.2f s left to play, under %.1f s: no process pool", projected, POOL_WORTH_SECONDS)
         return results + player(task, weights, rest, progress)
     log.debug("compiled: %.2f s left to play: a pool of %d workers", projected, workers)
-    return results + _play_in_pool(player, task, weights, rest, workers, progress)
+    return results + _play_in_pool(player, task, weights, rest, workers, progress, executor)
 
 
 class _single_threaded_blas:
@@ -265,16 +277,15 @@ class _single_threaded_blas:
             return self.play(*args)
 
 
-def _play_in_pool(play, task, weights, ids, workers, progress) -> list[tuple[float, int]]:
+def _play_in_pool(play, task, weights, ids, workers, progress, executor) -> list[tuple[float, int]]:
     """Split the episodes into chunks and merge in order. A few chunks per worker balance the load; a chunk
     of at least two batches lets its slots be reused (a new environment costs more than a short episode)."""
     chunk_count = min(workers * 4, max(workers, len(ids) // (2 * BATCH_SIZE)))
     bounds = np.linspace(0, len(ids), chunk_count + 1).astype(int)
     chunks = [ids[start:stop] for start, stop in pairwise(bounds) if stop > start]
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    log.debug("process pool: %d workers, %d chunks, start method %s", workers, len(chunks), method)
+    log.debug("%s pool: %d workers, %d chunks", executor.name, workers, len(chunks))
     results: dict[int, list[tuple[float, int]]] = {}
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method)) as pool:
+    with executor.pool(workers) as pool:
         futures = {pool.submit(play, task, weights, chunk): index for index, chunk in enumerate(chunks)}
         for future in as_completed(futures):
             index = futures[future]

@@ -20,6 +20,7 @@ wspbench (another record schema) is refused and left exactly as it is.
 
 from __future__ import annotations
 
+import contextvars
 import fcntl
 import json
 import os
@@ -31,6 +32,7 @@ from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 
+from wspbench.evaluation.executors import LocalExecutor, RayExecutor, current_executor, use_executor
 from wspbench.harness.protocols import StopRun, run_task
 from wspbench.harness.record import (
     Manifest,
@@ -309,8 +311,13 @@ def run_batch(
     concurrency: int = 1,
     display: Display | None = None,
     workers: int | None = None,
+    executor: LocalExecutor | RayExecutor | None = None,
 ) -> list[str]:
     """Run every task of `tasks` without an "ok" record, `concurrency` at a time; returns the ids run.
+
+    Model requests, saving replies and writing records stay in this process's threads (so resume works the
+    same everywhere); each grading spreads its episode chunks over `executor` (default: the one in use, see
+    `wspbench/evaluation/executors.py`), which the threads inherit.
 
     Workers are daemon threads, so Ctrl-C ends the process at once; the partial records stay on disk and
     the next run sets them aside and starts those tasks again. A worker that fails (a file that cannot be
@@ -320,22 +327,24 @@ def run_batch(
     failures: list[BaseException] = []
     suite = current_suite()
     try:
+        (executor or current_executor()).connect()  # here, not in a thread; no cluster: the run stops now
         todo = [t for t in tasks if not run_dir.finished(t.id)]
         work: queue.Queue[Task] = queue.Queue()
         for task in todo:
             work.put(task)
 
         def run_one(task: Task) -> None:
-            record = run_task(
-                task,
-                client,
-                config,
-                status=lambda text: display.status(task.id, text),
-                on_update=run_dir.save_partial,
-                paid=run_dir.paid_replies(task.id),
-                suite=suite,
-                workers=workers,
-            )
+            with use_executor(executor):
+                record = run_task(
+                    task,
+                    client,
+                    config,
+                    status=lambda text: display.status(task.id, text),
+                    on_update=run_dir.save_partial,
+                    paid=run_dir.paid_replies(task.id),
+                    suite=suite,
+                    workers=workers,
+                )
             run_dir.save(record)
             display.done(task.id, record)
 
@@ -350,8 +359,8 @@ def run_batch(
                 except BaseException as error:  # noqa: BLE001 - reported by run_batch, never lost with the thread
                     failures.append(error)
 
-        threads = [
-            threading.Thread(target=worker, daemon=True, name=f"wsp-run-{i}")
+        threads = [  # each with a copy of this context: the executor in use
+            threading.Thread(target=contextvars.copy_context().run, args=(worker,), daemon=True, name=f"wsp-run-{i}")
             for i in range(max(1, min(concurrency, len(todo))))
         ]
         for thread in threads:
