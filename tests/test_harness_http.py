@@ -65,7 +65,8 @@ def failure(status: int, retry_after: str | None = None, message: str | None = N
 
 class ChatServer:
     """Scripted replies per task: the first key of `script` found in the request's user prompt picks
-    the queue; each request pops one entry ({status, body, headers, delay})."""
+    the queue; each request pops one entry ({status, body, headers, delay}). Each request's body and
+    headers (names in lower case) are kept in `requests`."""
 
     def __init__(self):
         self.script: dict[str, list[dict]] = {}
@@ -76,7 +77,14 @@ class ChatServer:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "json": body})
+                server.requests.append(
+                    {
+                        "path": self.path,
+                        "auth": self.headers.get("Authorization"),
+                        "headers": {k.lower(): v for k, v in self.headers.items()},
+                        "json": body,
+                    }
+                )
                 entry = server.next_entry(body)
                 if entry.get("delay"):
                     server.release.wait(entry["delay"])

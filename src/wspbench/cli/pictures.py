@@ -111,6 +111,24 @@ def weights_command(
     console.print(f"wrote {out} ({size[0]}x{size[1]}; the answer read as {task_id} reads it)", markup=False)
 
 
+@contextmanager
+def report_progress():
+    """A bar per stage of `wsp report` on stderr; yields the callback `build_report` calls."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bars: dict[str, int] = {}
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=errors
+    ) as progress:
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in bars:
+                bars[stage] = progress.add_task(stage, total=total)
+            progress.update(bars[stage], completed=done, total=total)
+
+        yield update
+
+
 @app.command("report")
 def report_command(
     run_dirs: list[Path] = typer.Argument(..., help="Run directories written by `wsp run`."),
@@ -124,7 +142,8 @@ def report_command(
     from wspbench.report.report import build_report
 
     try:
-        files = build_report(run_dirs, out, replays, replay_frames)
+        with report_progress() as progress:
+            files = build_report(run_dirs, out, replays, replay_frames, progress)
     except (OSError, ValueError) as error:  # a missing or corrupt run directory, an unwritable folder
         errors.print(str(error), style="red", markup=False, soft_wrap=True)
         raise typer.Exit(2) from None

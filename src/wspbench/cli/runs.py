@@ -3,11 +3,61 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import typer
 
 from wspbench.cli.app import MAX_EPISODES, MAX_WORKERS, app, check_engine, console, errors, finite
+
+REASONING_EFFORTS = ("low", "medium", "high")
+HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an HTTP token (RFC 9110)
+RESERVED_BODY_KEYS = ("model", "messages", "stream")  # the harness sets these; a reply must stay readable
+
+
+def reasoning_effort_option(value: str | None) -> str | None:
+    if value is not None and value not in REASONING_EFFORTS:
+        raise typer.BadParameter(f"choose one of {', '.join(REASONING_EFFORTS)}")
+    return value
+
+
+def extra_body_option(value: str | None) -> dict | None:
+    """A typer callback: --extra-body is a JSON object (a usage error otherwise)."""
+    if value is None:
+        return None
+    try:
+        body = json.loads(value, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as error:
+        raise typer.BadParameter(f"not valid JSON ({str(error)[:100]})") from None
+    if not isinstance(body, dict):
+        raise typer.BadParameter(f"must be a JSON object, not {type(body).__name__}")
+    reserved = [k for k in RESERVED_BODY_KEYS if k in body]
+    if reserved:
+        raise typer.BadParameter(f"{', '.join(reserved)} cannot be set here (the harness sets it)")
+    return body
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")  # NaN never equals itself: a run could not resume
+
+
+def header_option(values: list[str] | None) -> list[str]:
+    """A typer callback: each --header is NAME:VALUE (an HTTP header name; a value on one line)."""
+    for item in values or []:
+        if ":" not in item:
+            raise typer.BadParameter(f"{item[:60]!r} is not NAME:VALUE")
+    for name, value in _headers(values).items():
+        if not HEADER_NAME.fullmatch(name):
+            raise typer.BadParameter(f"{name[:60]!r} is not an HTTP header name (give NAME:VALUE)")
+        if any(c in value for c in "\r\n\0"):
+            raise typer.BadParameter(f"the value of {name} must be one line")
+    return values or []
+
+
+def _headers(values: list[str] | None) -> dict[str, str]:
+    """NAME:VALUE items as a dict (a later NAME wins), names and values stripped."""
+    pairs = [item.partition(":") for item in values or []]
+    return {name.strip(): value.strip() for name, _, value in pairs}
 
 
 @app.command()
@@ -47,18 +97,51 @@ def run(
     temperature: float = typer.Option(
         None, min=0.0, callback=finite, help="temperature sent with each request (default: not sent)."
     ),
+    top_p: float = typer.Option(
+        None, min=0.0, max=1.0, callback=finite, help="top_p sent with each request (default: not sent)."
+    ),
+    seed: int = typer.Option(None, help="seed sent with each request (default: not sent)."),
+    reasoning_effort: str = typer.Option(
+        None,
+        callback=reasoning_effort_option,
+        help="reasoning_effort sent with each request: low, medium or high (default: not sent).",
+    ),
+    extra_body: str = typer.Option(
+        None,
+        callback=extra_body_option,
+        help="A JSON object merged into each request body, e.g. '{\"top_k\": 20}' (recorded in the run).",
+    ),
+    header: list[str] = typer.Option(
+        None,
+        callback=header_option,
+        help="NAME:VALUE, an HTTP header sent with each request (repeatable); recorded in the run, the values "
+        "of authorization, *key* and *token* headers redacted.",
+    ),
+    limit: int = typer.Option(None, min=1, help="Run only the first N of the selected tasks."),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Print each task's prompts and token counts; call no model, write nothing."
+    ),
     workers: int = typer.Option(None, min=1, max=MAX_WORKERS, help="Processes for grading (default: all cores)."),
     engine: str = typer.Option(
         "auto",
         callback=check_engine,
         help="auto (default: compiled for original games, fast for synthetic ones), compiled, fast or reference.",
     ),
+    executor: str = typer.Option(
+        "local",
+        help="Where grading episodes are played: local (this machine's processes) or ray (a Ray cluster: "
+        "pip install 'wspbench[ray]'; docs/scale.md).",
+    ),
+    ray_address: str = typer.Option(
+        None,
+        help="With --executor ray: the cluster's HOST:PORT or auto (default: $RAY_ADDRESS, else a new local Ray).",
+    ),
 ) -> None:
     """Run a model on tasks (one-shot or feedback), grade its weights, and write a resumable run directory."""
     from wspbench.harness.clients import ModelError, make_client
     from wspbench.harness.display import RichDisplay, summary_table
     from wspbench.harness.record import RunConfig
-    from wspbench.harness.runs import RunDir, RunDirError, build_manifest, run_batch
+    from wspbench.harness.runs import Display, RunDir, RunDirError, build_manifest, run_batch
     from wspbench.harness.summary import summary_rows
     from wspbench.tasks import UnknownTask, select
     from wspbench.tasks.spec import PROTOCOLS
@@ -66,9 +149,16 @@ def run(
     if protocol not in PROTOCOLS:
         raise typer.BadParameter(f"choose one of {', '.join(PROTOCOLS)}", param_hint="--protocol")
     try:
-        chosen = select(tasks)
+        chosen = select(tasks)[:limit]
     except UnknownTask as error:
         raise typer.BadParameter(str(error), param_hint="--tasks") from None
+    if dry_run:  # before the client: a dry run needs no key and calls nothing
+        _dry_run(
+            chosen,
+            RunConfig(model, protocol=protocol, rounds=rounds, episodes=episodes, train_episodes=train_episodes),
+            model,
+        )
+        return
     try:
         client = make_client(
             model,
@@ -79,6 +169,11 @@ def run(
             backoff_s=backoff,
             max_tokens=max_tokens,
             temperature=temperature,
+            top_p=top_p,
+            seed=seed,
+            reasoning_effort=reasoning_effort,
+            extra_body=extra_body,
+            headers=_headers(header),
         )
     except ModelError as error:
         errors.print(str(error), style="red", markup=False)
@@ -100,28 +195,78 @@ def run(
             task.scoring_episodes(config.episodes)  # a count a task cannot play is a usage error, before any cost
     except ValueError as error:
         raise typer.BadParameter(f"{task.id}: {error}", param_hint="--episodes") from None
+    from wspbench.evaluation.executors import ExecutorError, resolve_executor
+
+    try:
+        grader = resolve_executor(executor, ray_address)
+        grader.connect()
+    except ExecutorError as error:
+        raise typer.BadParameter(str(error), param_hint="--executor") from None
     safe_model = "".join(c if c.isalnum() or c in "-_." else "_" for c in model)
     run_dir = RunDir(out or Path("runs") / f"{safe_model}-{protocol}")
     try:
         manifest = run_dir.open(build_manifest(config, chosen, about["api_key_env"]))
     except RunDirError as error:
         errors.print(str(error), style="red", markup=False)
+        grader.close()
         raise typer.Exit(2) from None
     for note in run_dir.notes:  # corrupt records or manifest that open() set aside
         errors.print(note, style="yellow", markup=False)
     ids = [task.id for task in chosen]
     done = sum(run_dir.finished(t) for t in ids)
     try:
-        with RichDisplay(errors, len(ids), done) as display:
-            run_batch(run_dir, chosen, client, config, concurrency, display, workers)
+        if done == len(ids):
+            errors.print(
+                f"all {len(ids)} tasks already finished in {run_dir.path}; nothing to run", style="green", markup=False
+            )
+            run_batch(run_dir, chosen, client, config, concurrency, Display(), workers, grader)  # releases the lock
+        else:
+            with RichDisplay(errors, len(ids), done) as display:
+                run_batch(run_dir, chosen, client, config, concurrency, display, workers, grader)
     except RunDirError as error:  # a file that cannot be written (the message names it), or a failed worker
         errors.print(str(error), style="red", markup=False)
         raise typer.Exit(2) from None
+    except KeyboardInterrupt:  # workers are daemon threads: what they finished is on disk, the rest resumes
+        finished = sum(run_dir.finished(t) for t in ids)
+        errors.print(
+            f"interrupted: {finished} of {len(ids)} tasks finished, their records are in {run_dir.path}; "
+            "run the same command to resume",
+            style="yellow",
+            markup=False,
+        )
+        raise typer.Exit(130) from None
+    finally:
+        grader.close()  # stops a local Ray instance it started; a cluster only loses this driver
     rows = [row for row in summary_rows(run_dir.records(), manifest.tasks) if row["task"] in ids]
     console.print(summary_table(manifest, rows))
     console.print(f"run directory: {run_dir.path}", markup=False)
     if any(row["status"] != "ok" for row in rows):
         raise typer.Exit(1)
+
+
+def _dry_run(chosen: list, config, model: str) -> None:
+    """Print each task's opening prompts (system and user) with their token counts."""
+    from rich.rule import Rule
+
+    from wspbench.harness.tokens import token_counter
+    from wspbench.tasks.spec import prompt_hash
+
+    count, how = token_counter(model)
+    total = 0
+    for task in chosen:
+        messages = task.messages(config.protocol_spec)
+        console.print(Rule(f"{task.id} · prompt {task.prompt_version} · sha256 {prompt_hash(messages)[:12]}"))
+        for message in messages:
+            tokens = count(message["content"])
+            total += tokens
+            console.print(f"--- {message['role']} ({tokens:,} tokens) ---", style="bold", markup=False)
+            console.print(message["content"], markup=False, highlight=False, soft_wrap=True)
+    later = " (feedback rounds add the model's replies and the feedback)" if config.protocol == "feedback" else ""
+    console.print(
+        f"dry run: {len(chosen)} tasks, {total:,} prompt tokens in all{later}; tokens: {how}; "
+        "no model was called and nothing was written",
+        markup=False,
+    )
 
 
 runs_app = typer.Typer(help="Look at run directories written by `wsp run`.", no_args_is_help=True)

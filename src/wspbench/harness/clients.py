@@ -11,6 +11,10 @@ at once.
 A server is not trusted to end its reply: each try has one deadline for the whole request (a server that
 trickles a byte a second cannot stretch it), and the reply body is read as a stream and abandoned past
 MAX_REPLY_BYTES instead of being buffered whole.
+
+Request options (`wsp run --top-p --seed --reasoning-effort --extra-body --header`) go with every request
+and into the run's config (`request_params`), where the value of a credential header (authorization,
+*key*, *token*) is REDACTED; like the key, such values are scrubbed from every reply and error.
 """
 
 from __future__ import annotations
@@ -37,7 +41,19 @@ OFFLINE_MODELS = ("reference", "zero")
 RETRY_STATUSES = (408, 409, 429)
 MAX_WAIT_S = 60.0
 MAX_REPLY_BYTES = 8 * 1024 * 1024  # a 1,000,000-character answer plus reasoning fits many times over
+REDACTED = "<redacted>"
+SECRET_HEADER_WORDS = ("authorization", "key", "token", "secret", "cookie")
 Status = Callable[[str], None]
+
+
+class Notice(str):
+    """A status text worth keeping on the console (a retry, a truncated reply), not only in the live line:
+    the display (`harness/display.py`) prints it as a line of its own."""
+
+
+def secret_header(name: str) -> bool:
+    """Whether a header's value is a credential, recorded only as REDACTED (authorization, *key*, *token*)."""
+    return any(word in name.lower() for word in SECRET_HEADER_WORDS)
 
 
 class ModelError(RuntimeError):
@@ -83,6 +99,11 @@ class OpenAIClient:
         backoff_s: float = 2.0,
         max_tokens: int | None = None,
         temperature: float | None = None,
+        top_p: float | None = None,
+        seed: int | None = None,
+        reasoning_effort: str | None = None,
+        extra_body: dict | None = None,
+        headers: dict[str, str] | None = None,
         sleep: Callable[[float], None] = time.sleep,
         max_reply_bytes: int = MAX_REPLY_BYTES,
     ):
@@ -97,7 +118,18 @@ class OpenAIClient:
         self.name, self.base_url, self.api_key_env = model, base_url, api_key_env
         self.max_tries, self.backoff_s, self.timeout_s, self.sleep = max(1, max_tries), backoff_s, timeout_s, sleep
         self.max_reply_bytes = max_reply_bytes
-        self.params = {k: v for k, v in (("max_tokens", max_tokens), ("temperature", temperature)) if v is not None}
+        sent = {
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "top_p": top_p,
+            "seed": seed,
+            "reasoning_effort": reasoning_effort,
+        }
+        self.params = {k: v for k, v in sent.items() if v is not None}
+        self.extra_body = dict(extra_body or {})
+        self.headers = dict(headers or {})
+        # the key and every credential header value are scrubbed from what is stored
+        self._secrets = [s for s in (self._secret, *(v for k, v in self.headers.items() if secret_header(k))) if s]
         self._key = key
         self._local = threading.local()  # one SDK client per calling thread: an abandoned one is closed alone
 
@@ -107,8 +139,22 @@ class OpenAIClient:
             "model": self.name,
             "endpoint": safe_endpoint(self.base_url),
             "api_key_env": self.api_key_env,
-            "request_params": dict(self.params),
+            "request_params": self.request_params(),
         }
+
+    def request_params(self) -> dict:
+        """What is sent with each request, as the run's config records it: credential headers redacted."""
+        params = dict(self.params)
+        if self.extra_body:
+            params["extra_body"] = dict(self.extra_body)
+        if self.headers:
+            params["headers"] = {k: REDACTED if secret_header(k) else v for k, v in self.headers.items()}
+        return params
+
+    def _scrub(self, text: str) -> str:
+        for secret in self._secrets:
+            text = scrub(text, secret)
+        return text
 
     def complete(self, messages: list[dict], task=None, status: Status | None = None) -> Reply:
         last = "no try made"
@@ -117,11 +163,11 @@ class OpenAIClient:
             started = time.perf_counter()
             try:
                 data = self._request(messages)
-                reply = _reply(data, time.perf_counter() - started, attempt, self._secret)
+                reply = _reply(data, time.perf_counter() - started, attempt, self._scrub)
                 reply.retries = failed
                 return reply
             except _TooLarge as error:
-                failed.append(scrub(str(error)[:500], self._secret))
+                failed.append(self._scrub(str(error)[:500]))
                 raise ModelError(f"{self.name}: {error} (not retried)", failed) from None
             except (openai.APIConnectionError, _Retryable) as error:  # APITimeoutError is one
                 last = self._describe(error)
@@ -136,7 +182,7 @@ class OpenAIClient:
             failed.append(last)
             if attempt < self.max_tries:
                 if status:
-                    status(f"try {attempt} failed ({last[:60]}); retrying in {wait:.1f} s")
+                    status(Notice(f"try {attempt} of {self.max_tries} failed ({last[:200]}); retrying in {wait:.1f} s"))
                 self.sleep(wait)
         raise ModelError(f"{self.name}: no reply after {self.max_tries} tries; last error: {last}", failed)
 
@@ -181,7 +227,10 @@ class OpenAIClient:
     def _fetch(self, client: openai.OpenAI, messages: list[dict], deadline: float) -> dict:
         """The reply body as JSON, read in chunks: past the size cap or the deadline it is abandoned."""
         create = client.chat.completions.with_streaming_response.create
-        with create(model=self.name, messages=messages, **self.params) as response:
+        extra = {"extra_body": self.extra_body} if self.extra_body else {}
+        if self.headers:
+            extra["extra_headers"] = self.headers
+        with create(model=self.name, messages=messages, **self.params, **extra) as response:
             length = response.headers.get("content-length", "")
             if length.isdigit() and int(length) > self.max_reply_bytes:
                 raise _TooLarge(f"the reply is {int(length):,} bytes, over the cap of {self.max_reply_bytes:,}")
@@ -220,7 +269,7 @@ class OpenAIClient:
             text = str(error)
         else:
             text = f"{type(error).__name__}: {error}"
-        return scrub(text[:500], self._secret)
+        return self._scrub(text[:500])
 
 
 class _Retryable(Exception):
@@ -274,8 +323,8 @@ def _retry_after_seconds(value: str | None) -> float | None:
     return seconds if math.isfinite(seconds) and seconds >= 0 else None
 
 
-def _reply(data: dict, latency: float, attempt: int, secret: str) -> Reply:
-    """A Reply from the raw JSON, taking only fields of the expected types, scrubbed of the secret."""
+def _reply(data: dict, latency: float, attempt: int, clean: Callable[[str], str]) -> Reply:
+    """A Reply from the raw JSON, taking only fields of the expected types, scrubbed of secrets by `clean`."""
     choices = data.get("choices")
     choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
     message = choice.get("message")
@@ -285,17 +334,17 @@ def _reply(data: dict, latency: float, attempt: int, secret: str) -> Reply:
     for name in ("reasoning_content", "reasoning"):  # vLLM/DeepSeek, OpenRouter/HF router
         value = message.get(name)
         if isinstance(value, str) and value:
-            reasoning = scrub(value, secret)
+            reasoning = clean(value)
             break
     finish, model = choice.get("finish_reason"), data.get("model")
     return Reply(
-        scrub(_text(message.get("content")), secret),
+        clean(_text(message.get("content"))),
         reasoning,
-        scrub(finish[:100], secret) if isinstance(finish, str) else None,
+        clean(finish[:100]) if isinstance(finish, str) else None,
         _usage(data.get("usage")),
         round(latency, 3),
         attempt,
-        scrub(model[:200], secret) if isinstance(model, str) else None,
+        clean(model[:200]) if isinstance(model, str) else None,
     )
 
 

@@ -1,5 +1,6 @@
-"""The live view of `wsp run`: an overall bar, a line per running task, a line per finished one, and the
-summary table at the end. Rich's Progress is thread-safe, so worker threads update it directly."""
+"""The live view of `wsp run`: an overall bar, a line per running task, a line per finished one, a line per
+retry or truncated reply (a `Notice`), and the summary table at the end. Rich's Progress is thread-safe, so
+worker threads update it directly."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from wspbench.harness.clients import Notice
 from wspbench.harness.record import Manifest, TaskRecord
 from wspbench.harness.runs import Display
 from wspbench.harness.summary import cell, mean_test_score
@@ -50,6 +52,10 @@ class RichDisplay(Display):
             if task_id not in self.lines:
                 self.lines[task_id] = self.progress.add_task("", total=None)
             self.progress.update(self.lines[task_id], description=f"  {task_id}: {text}")
+        if isinstance(text, Notice):  # kept on the console, above the live lines
+            line = Text(f"  {task_id}: {text}")  # Text: an error quoted from a server is never markup
+            line.stylize("yellow")
+            self.progress.console.print(line)
 
     def done(self, task_id: str, record: TaskRecord) -> None:
         with self.lock:
@@ -58,12 +64,20 @@ class RichDisplay(Display):
                 self.progress.remove_task(line)
             self.progress.advance(self.overall)
         if record.status == "ok":
-            line = Text(f"done {task_id}: held-out score {cell('test_score', record.test_score)}")
+            line = Text(f"done {task_id}: held-out score {cell('test_score', record.test_score)}{_remarks(record)}")
             line.stylize("green", 0, 4)
         else:
             line = Text(f"failed {task_id}: {record.error}")  # Text: a model's words are never markup
             line.stylize("red", 0, 6)
         self.progress.console.print(line)
+
+
+def _remarks(record: TaskRecord) -> str:
+    """What the score line should not hide: truncated replies and retried requests."""
+    retries = sum(len(r.reply.retries) for r in record.rounds if not r.reused)
+    parts = [f"{record.truncated_replies} truncated"] if record.truncated_replies else []
+    parts += [f"{retries} retried"] if retries else []
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 def summary_table(manifest: Manifest, rows: list[dict]) -> Table:
@@ -72,6 +86,11 @@ def summary_table(manifest: Manifest, rows: list[dict]) -> Table:
     mean = mean_test_score(rows)
     ok = sum(r["status"] == "ok" for r in rows)
     caption = f"mean held-out score {cell('test_score', mean)} over {ok} of {len(rows)} tasks"
+    truncated = sum(r.get("truncated") or 0 for r in rows)
+    if truncated:
+        caption += f"\n{truncated} truncated replies (finish_reason=length): " + ", ".join(
+            r["task"] for r in rows if r.get("truncated")
+        )
     for row in rows:
         if row["error"]:
             caption += f"\n{row['task']}: {cell('error', row['error'])}"

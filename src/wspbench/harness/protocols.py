@@ -15,7 +15,8 @@ Every reply is stored once, in its round, and handed to `on_update` (the run dir
 before anything parses or grades it, so a paid reply survives any failure after it. The record's
 `messages` name the round of each assistant message instead of repeating its text. A task run again
 after a failure is given the earlier attempt's replies (`paid`): they are replayed in order instead of
-being asked (and paid) for again, and their rounds say `reused`.
+being asked (and paid) for again, and their rounds say `reused`. A reply cut at the token limit
+(finish_reason "length") is still graded; its round says `truncated` and the console is told.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from wspbench.harness.clients import ModelError
+from wspbench.harness.clients import ModelError, Notice
 from wspbench.harness.record import Reply, Round, RunConfig, TaskRecord
 from wspbench.tasks.spec import AnswerError, Score, Task, prompt_hash, safe_message, weights_record
 
@@ -137,7 +138,9 @@ class _Run:
             reply, reused = self.paid.pop(0), True
         if reply is None:
             reply = self.client.complete(self.sent, self.task, status=self.status)
-        entry = Round(number, reply, reused=reused)
+        entry = Round(number, reply, reused=reused, truncated=reply.finish_reason == "length")
+        if entry.truncated:
+            self.status(Notice(f"round {number}: the reply was truncated (finish_reason=length)"))
         self.record.rounds.append(entry)
         self.record.messages.append({"role": "assistant", "round": number})
         self.sent.append({"role": "assistant", "content": reply.content})

@@ -181,6 +181,7 @@ class Round:
     train: Score | None = None
     feedback: str | None = None
     reused: bool = False  # replayed from an earlier attempt, not asked (nor paid) again
+    truncated: bool = False  # the reply stopped at the token limit (finish_reason "length")
 
     @property
     def answer(self) -> str | None:
@@ -196,6 +197,7 @@ class Round:
             "train": None if self.train is None else self.train.to_json(),
             "feedback": self.feedback,
             "reused": self.reused,
+            "truncated": self.truncated,
         }
 
     @classmethod
@@ -209,6 +211,7 @@ class Round:
             None if data.get("train") is None else Score.from_json(data["train"]),
             data.get("feedback"),
             bool(data.get("reused")),
+            bool(data.get("truncated")),
         )
 
 
@@ -252,6 +255,11 @@ class TaskRecord:
         if self.best_round is None or not 1 <= self.best_round <= len(self.rounds):
             return None
         return self.rounds[self.best_round - 1]
+
+    @property
+    def truncated_replies(self) -> int:
+        """How many replies stopped at the token limit."""
+        return sum(r.truncated for r in self.rounds)
 
     @property
     def parse_errors(self) -> list[str]:

@@ -20,10 +20,13 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from wspbench.report.runs import Entry, load_runs
+from wspbench.report.runs import Entry, load_run
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total): `wsp report` draws it as a bar on stderr
 
 CHART_PIXELS = (1200, 520)
 MODELS_CHART_PIXELS = (1000, 400)
@@ -127,21 +130,26 @@ def safe_name(text: str) -> str:
 # --- files ------------------------------------------------------------------------------------------
 
 
-def write_replays(entries: list[Entry], label_of: dict[int, str], out: Path, frames: int) -> None:
+def write_replays(
+    entries: list[Entry], label_of: dict[int, str], out: Path, frames: int, progress: Progress | None = None
+) -> None:
     """One GIF per usable answer: its task's first held-out episode, played by the task (`replay.py`)."""
     from wspbench.report.replay import replay
     from wspbench.tasks import get_task
 
-    for e in entries:
-        if e.answer is None or e.status != "ok":
-            continue
+    usable = [e for e in entries if e.answer is not None and e.status == "ok"]
+    if progress:
+        progress("writing replays", 0, len(usable))
+    for done, e in enumerate(usable, start=1):
         try:  # a task this wspbench lacks, an answer it cannot read, a task that cannot be watched: a note
             name = f"replays/{safe_name(label_of[id(e)])}__{get_task(e.task).slug}.gif"
             replay(e.task, e.answer, out / name, episodes=1, max_frames=frames)
         except (ValueError, NotImplementedError) as error:
             e.notes.append(f"no replay: {str(error)[:300]}")
-            continue
-        e.replay = name
+        else:
+            e.replay = name
+        if progress:
+            progress("writing replays", done, len(usable))
 
 
 def write_charts(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow], out: Path) -> list[str]:
@@ -341,18 +349,31 @@ def page(
     return "\n".join(out) + "\n"
 
 
-def build_report(run_dirs: list[Path], out: Path, replays: bool = True, replay_frames: int = 200) -> list[Path]:
-    """Write the report files; returns them (HTML first). Nothing is graded: intervals are the records'."""
-    entries = load_runs(run_dirs)
+def build_report(
+    run_dirs: list[Path], out: Path, replays: bool = True, replay_frames: int = 200, progress: Progress | None = None
+) -> list[Path]:
+    """Write the report files; returns them (HTML first). Nothing is graded: intervals are the records'.
+    `progress` is told each stage's advance: loading runs, writing replays, writing charts."""
+    entries: list[Entry] = []
+    for done, path in enumerate(run_dirs):
+        if progress:
+            progress("loading runs", done, len(run_dirs))
+        entries += load_run(Path(path))
+    if progress:
+        progress("loading runs", len(run_dirs), len(run_dirs))
     out.mkdir(parents=True, exist_ok=True)
     label_of = labels(entries)
     rows = model_rows(entries, label_of)
     if replays:
-        write_replays(entries, label_of, out, replay_frames)
+        write_replays(entries, label_of, out, replay_frames, progress)
+    if progress:
+        progress("writing charts and pages", 0, 1)
     charts = write_charts(entries, label_of, rows, out)
     runs = [str(p) for p in run_dirs]
     (out / "index.html").write_text(page(entries, label_of, rows, runs, charts))
     (out / "report.md").write_text(markdown(entries, label_of, rows, runs))
+    if progress:
+        progress("writing charts and pages", 1, 1)
     return [
         out / "index.html",
         out / "report.md",

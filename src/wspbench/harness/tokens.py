@@ -1,0 +1,48 @@
+"""Token counts for `wsp run --dry-run`: tiktoken when it is installed and its encoding loads (it downloads
+encodings on first use, so offline it may fail or stall: the load has a deadline), else an estimate of
+characters / 4 that says it is one."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+CHARS_PER_TOKEN = 4
+DEFAULT_ENCODING = "o200k_base"  # the encoding of current OpenAI models; others only approximate it
+LOAD_WAIT_S = 10.0
+
+
+def token_counter(model: str, wait_s: float = LOAD_WAIT_S) -> tuple[Callable[[str], int], str]:
+    """(count, label): a function from text to its token count, and a label that says how it counts."""
+    try:
+        import tiktoken
+    except ImportError:
+        return _estimate, _estimate_label("tiktoken is not installed")
+    try:
+        name, note = tiktoken.encoding_name_for_model(model), ""
+    except (KeyError, ValueError):  # not an OpenAI model: its own tokenizer differs
+        name, note = DEFAULT_ENCODING, f", approximate: tiktoken does not know {model[:60]}"
+    loaded: dict = {}
+
+    def load() -> None:
+        try:
+            loaded["encoding"] = tiktoken.get_encoding(name)
+        except Exception as error:  # noqa: BLE001 - no network, a broken cache: fall back to the estimate
+            loaded["error"] = f"{type(error).__name__}: {str(error)[:120]}"
+
+    thread = threading.Thread(target=load, daemon=True, name="wsp-tiktoken")
+    thread.start()
+    thread.join(wait_s)
+    encoding = loaded.get("encoding")
+    if encoding is None:
+        reason = loaded.get("error") or f"no answer within {wait_s:g} s"
+        return _estimate, _estimate_label(f"tiktoken could not load {name}: {reason}")
+    return (lambda text: len(encoding.encode(text, disallowed_special=()))), f"tiktoken {name}{note}"
+
+
+def _estimate(text: str) -> int:
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def _estimate_label(reason: str) -> str:
+    return f"estimated: characters / {CHARS_PER_TOKEN} ({reason})"
