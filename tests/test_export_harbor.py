@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from tests.conftest import missing_part
 from wspbench.cli import app
 from wspbench.export.harbor import (
     TIMEOUTS_TABLE,
@@ -457,9 +458,10 @@ def test_two_exports_with_the_real_wheel_are_byte_identical(tmp_path):
 
 def test_harbor_lint_reports_no_errors(three):
     if not (HARBOR_VENV / "bin" / "harbor").is_file():
-        pytest.skip(
-            f"harbor is not installed in {HARBOR_VENV} (a Python >= 3.12 venv with `pip install harbor`; "
-            "set WSP_HARBOR_VENV)"
+        missing_part(
+            "harbor",
+            f"not installed in {HARBOR_VENV} (a Python >= 3.12 venv with `pip install harbor`, as .ci/parts.sh "
+            "makes; set WSP_HARBOR_VENV)",
         )
     out, _ = three
     done = subprocess.run(

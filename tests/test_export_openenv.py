@@ -1,10 +1,10 @@
 """The OpenEnv server (optional, needs `openenv-core`): reset gives the task's prompt, step grades the
 reply with the task's own grade (`Score.to_json()` as the result), both carry the suite; and a real
 server (uvicorn on 127.0.0.1, a free port) under hostile requests: unknown tasks, huge bodies, 50 sessions
-at once, a grade past its time limit. Runs in this interpreter when openenv-core is installed, else with
-the Python named by WSP_OPENENV_PYTHON (e.g. /tmp/openenv-venv/bin/python, a venv with `pip install
-openenv-core minatar==1.0.15 threadpoolctl numba`), else it is skipped. (Importing openenv-core takes
-~10 s because it loads gradio, so this is opt-in.)"""
+at once, a grade past its time limit. Runs with the Python named by WSP_OPENENV_PYTHON (a venv with
+`pip install -e '.[openenv]'`, which .ci/parts.sh makes: openenv-core pins an older pillow), else in this
+interpreter when it has openenv-core, else it is skipped. (Importing openenv-core takes ~10 s because it
+loads gradio, so this is opt-in.)"""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import missing_part
 from wspbench.tasks import get_task, suite
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -48,15 +49,26 @@ print(json.dumps(out))
 
 
 def python_with_openenv() -> str:
-    if importlib.util.find_spec("openenv") is not None:
-        return sys.executable
+    __tracebackhide__ = True  # the skip reports the test's own line
     candidate = os.environ.get("WSP_OPENENV_PYTHON", "")
+    if not candidate and importlib.util.find_spec("openenv") is not None:
+        return sys.executable
     if not candidate or not Path(candidate).is_file():
-        pytest.skip(
-            "openenv-core is not installed (pip install openenv-core, or set WSP_OPENENV_PYTHON to a "
-            "Python that has it)"
+        missing_part(
+            "openenv",
+            "openenv-core is not installed (pip install openenv-core, or set WSP_OPENENV_PYTHON to a Python "
+            "that has it, as .ci/parts.sh makes)",
         )
     return candidate
+
+
+def websockets_client():
+    """The tests' side of a websocket runs in this interpreter, which needs the websockets package."""
+    __tracebackhide__ = True  # the skip reports the test's own line
+    try:
+        return importlib.import_module("websockets.sync.client")
+    except ImportError:
+        missing_part("openenv", "this Python lacks websockets for the client side (pip install websockets)")
 
 
 def test_reset_prompts_and_step_grades():
@@ -202,7 +214,7 @@ def test_a_huge_body_is_refused_before_it_is_read(servers):
 
 
 def test_fifty_sessions_at_once_over_websocket_and_http(servers):
-    websockets = pytest.importorskip("websockets.sync.client")
+    websockets = websockets_client()
     fast, _ = servers
     task = get_task("original/breakout")
     answer = task.offline_answer("reference")
@@ -249,7 +261,7 @@ def test_a_slow_grade_is_cut_at_its_limit_and_health_answers_meanwhile(servers):
 
 
 def test_a_websocket_message_over_the_limit_closes_the_session(servers):
-    websockets = pytest.importorskip("websockets.sync.client")
+    websockets = websockets_client()
     from websockets.exceptions import ConnectionClosed
 
     fast, _ = servers

@@ -5,6 +5,7 @@ lacks), intervals from the recorded Scores (nothing graded again), and the page 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from importlib import resources
@@ -13,6 +14,7 @@ import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
+from tests.conftest import missing_part
 from wspbench.cli import app
 from wspbench.harness.record import Manifest, Reply, Round, RunConfig, TaskRecord
 from wspbench.report.report import CHART_PIXELS, MODELS_CHART_PIXELS, suite_warning
@@ -147,9 +149,11 @@ def test_old_runs_and_non_runs_are_usage_errors(tmp_path):
 
 
 def test_page_renders_in_headless_chromium(report, tmp_path):
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.skip("Chromium is not installed (apt-get install -y chromium); the HTML was not rendered")
+    chromium = os.environ.get("WSP_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None or shutil.which(chromium) is None:
+        missing_part(
+            "chromium", "not installed (apt-get install -y chromium, or set WSP_CHROMIUM); the HTML was not rendered"
+        )
     flags = [
         chromium,
         "--headless",
