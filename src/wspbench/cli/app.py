@@ -52,7 +52,7 @@ app = typer.Typer(
     cls=OrderedCommands,
 )
 console = Console()
-errors = Console(stderr=True)
+errors = Console(stderr=True, soft_wrap=True)  # error lines hold paths: never broken across lines
 log = logging.getLogger(__name__)
 
 MAX_EPISODES = 100_000

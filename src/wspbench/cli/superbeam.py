@@ -14,7 +14,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -22,13 +21,11 @@ from rich.text import Text
 from superbeam.assembler import AsmError, Program, assemble
 from superbeam.chip8 import PROGRAM_ADDR, RAM_SIZE, Chip8, Chip8Error, Quirks
 from superbeam.disassembler import disassemble
-from wspbench.cli.app import app
+from wspbench.cli.app import app, console, errors
 from wspbench.inputs import InputFileError, InputTooLarge, output_file, read_bounded
 
 chip8_app = typer.Typer(help="CHIP-8 assembler, machine and disassembler.", no_args_is_help=True)
 app.add_typer(chip8_app, name="chip8", help="CHIP-8 tools: assemble, run and disassemble programs.")
-console = Console()
-errors = Console(stderr=True)
 QUIRKS = [f.name for f in dataclasses.fields(Quirks)]
 QUIRK_NAMES = ", ".join(QUIRKS)
 MAX_ROM_BYTES = RAM_SIZE - PROGRAM_ADDR
