@@ -226,7 +226,10 @@ def suite(as_json: bool = typer.Option(False, "--json", help="Print the suite as
         print(json.dumps(found.to_json()))
         return
     console.print(
-        f"{found.name} {found.version}: {found.tasks} tasks, digest {found.digest}", markup=False, highlight=False
+        f"{found.name} {found.version}: {found.tasks} tasks, digest {found.digest}",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
     )
 
 
