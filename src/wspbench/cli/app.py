@@ -162,6 +162,19 @@ def check_engine(engine: str) -> str:
     return engine
 
 
+def connected_executor(name: str, address: str | None):
+    """The executor of --executor/--ray-address, connected now (an unreachable cluster is a usage error
+    before anything is paid for or graded)."""
+    from wspbench.evaluation.executors import ExecutorError, resolve_executor
+
+    try:
+        executor = resolve_executor(name, address)
+        executor.connect()
+    except ExecutorError as error:
+        raise typer.BadParameter(str(error), param_hint="--executor") from None
+    return executor
+
+
 def gif_file(path: Path) -> Path:
     """A typer callback: a replay is written as a GIF, so its path must end in .gif."""
     output_file(path)
@@ -177,17 +190,3 @@ def answer_or_exit(path: str) -> str:
     except InputTooLarge as error:
         errors.print(f"{error}: an answer has at most {max_answer_chars():,} characters", markup=False)
         raise typer.Exit(1) from None
-
-
-@contextmanager
-def rejected_or_unwritable(out: Path):
-    """An unusable answer exits 1; an output file that cannot be written exits 2; each with one line.
-    (An unusable answer is a ValueError: wspbench/report/replay.py's UnusableAnswer is one.)"""
-    try:
-        yield
-    except ValueError as error:
-        errors.print(str(error), markup=False, style="red")
-        raise typer.Exit(1) from None
-    except OSError as error:
-        errors.print(f"cannot write {out}: {error.strerror or error}", markup=False, style="red")
-        raise typer.Exit(2) from None

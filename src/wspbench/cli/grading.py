@@ -18,6 +18,7 @@ from wspbench.cli.app import (
     InputTooLarge,
     app,
     check_engine,
+    connected_executor,
     console,
     max_answer_chars,
     progress_bar,
@@ -138,13 +139,9 @@ def grade(
     if answer is None:
         raise typer.BadParameter("missing: the answer file (or - for standard input)", param_hint="ANSWER")
     task = find_task(task_id, game, source)
-    from wspbench.evaluation.executors import ExecutorError, resolve_executor, use_executor
+    from wspbench.evaluation.executors import use_executor
 
-    try:
-        chosen = resolve_executor(executor, ray_address)
-        chosen.connect()
-    except ExecutorError as error:
-        raise typer.BadParameter(str(error), param_hint="--executor") from None
+    chosen = connected_executor(executor, ray_address)
     try:
         scoring = task.scoring_episodes(episodes)
     except ValueError as error:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from wspbench.cli.app import MAX_EPISODES, MAX_WORKERS, app, check_engine, console, errors, finite
+from wspbench.cli.app import MAX_EPISODES, MAX_WORKERS, app, check_engine, connected_executor, console, errors, finite
 
 REASONING_EFFORTS = ("low", "medium", "high")
 HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an HTTP token (RFC 9110)
@@ -195,13 +195,7 @@ def run(
             task.scoring_episodes(config.episodes)  # a count a task cannot play is a usage error, before any cost
     except ValueError as error:
         raise typer.BadParameter(f"{task.id}: {error}", param_hint="--episodes") from None
-    from wspbench.evaluation.executors import ExecutorError, resolve_executor
-
-    try:
-        grader = resolve_executor(executor, ray_address)
-        grader.connect()
-    except ExecutorError as error:
-        raise typer.BadParameter(str(error), param_hint="--executor") from None
+    grader = connected_executor(executor, ray_address)
     safe_model = "".join(c if c.isalnum() or c in "-_." else "_" for c in model)
     run_dir = RunDir(out or Path("runs") / f"{safe_model}-{protocol}")
     try:

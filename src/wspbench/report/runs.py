@@ -2,19 +2,16 @@
 reader (`wspbench/harness/runs.py` `RunDir.read`, types in `wspbench/harness/record.py`).
 
 API (what `report.py` uses):
-    load_runs(paths, regrade=None, workers=None) -> list[Entry]
-        Every finished task record of each run directory, in each manifest's task order. `regrade` and
-        `workers` are accepted and ignored: intervals come from the stored held-out Score, never from
-        grading again (they will be removed). Raises RunError (a ValueError) naming the file for a folder
-        that is not a run, a record that cannot be read, or a run written by another wspbench version
+    load_run(path) -> list[Entry]
+        Every finished task record of the run directory, in its manifest's task order. Intervals come from
+        the stored held-out Score, never from grading again. Raises RunError (a ValueError) naming the file
+        for a folder that is not a run, a record that cannot be read, or a run written by another wspbench version
         (schema 1 runs: "written by an older wspbench ..."); the files are left as they are.
     Entry fields: run, model, protocol, task, family, status ("ok" or "error"), score (normalised held-out
         score, None when the task failed), ci ((low, high) from Score.interval(), None when failed),
         parse_failure, error, episodes (count of held-out episodes), answer (the graded reply text),
         prompt_tokens, completion_tokens, cost, replay, notes, suite (the run's suite dict), record (the
         TaskRecord), test (its held-out Score or None); `label`.
-    mean_ci(values) -> (mean, low, high), wilson(successes, n) -> (low, high): the interval rules of
-        `wspbench/tasks/spec.py`, kept here for their callers.
 """
 
 from __future__ import annotations
@@ -23,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wspbench.harness.record import Manifest, TaskRecord
-from wspbench.tasks.spec import Score, mean_interval, wilson
+from wspbench.tasks.spec import Score
 
-__all__ = ["Entry", "RunError", "entry_from_record", "load_run", "load_runs", "mean_ci", "wilson"]
+__all__ = ["Entry", "RunError", "entry_from_record", "load_run"]
 
 
 class RunError(ValueError):
@@ -63,12 +60,6 @@ class Entry:
     @property
     def test(self) -> Score | None:
         return None if self.record is None else self.record.test
-
-
-def mean_ci(values: list[float]) -> tuple[float, float, float]:
-    """(mean, low, high) of a 95% normal-approximation interval; zero width for a single value."""
-    low, high = mean_interval(values)
-    return sum(values) / len(values), low, high
 
 
 def _cost(record: TaskRecord) -> float | None:
@@ -115,8 +106,3 @@ def load_run(path: Path) -> list[Entry]:
     except (RunDirError, OSError) as error:
         raise RunError(str(error)) from None
     return [entry_from_record(Path(path).name, manifest, record) for record in records]
-
-
-def load_runs(paths: list[Path], regrade: bool | None = None, workers: int | None = None) -> list[Entry]:
-    """Entries of every run directory, with their intervals (`regrade`, `workers`: ignored, see above)."""
-    return [entry for path in paths for entry in load_run(Path(path))]
