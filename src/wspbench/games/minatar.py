@@ -151,6 +151,19 @@ class MinAtarGame:
         """The game's module, whose source file is the game's rules."""
         return self.kind.module(self.game)
 
+    @property
+    def source_path(self) -> str:
+        """The game's source file as prompts name it: `minatar/environments/breakout.py`."""
+        return self.module.replace(".", "/") + ".py"
+
+    def source_text(self) -> str:
+        """The exact text of the game's source file (what prompts show and the suite digest covers)."""
+        import importlib
+        import inspect
+        from pathlib import Path
+
+        return Path(inspect.getsourcefile(importlib.import_module(self.module))).read_text()
+
     def make_environment(self):
         return self.kind.make_environment(self.game)
 

@@ -8,13 +8,10 @@ training episodes start at TRAIN_EPISODE_OFFSET, so they never share a seed with
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import json
 from collections.abc import Sequence
 from functools import cache, cached_property
 from importlib import resources
-from pathlib import Path
 
 from wspbench.games.minatar import ACTION_NAMES, ACTION_SEED, CHANNEL_NAMES, EPISODE_SEED, MinAtarGame, all_games
 from wspbench.networks import MINATAR_NETWORK, Weights
@@ -54,7 +51,7 @@ class MinAtarTask(Task):
             (10, 10, len(CHANNEL_NAMES)),
             CHANNEL_NAMES,
             ACTION_NAMES,
-            binding.module.replace(".", "/") + ".py",
+            binding.source_path,
         )
 
     # --- the prompt ---------------------------------------------------------------------------------
@@ -64,7 +61,7 @@ class MinAtarTask(Task):
         return render(self, protocol)
 
     def game_source(self) -> str:
-        return Path(inspect.getsourcefile(importlib.import_module(self.binding.module))).read_text()
+        return self.binding.source_text()
 
     # --- answers ------------------------------------------------------------------------------------
     def read(self, text: str) -> tuple[Weights, dict]:

@@ -67,12 +67,6 @@ def render(task, protocol: Protocol) -> list[dict]:
 @cache
 def game_facts(binding: MinAtarGame) -> GameFacts:
     """Everything the prompt states about a game, read from the game itself."""
-    import importlib
-    import inspect
-    from pathlib import Path
-
-    source = Path(inspect.getsourcefile(importlib.import_module(binding.module))).read_text()
-    path = binding.module.replace(".", "/") + ".py"
     if binding.game in ORIGINAL_CHANNEL_GROUPS and binding.source == "original":
         env = binding.make_environment()
         own = {index: name for name, index in env.env.channels.items()}
@@ -98,8 +92,8 @@ def game_facts(binding: MinAtarGame) -> GameFacts:
         binding.task_id,
         binding.game,
         binding.description,
-        path,
-        source,
+        binding.source_path,
+        binding.source_text(),
         channel_notes,
         action_notes,
         binding.score_cap,
