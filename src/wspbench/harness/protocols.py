@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 
 from wspbench.harness.clients import ModelError, Notice
 from wspbench.harness.record import Reply, Round, RunConfig, TaskRecord
-from wspbench.tasks.spec import AnswerError, Score, Task, prompt_hash, safe_message, weights_record
+from wspbench.tasks.spec import Score, Task, prompt_hash, safe_message, weights_record
 
 GRADING = threading.Lock()  # grading already uses every core: one task grades at a time
 Update = Callable[[TaskRecord], None]
@@ -159,12 +159,8 @@ class _Run:
         entry.weights = None if weights is None else weights_record(weights)
 
     def parse(self, text: str):
-        try:
-            return None, self.task.parse(text)
-        except AnswerError as error:
-            return str(error), None
-        except Exception as error:  # noqa: BLE001 - untrusted text gives a parse error, never a crash
-            return f"the answer cannot be read: {safe_message(error)}", None
+        weights, _, error = self.task.check(text)
+        return error, weights
 
     def tell(self, text: str) -> None:
         self.record.messages.append({"role": "user", "content": text})

@@ -18,9 +18,9 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, ContentReasonin
 from inspect_ai.scorer import Score, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, TaskState, generate, solver
 
-from wspbench.tasks import AnswerError, Protocol, get_task, select, suite
+from wspbench.tasks import Protocol, get_task, select, suite
 from wspbench.tasks import Task as WspTask
-from wspbench.tasks.spec import prompt_hash, safe_message
+from wspbench.tasks.spec import prompt_hash
 
 ANSWER = "wspbench:answer"  # the store key of the reply to score (set by the feedback solver)
 ROUNDS = "wspbench:rounds"  # the store key of the feedback rounds: parse error, training score, feedback
@@ -171,13 +171,7 @@ def pick(chosen: WspTask, output: ModelOutput) -> tuple[str, str | None]:
 
 
 def parse_error(chosen: WspTask, text: str) -> str | None:
-    try:
-        chosen.parse(text)
-    except AnswerError as error:
-        return str(error)
-    except Exception as error:  # noqa: BLE001 - untrusted text gives a parse error, never a crash
-        return f"the answer cannot be read: {safe_message(error)}"
-    return None
+    return chosen.check(text)[2]
 
 
 async def off_loop(function, *args):

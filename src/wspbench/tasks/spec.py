@@ -181,6 +181,17 @@ class Task(ABC):
         """The weights in a reply and what a grade records about the answer itself (e.g. its edit count),
         or AnswerError with a message a model can act on. Bounded in time and memory for any text."""
 
+    def check(self, text: str) -> tuple[Weights | None, dict, str | None]:
+        """`read` that never raises: (weights, about, None) for a usable reply, else (None, {}, the message a
+        rejection gives). Untrusted text gives an error message, never a crash."""
+        try:
+            weights, about = self.read(text)
+        except AnswerError as error:
+            return None, {}, str(error)[:MAX_MESSAGE_CHARS]
+        except Exception as error:  # noqa: BLE001 - e.g. a parser bug on strange text: still a message
+            return None, {}, f"the answer cannot be read: {safe_message(error)}"
+        return weights, about, None
+
     def parse(self, text: str) -> Weights:
         """The weights in a reply, or AnswerError."""
         return self.read(text)[0]
@@ -267,12 +278,9 @@ class Task(ABC):
     ) -> Score:
         """Parse and score a reply. Never raises for a bad reply or a broken game: those are a Score with
         `error` (so one bad answer cannot stop a batch)."""
-        try:
-            weights, about = self.read(text)
-        except AnswerError as error:
-            return self.rejected(str(error)[:MAX_MESSAGE_CHARS])
-        except Exception as error:  # noqa: BLE001 - untrusted text gives a rejection, never a crash
-            return self.rejected(f"the answer cannot be read: {safe_message(error)}")
+        weights, about, error = self.check(text)
+        if error is not None:
+            return self.rejected(error)
         try:
             return self.score(weights, episodes, engine, workers, progress, about)
         except Exception as error:  # noqa: BLE001 - a broken game module is a result, not a crash
