@@ -11,8 +11,8 @@ import pytest
 from minatar import Environment
 
 from wspbench.evaluation.compiled import asterix, breakout, freeway, seaquest, space_invaders
-from wspbench.evaluation.compiled.common import LAST_ACTION
-from wspbench.evaluation.compiled.engine import GAMES, _observe, _reset, act, start_episode
+from wspbench.evaluation.compiled.common import CANDIDATES, LAST_ACTION
+from wspbench.evaluation.compiled.engine import GAMES, _reset, act, observe, start_episode
 from wspbench.evaluation.compiled.mt19937 import WORDS
 from wspbench.games.minatar_original import observation
 
@@ -60,16 +60,17 @@ def _load(code, env, game):
     return states, keys, positions
 
 
-def _assert_same(game, env, states, keys, positions, seen, active, where):
+def _assert_same(game, env, states, keys, positions, where):
     assert np.array_equal(
         MODULES[game].from_minatar(env.env), np.where(np.arange(1024) == LAST_ACTION, 0, states[0])
     ), where
     assert env.last_action == states[0, LAST_ACTION], where
     _, key, position, _, _ = env.random.get_state()
     assert np.array_equal(key, keys[0]) and position == positions[0], where
-    count = _observe(GAMES.index(game), states[0], seen, active)
+    active = np.zeros(CANDIDATES, np.int64)
+    count = observe(GAMES.index(game), states[0], active, np.zeros(600, np.int64), 1)
     ours = sorted(active[:count].tolist())
-    seen[active[:count]] = 0
+    assert len(ours) == len(set(ours)), where
     assert ours == np.flatnonzero(observation(game, env.state())).tolist(), where
 
 
@@ -78,7 +79,6 @@ def test_compiled_game_steps_like_minatar(game):
     rng = np.random.default_rng(GAMES.index(game))
     code = GAMES.index(game)
     p = np.array(ACTION_WEIGHTS[game], float) / sum(ACTION_WEIGHTS[game])
-    seen, active = np.zeros(600, np.uint8), np.zeros(600, np.int64)
     compared = 0
     for trial in range(40):
         env = Environment(game, sticky_action_prob=0.1, difficulty_ramping=False)
@@ -90,26 +90,25 @@ def test_compiled_game_steps_like_minatar(game):
                 env.reset()
         _perturb(game, env, rng)
         states, keys, positions = _load(code, env, game)
-        _assert_same(game, env, states, keys, positions, seen, active, (trial, "loaded"))
+        _assert_same(game, env, states, keys, positions, (trial, "loaded"))
         for step in range(int(rng.integers(100, 600))):
             action = int(rng.choice(6, p=p))
             reward, terminal = env.act(action)
             ours = act(code, states[0], action, keys, positions, 0)
             assert ours == reward, (trial, step)
-            _assert_same(game, env, states, keys, positions, seen, active, (trial, step))
+            _assert_same(game, env, states, keys, positions, (trial, step))
             compared += 1
             if terminal:  # both reset (the wrapper keeps its last action) and play on
                 assert states[0, 1] == 1
                 env.reset()
                 _reset(code, states[0], keys, positions, 0)
-                _assert_same(game, env, states, keys, positions, seen, active, (trial, step, "reset"))
+                _assert_same(game, env, states, keys, positions, (trial, step, "reset"))
     assert compared > 5000
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_compiled_reset_equals_minatar_reset(game):
     code = GAMES.index(game)
-    seen, active = np.zeros(600, np.uint8), np.zeros(600, np.int64)
     for episode in range(30):
         env = Environment(game, sticky_action_prob=0.1, difficulty_ramping=False)
         env.seed(1729 + episode)
@@ -117,4 +116,4 @@ def test_compiled_reset_equals_minatar_reset(game):
         states = np.zeros((1, 1024), np.int64)
         keys, positions = np.zeros((2, WORDS), np.uint32), np.zeros(2, np.int64)
         start_episode(code, states, keys, positions, 0, episode)
-        _assert_same(game, env, states, keys, positions, seen, active, episode)
+        _assert_same(game, env, states, keys, positions, episode)

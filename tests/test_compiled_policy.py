@@ -4,7 +4,17 @@ import numpy as np
 from numba import njit
 
 from wspbench.evaluation.compiled.engine import scratch_arrays
-from wspbench.evaluation.compiled.policy import choose, global_bound, logits_only, logits_with_bound, prepare
+from wspbench.evaluation.compiled.policy import (
+    TANH_ERROR,
+    UNIT,
+    _tanh_into,
+    choose,
+    global_bound,
+    logits_only,
+    logits_with_bound,
+    logits_with_rough_bound,
+    prepare,
+)
 from wspbench.networks import MINATAR_NETWORK, softmax_cdf
 
 
@@ -12,6 +22,13 @@ from wspbench.networks import MINATAR_NETWORK, softmax_cdf
 def _logits(active, count, arrays):
     logits = np.zeros(6, np.float32)
     margin = logits_with_bound(active, count, arrays, scratch_arrays(), logits)
+    return logits, margin
+
+
+@njit(cache=True)
+def _rough_logits(active, count, arrays):
+    logits = np.zeros(6, np.float32)
+    margin = logits_with_rough_bound(active, count, arrays, scratch_arrays(), logits)
     return logits, margin
 
 
@@ -36,8 +53,26 @@ def test_bound_holds_against_forward_one():
             x = np.zeros(600, np.float32)
             x[active] = 1.0
             logits, margin = _logits(active.astype(np.int64), len(active), arrays)
+            rough_logits, rough_margin = _rough_logits(active.astype(np.int64), len(active), arrays)
             exact = MINATAR_NETWORK.forward_one(weights, x)
             assert np.abs(logits.astype(np.float64) - exact).max() <= margin, (seed, len(active))
+            assert np.array_equal(rough_logits, logits)
+            assert margin <= rough_margin * (1 + 1e-5), (seed, len(active))  # (float32 against float64 sums)
+
+
+def test_compiled_tanh_is_within_one_unit_everywhere():
+    """`benchmarks/tanh_error.py` checks every float32; this checks a million of them, spread over all
+    exponents, and numpy's float32 tanh beside it (TANH_ERROR allows for both)."""
+    bits = np.arange(0, 0x7F800000, 2131, dtype=np.uint32)
+    for sign in (0, 0x80000000):
+        z = (bits | np.uint32(sign)).view(np.float32)
+        ours = np.zeros_like(z)
+        _tanh_into(z, ours)
+        exact = np.tanh(z.astype(np.float64))
+        ours_error = np.abs(ours - exact).max()
+        numpy_error = np.abs(np.tanh(z).astype(np.float64) - exact).max()
+        assert ours_error <= UNIT
+        assert ours_error + numpy_error <= TANH_ERROR
 
 
 def test_decisions_next_to_every_boundary_equal_the_reference():

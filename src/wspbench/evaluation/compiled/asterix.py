@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from wspbench.evaluation.compiled.common import DOWN, FIRST_FIELD, LEFT, RIGHT, TERMINAL, UP, WIDTH, mark
+from wspbench.evaluation.compiled.common import DOWN, FIRST_FIELD, LEFT, RIGHT, TERMINAL, UP, WIDTH, put
 from wspbench.evaluation.compiled.mt19937 import bounded, random_sample
 
 (PLAYER_X, PLAYER_Y, SHOT_TIMER, SPAWN_SPEED, SPAWN_TIMER, MOVE_SPEED, MOVE_TIMER, RAMP_TIMER, RAMP_INDEX) = range(
@@ -110,16 +110,16 @@ def step(s, action, keys, positions, g):
 
 
 @njit(cache=True)
-def observe(s, seen, active):
-    count = mark(seen, active, 0, s[PLAYER_Y], s[PLAYER_X], PLAYER_OUT)
+def observe(s, active):
+    count = put(active, 0, s[PLAYER_Y], s[PLAYER_X], PLAYER_OUT)
     for slot in range(SLOTS):
         base = ENTITIES + slot * FIELDS
         if s[base + PRESENT]:
             x = s[base + X]
-            count = mark(seen, active, count, slot + 1, x, GOLD_OUT if s[base + GOLD] else ENEMY_OUT)
+            count = put(active, count, slot + 1, x, GOLD_OUT if s[base + GOLD] else ENEMY_OUT)
             back = x - 1 if s[base + LEFT_TO_RIGHT] else x + 1
             if 0 <= back <= 9:
-                count = mark(seen, active, count, slot + 1, back, TRAIL_OUT)
+                count = put(active, count, slot + 1, back, TRAIL_OUT)
     return count
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from wspbench.evaluation.compiled.common import FIRST_FIELD, LEFT, RIGHT, TERMINAL, WIDTH, mark
+from wspbench.evaluation.compiled.common import FIRST_FIELD, LEFT, RIGHT, TERMINAL, WIDTH, put
 from wspbench.evaluation.compiled.mt19937 import bounded
 
 BALL_Y, BALL_X, BALL_DIR, POSITION, STRIKE, LAST_X, LAST_Y = range(FIRST_FIELD, FIRST_FIELD + 7)
@@ -90,13 +90,13 @@ def step(s, action, keys, positions, g):
 
 
 @njit(cache=True)
-def observe(s, seen, active):
-    count = mark(seen, active, 0, s[BALL_Y], s[BALL_X], BALL_OUT)
-    count = mark(seen, active, count, 9, s[POSITION], PADDLE_OUT)
-    count = mark(seen, active, count, s[LAST_Y], s[LAST_X], TRAIL_OUT)
+def observe(s, active):
+    count = put(active, 0, s[BALL_Y], s[BALL_X], BALL_OUT)
+    count = put(active, count, 9, s[POSITION], PADDLE_OUT)
+    count = put(active, count, s[LAST_Y], s[LAST_X], TRAIL_OUT)
     for cell in range(10, 40):
         if s[BRICKS + cell] != 0:
-            count = mark(seen, active, count, cell // 10, cell % 10, BRICK_OUT)
+            count = put(active, count, cell // 10, cell % 10, BRICK_OUT)
     return count
 
 

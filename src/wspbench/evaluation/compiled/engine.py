@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from wspbench.evaluation.compiled import asterix, breakout, freeway, seaquest, space_invaders
-from wspbench.evaluation.compiled.common import LAST_ACTION, TERMINAL, WIDTH
+from wspbench.evaluation.compiled.common import CANDIDATES, LAST_ACTION, TERMINAL, WIDTH, unique
 from wspbench.evaluation.compiled.mt19937 import WORDS, random_sample, seed
 from wspbench.evaluation.compiled.policy import (
     ACTIONS,
@@ -25,6 +25,7 @@ from wspbench.evaluation.compiled.policy import (
     global_bound,
     logits_only,
     logits_with_bound,
+    logits_with_rough_bound,
     prepare,
 )
 from wspbench.games.minatar import ACTION_SEED, EPISODE_SEED, STICKY_ACTION_PROB
@@ -66,16 +67,19 @@ def _step(game, s, action, keys, positions, g):
 
 
 @njit(cache=True)
-def _observe(game, s, seen, active):
+def observe(game, s, active, seen, stamp):
+    """The active inputs of slot state `s` in `active[:count]`, each once; returns the count (see `common.py`)."""
     if game == ASTERIX:
-        return asterix.observe(s, seen, active)
-    if game == BREAKOUT:
-        return breakout.observe(s, seen, active)
-    if game == FREEWAY:
-        return freeway.observe(s, seen, active)
-    if game == SEAQUEST:
-        return seaquest.observe(s, seen, active)
-    return space_invaders.observe(s, seen, active)
+        count = asterix.observe(s, active)
+    elif game == BREAKOUT:
+        count = breakout.observe(s, active)
+    elif game == FREEWAY:
+        count = freeway.observe(s, active)
+    elif game == SEAQUEST:
+        count = seaquest.observe(s, active)
+    else:
+        count = space_invaders.observe(s, active)
+    return unique(active, count, seen, stamp)
 
 
 @njit(cache=True)
@@ -124,8 +128,9 @@ def run(
     their number (> 0) for Python to decide them (`waiting` 2: the action is in `actions`). Otherwise it
     returns DONE when every episode is finished or a progress report is due, or OVERFLOWED."""
     slots = states.shape[0]
-    seen = np.zeros(600, np.uint8)
-    active = np.zeros(600, np.int64)
+    seen = np.zeros(600, np.int64)
+    active = np.zeros(CANDIDATES, np.int64)
+    observations = 0
     work = scratch_arrays()
     logits = np.zeros(ACTIONS, np.float32)
     cdf = np.zeros(ACTIONS, np.float64)
@@ -142,12 +147,16 @@ def run(
                 continue
             s = states[slot]
             if waiting[slot] == 0:
-                n = _observe(game, s, seen, active)
+                observations += 1
+                n = observe(game, s, active, seen, observations)
                 uniform = random_sample(keys, positions, 2 * slot + 1)
                 action = -1
                 if quick_margin >= 0:  # the cheap logits decide unless the draw is near a boundary
                     logits_only(active, n, weights, work, logits)
                     action = choose(logits, quick_margin, uniform, cdf)
+                else:  # the row's rough bound decides unless the draw is near a boundary
+                    margin = logits_with_rough_bound(active, n, weights, work, logits)
+                    action = choose(logits, margin, uniform, cdf)
                 if action < 0:
                     margin = logits_with_bound(active, n, weights, work, logits)
                     action = choose(logits, margin, uniform, cdf)
@@ -155,12 +164,11 @@ def run(
                     row = control[UNDECIDED]
                     undecided[row] = slot
                     uniforms[row] = uniform
-                    for k in range(600):
-                        undecided_inputs[row, k] = seen[k]
+                    undecided_inputs[row, :] = 0
+                    for t in range(n):
+                        undecided_inputs[row, active[t]] = 1
                     control[UNDECIDED] = row + 1
                     waiting[slot] = 1
-                for t in range(n):
-                    seen[active[t]] = 0
                 if action < 0:
                     continue
             else:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from wspbench.evaluation.compiled.common import DOWN, FIRST_FIELD, TERMINAL, UP, WIDTH, mark
+from wspbench.evaluation.compiled.common import DOWN, FIRST_FIELD, TERMINAL, UP, WIDTH, put
 from wspbench.evaluation.compiled.mt19937 import bounded, random_sample
 
 POSITION, MOVE_TIMER, TERMINATE_TIMER = range(FIRST_FIELD, FIRST_FIELD + 3)
@@ -80,15 +80,15 @@ def step(s, action, keys, positions, g):
 
 
 @njit(cache=True)
-def observe(s, seen, active):
-    count = mark(seen, active, 0, s[POSITION], 4, CHICKEN_OUT)
+def observe(s, active):
+    count = put(active, 0, s[POSITION], 4, CHICKEN_OUT)
     for car in range(8):
         base = CARS + car * FIELDS
         x = s[base + X]
-        count = mark(seen, active, count, car + 1, x, CAR_OUT)
+        count = put(active, count, car + 1, x, CAR_OUT)
         back = x - 1 if s[base + SPEED] > 0 else x + 1
         back = 9 if back < 0 else (0 if back > 9 else back)
-        count = mark(seen, active, count, car + 1, back, TRAIL_OUT)
+        count = put(active, count, car + 1, back, TRAIL_OUT)
     return count
 
 

@@ -1,9 +1,13 @@
 """The 600-32-32-6 tanh policy on a sparse observation, with a rigorous bound on its distance to the reference.
 
-`decide` computes the logits from the list of active inputs (the first layer is b1 plus the sum of the W1
-rows of the active inputs), draws nothing itself, and says whether the given uniform draw lies so close to
-a cumulative-probability boundary that the reference's one-row numpy computation (`Network.forward_one`,
-whose float32 rounding order is BLAS's) could choose another action.
+The logits functions compute the logits from the list of active inputs (the first layer is b1 plus the sum
+of the W1 rows of the active inputs) and a bound on their distance to the reference's one-row numpy
+computation (`Network.forward_one`, whose float32 rounding order is BLAS's); `choose` then says which action
+a uniform draw picks, or that it lies so close to a cumulative-probability boundary that the reference could
+pick another. Three bounds, from cheap to tight: `global_bound` holds for every observation at once (used
+with `logits_only` when it is small), `logits_with_rough_bound` for one observation without any product
+with |W|, and `logits_with_bound` for one observation as below; the engine tries them in that order.
+All are compiled with error_model="numpy": without Python's zero-division checks the loops vectorize.
 
 The bound, per unit and layer, in units of u = 2**-24 (float32 rounding):
 - A dot product of k non-zero terms plus a bias, summed in any order, with or without FMA, is within
@@ -18,7 +22,7 @@ The bound, per unit and layer, in units of u = 2**-24 (float32 rounding):
 - tanh: |tanh z - tanh z'| <= e * max slope over the interval of doubt. The slope of tanh at distance >= s
   from 0 is 1 - tanh(s)^2, and tanh(|z| - e) >= |h| - e - TANH_ERROR (tanh is 1-Lipschitz; h is our
   rounded tanh), so the slope is at most 1 - max(|h| - e - TANH_ERROR, 0)^2 and no second tanh is needed.
-  Both tanh implementations add their own error: + TANH_ERROR = 32 u (ours is within 8 u, numpy's float32
+  Both tanh implementations add their own error: + TANH_ERROR = 32 u (ours is within 1 u, numpy's float32
   tanh within a few ulps; `BatchedForward` allows 16 u).
 - A cumulative probability moves by at most d / 2 when every logit moves by at most d; the engine treats
   a draw within d (SAFETY times the largest logit bound) plus 1e-12 (the float64 softmax rounding of both
@@ -37,7 +41,7 @@ ACTIONS = 6
 UNIT = 2.0**-24
 SAFETY = 1.01
 CDF_SLACK = 1e-12
-TANH_ERROR = 32 * UNIT  # ours (<= 8 u) plus numpy's float32 tanh (a few ulps), with room to spare
+TANH_ERROR = 32 * UNIT  # ours (<= 1 u) plus numpy's float32 tanh (a few ulps), with room to spare
 
 
 @njit(cache=True)
@@ -45,95 +49,159 @@ def _gamma(terms):
     return terms * UNIT / (1 - terms * UNIT)
 
 
-@njit(cache=True)
-def _tanh(z):
-    """tanh(z) in float32 as (1 - q) / (1 + q), q = exp(-2|z|): with expf within a few ulps and four more
-    roundings it is within 8 u of the exact value (1.5 u measured on 9 million points), and it vectorizes."""
-    q = math.exp(np.float32(-2.0) * abs(z))
-    t = (np.float32(1.0) - q) / (np.float32(1.0) + q)
-    return t if z >= 0 else -t
+@njit(cache=True, error_model="numpy", fastmath={"contract"})  # no zero-division branch: the loop vectorizes
+def _tanh_into(z, h):
+    """h = tanh(z) in float32, within 1 u of the exact value, with no library call so that the loop vectorizes.
+
+    tanh|z| = (1 - q) / (1 + q) with q = exp(-2|z|), all in float64. |z| is clamped to 9.5 (beyond it tanh is
+    within 1.2e-8 of 1, less than u / 4), so x = -2|z| / 32 lies in [-0.594, 0]; exp(x) by its Taylor series to
+    degree 10 is within 1.5e-10 (relative) of exact, and squaring it five times (q = exp(x)^32) multiplies
+    that by 32: 4.8e-9. A relative error d in q moves tanh by at most 2 q d / (1 + q)^2 <= d / 2, so before the
+    final rounding to float32 (u / 2 at most) the result is within 2.4e-9 = 0.04 u of tanh(min(|z|, 9.5)).
+    `benchmarks/tanh_error.py` checks every float32 input."""
+    for j in range(z.shape[0]):
+        x = min(abs(np.float64(z[j])), 9.5) * (-2.0 / 32.0)
+        p = 1.0 / 3628800.0
+        p = p * x + 1.0 / 362880.0
+        p = p * x + 1.0 / 40320.0
+        p = p * x + 1.0 / 5040.0
+        p = p * x + 1.0 / 720.0
+        p = p * x + 1.0 / 120.0
+        p = p * x + 1.0 / 24.0
+        p = p * x + 1.0 / 6.0
+        p = p * x + 0.5
+        p = p * x + 1.0
+        p = p * x + 1.0
+        for _ in range(5):
+            p = p * p
+        t = (1.0 - p) / (1.0 + p)
+        h[j] = np.float32(t if z[j] >= 0 else -t)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _activate(z, error, h):
     """tanh of the sums into h; the propagated error bound replaces `error`."""
+    _tanh_into(z, h)
     for j in range(z.shape[0]):
-        value = _tanh(z[j])
-        h[j] = value
-        reach = max(abs(np.float64(value)) - error[j] - TANH_ERROR, 0.0)
+        reach = max(abs(np.float64(h[j])) - error[j] - TANH_ERROR, 0.0)
         error[j] = error[j] * max(1.0 - reach * reach, 0.0) + TANH_ERROR
 
 
-@njit(cache=True, fastmath={"reassoc", "contract"})
-def _dense(h, carried, wt, abs_wt, b, abs_b, z, error, spread):
-    """z = h @ w + b in float32 (any summation order: the bound allows it) and its bound against the
-    reference (see the module docstring); `wt` is w transposed, one output's weights per row."""
-    weight = 2 * _gamma(h.shape[0] + 2)
-    for i in range(h.shape[0]):
-        spread[i] = np.float32(weight * abs(np.float64(h[i])) + carried[i])
-    for j in range(b.shape[0]):
-        row, abs_row = wt[j], abs_wt[j]
+@njit(cache=True, error_model="numpy", fastmath={"reassoc", "contract"})
+def _add_rows(w, b, active, count, z):
+    """z = b plus the rows `active[:count]` of w (layer 1). The inner loop runs to `z.shape[0]`, not to the
+    constant 32: LLVM then vectorizes it behind a run-time overlap check (a constant count is unrolled into
+    scalar code, about 4x slower)."""
+    units = z.shape[0]
+    for j in range(units):
+        z[j] = b[j]
+    for t in range(count):
+        row = w[active[t]]
+        for j in range(units):
+            z[j] += row[j]
+
+
+@njit(cache=True, error_model="numpy", fastmath={"reassoc", "contract"})
+def _dots(h, wt, b, z):
+    """z = h @ w + b in float32, in any summation order (the bound allows it); `wt` is w transposed, one
+    output's weights per row, so that each output is one vectorized dot product."""
+    for j in range(z.shape[0]):
+        row = wt[j]
         total = np.float32(0.0)
         for i in range(h.shape[0]):
             total += h[i] * row[i]
+        z[j] = total + b[j]
+
+
+@njit(cache=True, error_model="numpy", fastmath={"reassoc", "contract"})
+def _dense(h, carried, wt, abs_wt, b, abs_b, z, error, spread):
+    """`_dots`, and its bound against the reference (see the module docstring)."""
+    weight = 2 * _gamma(h.shape[0] + 2)
+    for i in range(h.shape[0]):
+        spread[i] = np.float32(weight * abs(np.float64(h[i])) + carried[i])
+    for j in range(z.shape[0]):
+        row, abs_row = wt[j], abs_wt[j]
+        total = np.float32(0.0)
         bound = np.float32(0.0)
         for i in range(h.shape[0]):
+            total += h[i] * row[i]
             bound += spread[i] * abs_row[i]
         z[j] = total + b[j]
         error[j] = np.float64(bound) + weight * abs_b[j] + 2 * UNIT * abs(np.float64(z[j]))
 
 
-@njit(cache=True)
-def logits_with_bound(active, count, weights, scratch, logits):
-    """Logits of the observation whose active inputs are `active[:count]`; returns SAFETY * max bound."""
-    w1, abs_w1, b1, abs_b1, w2t, abs_w2t, b2, abs_b2, w3t, abs_w3t, b3, abs_b3 = weights
-    z1, s1, h1, e1, z2, h2, e2, e3, spread = scratch
-    for j in range(HIDDEN):
-        z1[j] = b1[j]
-        s1[j] = abs_b1[j]
+@njit(cache=True, error_model="numpy")
+def _rough_error(h, carried, column_sum, abs_b, z, error):
+    """`_dense`'s error with sum_i (2 gamma |h_i| + e_i) |w_ij| bounded by max_i (...) * sum_i |w_ij|."""
+    weight = 2 * _gamma(h.shape[0] + 2)
+    reach = 0.0
+    for i in range(h.shape[0]):
+        reach = max(reach, weight * abs(np.float64(h[i])) + carried[i])
+    for j in range(z.shape[0]):
+        error[j] = reach * column_sum[j] + weight * abs_b[j] + 2 * UNIT * abs(np.float64(z[j]))
+
+
+@njit(cache=True, error_model="numpy")
+def _largest(error):
+    largest = 0.0
+    for j in range(error.shape[0]):
+        largest = max(largest, error[j])
+    return SAFETY * largest
+
+
+@njit(cache=True, error_model="numpy")
+def logits_only(active, count, weights, scratch, logits):
+    """The logits of the observation whose active inputs are `active[:count]`, without a bound (the engine
+    uses `global_bound` with them)."""
+    w1, _, b1, _, w2t, _, b2, _, w3t, _, b3, _, _, _, _ = weights
+    z1, _, h1, _, z2, h2, _, _, _ = scratch
+    _add_rows(w1, b1, active, count, z1)
+    _tanh_into(z1, h1)
+    _dots(h1, w2t, b2, z2)
+    _tanh_into(z2, h2)
+    _dots(h2, w3t, b3, logits)
+
+
+@njit(cache=True, error_model="numpy")
+def logits_with_rough_bound(active, count, weights, scratch, logits):
+    """The same logits, and a bound looser than `logits_with_bound`'s that needs no product with |W|: each
+    sum over inputs of (carried error) * |w| is bounded by the largest carried error times the sum of |w| over
+    the whole column (`prepare`), and layer 1's sum of |w| over the active rows by the sum of each active
+    row's largest |w|. Every term dominates its `logits_with_bound` counterpart, so this bound holds whenever
+    that one does. Returns SAFETY * max bound."""
+    w1, _, b1, abs_b1, w2t, _, b2, abs_b2, w3t, _, b3, abs_b3, row_max, column_sum2, column_sum3 = weights
+    z1, _, h1, e1, z2, h2, e2, e3, _ = scratch
+    _add_rows(w1, b1, active, count, z1)
+    rows = 0.0
     for t in range(count):
-        row, abs_row = w1[active[t]], abs_w1[active[t]]
-        for j in range(HIDDEN):
-            z1[j] += row[j]
-            s1[j] += abs_row[j]
+        rows += row_max[active[t]]
     weight = 2 * _gamma(count + 2)
-    for j in range(HIDDEN):
+    for j in range(z1.shape[0]):
+        e1[j] = weight * (rows + abs_b1[j]) + 2 * UNIT * abs(np.float64(z1[j]))
+    _activate(z1, e1, h1)
+    _dots(h1, w2t, b2, z2)
+    _rough_error(h1, e1, column_sum2, abs_b2, z2, e2)
+    _activate(z2, e2, h2)
+    _dots(h2, w3t, b3, logits)
+    _rough_error(h2, e2, column_sum3, abs_b3, logits, e3)
+    return _largest(e3)
+
+
+@njit(cache=True, error_model="numpy")
+def logits_with_bound(active, count, weights, scratch, logits):
+    """The same logits and the bound of the module docstring. Returns SAFETY * max bound."""
+    w1, abs_w1, b1, abs_b1, w2t, abs_w2t, b2, abs_b2, w3t, abs_w3t, b3, abs_b3, _, _, _ = weights
+    z1, s1, h1, e1, z2, h2, e2, e3, spread = scratch
+    _add_rows(w1, b1, active, count, z1)
+    _add_rows(abs_w1, abs_b1, active, count, s1)
+    weight = 2 * _gamma(count + 2)
+    for j in range(z1.shape[0]):
         e1[j] = weight * np.float64(s1[j]) + 2 * UNIT * abs(np.float64(z1[j]))
     _activate(z1, e1, h1)
     _dense(h1, e1, w2t, abs_w2t, b2, abs_b2, z2, e2, spread)
     _activate(z2, e2, h2)
     _dense(h2, e2, w3t, abs_w3t, b3, abs_b3, logits, e3, spread)
-    largest = 0.0
-    for j in range(ACTIONS):
-        largest = max(largest, e3[j])
-    return SAFETY * largest
-
-
-@njit(cache=True, fastmath={"reassoc", "contract"})
-def logits_only(active, count, weights, scratch, logits):
-    """The same logits as `logits_with_bound` (up to its bound), without the bound: for `global_bound`."""
-    w1, _, b1, _, w2t, _, b2, _, w3t, _, b3, _ = weights
-    z1, _, h1, _, z2, h2, _, _, _ = scratch
-    for j in range(HIDDEN):
-        z1[j] = b1[j]
-    for t in range(count):
-        row = w1[active[t]]
-        for j in range(HIDDEN):
-            z1[j] += row[j]
-    for j in range(HIDDEN):
-        h1[j] = _tanh(z1[j])
-    for j in range(HIDDEN):
-        total = np.float32(0.0)
-        for i in range(HIDDEN):
-            total += h1[i] * w2t[j, i]
-        z2[j] = total + b2[j]
-    for j in range(HIDDEN):
-        h2[j] = _tanh(z2[j])
-    for j in range(ACTIONS):
-        total = np.float32(0.0)
-        for i in range(HIDDEN):
-            total += h2[i] * w3t[j, i]
-        logits[j] = total + b3[j]
+    return _largest(e3)
 
 
 def global_bound(weights) -> float:
@@ -182,11 +250,14 @@ def choose(logits, margin, uniform, cdf):
 
 
 def prepare(weights) -> tuple:
-    """The weight arrays `logits_with_bound` takes: each tensor (W2 and W3 transposed) and its absolute value,
-    contiguous float32."""
+    """The weight arrays the logits functions take: each tensor (W2 and W3 transposed) and its absolute value,
+    contiguous float32, then for `logits_with_rough_bound` each W1 row's largest |w| and the column sums of
+    |W2| and |W3| in float64 (their rounding, like that of the float32 bound sums, is covered by SAFETY)."""
     arrays = []
     for name in ("W1", "b1", "W2", "b2", "W3", "b3"):
         tensor = np.asarray(weights[name], dtype=np.float32)
         tensor = np.ascontiguousarray(tensor.T if name in ("W2", "W3") else tensor)
         arrays += [tensor, np.abs(tensor)]
+    abs_w1, abs_w2t, abs_w3t = (arrays[k].astype(np.float64) for k in (1, 5, 9))
+    arrays += [abs_w1.max(axis=1), abs_w2t.sum(axis=1), abs_w3t.sum(axis=1)]
     return tuple(arrays)

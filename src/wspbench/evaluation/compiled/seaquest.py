@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from wspbench.evaluation.compiled.common import DOWN, FIRE, FIRST_FIELD, LEFT, RIGHT, TERMINAL, UP, WIDTH, mark
+from wspbench.evaluation.compiled.common import DOWN, FIRE, FIRST_FIELD, LEFT, RIGHT, TERMINAL, UP, WIDTH, put
 from wspbench.evaluation.compiled.mt19937 import bounded, random_sample
 
 (
@@ -294,37 +294,37 @@ def step(s, action, keys, positions, g):
 
 
 @njit(cache=True)
-def _mark_movers(s, seen, active, count, base, fields, channel, second_channel, trail):
+def _put_movers(s, active, count, base, fields, channel, second_channel, trail):
     for index in range(s[base]):
         at = _at(base, fields, index, 0)
         x, y = s[at + X], s[at + Y]
-        count = mark(seen, active, count, y, x, channel)
+        count = put(active, count, y, x, channel)
         if second_channel >= 0:
-            count = mark(seen, active, count, y, x, second_channel)
+            count = put(active, count, y, x, second_channel)
         if trail:
             back = x - 1 if s[at + DIRECTION] else x + 1
             if 0 <= back <= 9:
-                count = mark(seen, active, count, y, back, TRAIL_OUT)
+                count = put(active, count, y, back, TRAIL_OUT)
     return count
 
 
 @njit(cache=True)
-def observe(s, seen, active):
+def observe(s, active):
     sub_x, sub_y = s[SUB_X], s[SUB_Y]
-    count = mark(seen, active, 0, sub_y, sub_x, PLAYER_OUT)
+    count = put(active, 0, sub_y, sub_x, PLAYER_OUT)
     back = sub_x - 1 if s[SUB_FACING_RIGHT] else sub_x + 1
     back = back % 10  # numpy's negative index (the game never puts the back outside the grid)
-    count = mark(seen, active, count, sub_y, back, PLAYER_OUT)
-    count = mark(seen, active, count, sub_y, back, TRAIL_OUT)
+    count = put(active, count, sub_y, back, PLAYER_OUT)
+    count = put(active, count, sub_y, back, TRAIL_OUT)
     for column in range(max(0, s[OXYGEN]) * 10 // MAX_OXYGEN):
-        count = mark(seen, active, count, 9, column, GAUGE_OUT)
+        count = put(active, count, 9, column, GAUGE_OUT)
     for column in range(max(0, 9 - s[DIVER_COUNT]), 9):
-        count = mark(seen, active, count, 9, column, GAUGE_OUT)
-    count = _mark_movers(s, seen, active, count, FRIENDLY_BULLETS, 3, PROJECTILE_OUT, -1, False)
-    count = _mark_movers(s, seen, active, count, ENEMY_BULLETS, 3, DANGER_OUT, -1, False)
-    count = _mark_movers(s, seen, active, count, FISH, 4, DANGER_OUT, REWARD_OUT, True)
-    count = _mark_movers(s, seen, active, count, SUBS, 5, DANGER_OUT, REWARD_OUT, True)
-    count = _mark_movers(s, seen, active, count, DIVERS, 4, REWARD_OUT, -1, True)
+        count = put(active, count, 9, column, GAUGE_OUT)
+    count = _put_movers(s, active, count, FRIENDLY_BULLETS, 3, PROJECTILE_OUT, -1, False)
+    count = _put_movers(s, active, count, ENEMY_BULLETS, 3, DANGER_OUT, -1, False)
+    count = _put_movers(s, active, count, FISH, 4, DANGER_OUT, REWARD_OUT, True)
+    count = _put_movers(s, active, count, SUBS, 5, DANGER_OUT, REWARD_OUT, True)
+    count = _put_movers(s, active, count, DIVERS, 4, REWARD_OUT, -1, True)
     return count
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from wspbench.evaluation.compiled.common import FIRE, FIRST_FIELD, LEFT, RIGHT, TERMINAL, WIDTH, mark
+from wspbench.evaluation.compiled.common import FIRE, FIRST_FIELD, LEFT, RIGHT, TERMINAL, WIDTH, put
 
 (POSITION, ALIEN_DIR, MOVE_INTERVAL, ALIEN_MOVE_TIMER, ALIEN_SHOT_TIMER, RAMP_INDEX, SHOT_TIMER) = range(
     FIRST_FIELD, FIRST_FIELD + 7
@@ -141,18 +141,18 @@ def step(s, action, keys, positions, g):
 
 
 @njit(cache=True)
-def observe(s, seen, active):
-    count = mark(seen, active, 0, 9, s[POSITION], CANNON_OUT)
+def observe(s, active):
+    count = put(active, 0, 9, s[POSITION], CANNON_OUT)
     for cell in range(100):
         row, column = cell // 10, cell % 10
         if s[ALIENS + cell]:
-            count = mark(seen, active, count, row, column, DANGER_OUT)
-            count = mark(seen, active, count, row, column, REWARD_OUT)
-            count = mark(seen, active, count, row, column, TRAIL_OUT)
+            count = put(active, count, row, column, DANGER_OUT)
+            count = put(active, count, row, column, REWARD_OUT)
+            count = put(active, count, row, column, TRAIL_OUT)
         if s[ENEMY + cell]:
-            count = mark(seen, active, count, row, column, DANGER_OUT)
+            count = put(active, count, row, column, DANGER_OUT)
         if s[FRIENDLY + cell]:
-            count = mark(seen, active, count, row, column, PROJECTILE_OUT)
+            count = put(active, count, row, column, PROJECTILE_OUT)
     return count
 
 
