@@ -13,6 +13,7 @@ LAYERS = {  # bottom to top
     "wspbench.networks": 0,
     "wspbench.answers": 0,
     "wspbench.inputs": 0,
+    "wspbench.statistics": 0,
     "wspbench.games": 1,
     "wspbench.evaluation": 1,
     "wspbench.tasks": 2,

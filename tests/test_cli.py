@@ -55,6 +55,9 @@ def test_grade_table_from_a_file(tmp_path):
     assert result.exit_code == 0, result.output
     for fact in ("original/breakout", "normalised score", "95% interval", "mean episode length", "edit count"):
         assert fact in result.stdout, fact
+    score = graded(["original/breakout", "--episodes", "5", "--engine", "reference"])
+    assert f"(± {score['half_width']:.4f})" in result.stdout
+    assert f"episodes for ± 0.01 {score['episodes_for_0.01']:,}" in " ".join(result.stdout.replace("│", "").split())
 
 
 def test_grade_reports_a_bad_answer_and_fails():

@@ -125,10 +125,15 @@ def test_runs_show_and_compare_read_the_records_with_json(tmp_path):
     compared = RUNNER.invoke(app, ["runs", "compare", "--json", str(tmp_path / "zero"), str(tmp_path / "reference")])
     assert compared.exit_code == 0, compared.output
     board = json.loads(compared.output)
-    assert board["tasks"] == ["original/breakout"] and board["tasks_left_out"] == ["original/asterix"]
+    assert board["shared_tasks"] == ["original/breakout"] and board["tasks_left_out"] == ["original/asterix"]
     assert [row["model"] for row in board["runs"]] == ["reference", "zero"] and board["same_suite"]
-    zero = board["runs"][1]
+    reference, zero = board["runs"]
     assert zero["mean_test_score"] == record(tmp_path / "zero", "original/breakout")["test"]["normalized"]
+    assert zero["ci95"][0] <= zero["mean_test_score"] <= zero["ci95"][1]
+    (pair,) = board["pairs"]
+    assert (pair["a"], pair["b"]) == (reference["run"], zero["run"])
+    assert pair["mean_difference"] == reference["mean_test_score"] - zero["mean_test_score"]
+    assert pair["ci95"][0] <= pair["mean_difference"] <= pair["ci95"][1]
     table = RUNNER.invoke(app, ["runs", "compare", str(tmp_path / "zero"), str(tmp_path / "reference")])
     assert table.exit_code == 0 and "left out" in table.output and "original/asterix" in table.output
 
@@ -243,7 +248,7 @@ class ScriptedClient:
     def __init__(self, replies):
         self.replies, self.seen = list(replies), []
 
-    def complete(self, messages, task, status=None):
+    def complete(self, messages, task, status=None, sample=0):
         self.seen.append([dict(m) for m in messages])
         return Reply(
             self.replies.pop(0),

@@ -49,7 +49,7 @@ class NoClient:
 
     name = "scripted"
 
-    def complete(self, messages, task, status=None):
+    def complete(self, messages, task, status=None, sample=0):
         raise AssertionError("the model was asked (and paid) again")
 
 
@@ -281,3 +281,31 @@ def test_the_paid_replies_of_a_killed_run_are_replayed_with_their_retries(tmp_pa
     done = run_dir.record("test/a")
     assert done.rounds[0].reused and done.rounds[0].reply.retries == ["HTTP 429: slow down"]
     assert done.test_score == pytest.approx(0.07)
+
+
+def test_each_reply_of_a_task_has_its_own_record_and_paid_replies(tmp_path):
+    """`--samples K`: reply k of a task is tasks/<slug>@k.json; a failed reply is replayed into its own
+    sample only, and the batch asks only for the replies without an "ok" record."""
+    config = RunConfig("scripted", episodes=3, engine="fast", samples=2)
+    FlakyTask.broken = True
+    run_dir = RunDir(tmp_path)
+    run_dir.open(build_manifest(config, counting(["test/a"], FlakyTask)))
+    run_batch(run_dir, counting(["test/a"], FlakyTask), ScriptedClient(["3", "5"]), config)
+    assert [run_dir.record("test/a", k).status for k in (0, 1)] == ["error", "error"]
+    assert (tmp_path / "tasks" / "test-a@1.json").is_file()
+    assert [r.content for r in run_dir.paid_replies("test/a", 1)] == ["5"]
+    FlakyTask.broken = False
+    run_dir = RunDir(tmp_path)
+    run_dir.open(build_manifest(config, counting(["test/a"], FlakyTask)))
+    run_batch(run_dir, counting(["test/a"], FlakyTask), NoClient(), config)
+    done = [run_dir.record("test/a", k) for k in (0, 1)]
+    assert [(r.sample, r.test_score) for r in done] == [(0, pytest.approx(0.03)), (1, pytest.approx(0.05))]
+    assert all(r.rounds[0].reused for r in done)
+
+
+def test_a_manifest_from_before_samples_reads_as_one_reply_per_task():
+    data = RunConfig("zero").to_json()
+    del data["samples"]
+    assert RunConfig.from_json(data).samples == 1
+    with pytest.raises(ValueError):
+        RunConfig.from_json({**data, "samples": 0})

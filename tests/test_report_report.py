@@ -99,7 +99,7 @@ def test_tables_count_parse_failures_apart_and_show_intervals(report):
     markdown = (report / "report.md").read_text()
     models = markdown.split("## Models")[1].split("##")[0]
     assert "| reference (one-shot) | 2 | 2 |" in models and "| 0 | 0 |" in models
-    assert "| m\\|&lt;x&gt; (one-shot) | 3 | 2 | 0.2500 | 1 | 1 | 9,000 | 700 | 0.0123 |" in models
+    assert "| m\\|&lt;x&gt; (one-shot) | 3 | 2 | 0.2500 | 0.0000 to 0.6000 | 1 | 1 | 9,000 | 700 | 0.0123 |" in models
     scores = markdown.split("## Scores")[1].split("##")[0]
     assert "0 (parse failure)" in scores and "error" in scores
     assert scores.count("[replay](replays/") == 2

@@ -251,3 +251,30 @@ def test_report_shows_its_progress(tmp_path):
     shown = RUNNER.invoke(app, ["report", str(run), "--out", str(tmp_path / "again"), "--replay-frames", "5"])
     assert shown.exit_code == 0, shown.output
     assert "loading runs" in shown.output and "writing replays" in shown.output
+
+
+def test_samples_ask_each_task_k_times_with_offset_seeds_and_report_mean_and_best_of_k(server, key, tmp_path):
+    out = tmp_path / "run"
+    server.script["original/breakout"] = [completion(GOOD), completion(RIGHT), completion("no weights at all")]
+    result = wsp_run(server, out, "--tasks", "original/breakout", "--seed", "7", "--samples", "3")
+    assert result.exit_code == 0, result.output
+    assert [r["json"]["seed"] for r in server.requests] == [7, 8, 9]  # reply k sends seed + k
+    replies = [record(out, "original/breakout")] + [
+        json.loads((out / "tasks" / f"original-breakout@{k}.json").read_text()) for k in (1, 2)
+    ]
+    assert [r["sample"] for r in replies] == [0, 1, 2] and replies[2]["test"]["error"]
+    scores = [r["test"]["normalized"] for r in replies]
+    summary = json.loads((out / "summary.json").read_text())["scores"]
+    assert summary["samples"] == 3 and summary["tasks"] == 1
+    assert summary["mean_test_score"] == pytest.approx(sum(scores) / 3) and summary["best_of_k"] == max(scores)
+    for key_ in ("ci95", "best_of_k_ci95"):
+        low, high = summary[key_]
+        assert low <= summary["mean_test_score" if key_ == "ci95" else "best_of_k"] <= high
+    assert "best of 3" in clean(result.output) and "best of 3" in (out / "summary.md").read_text()
+    shown = RUNNER.invoke(app, ["runs", "show", "--json", str(out)])
+    rows = json.loads(shown.output)["rows"]
+    assert [(r["task"], r["sample"]) for r in rows] == [("original/breakout", k) for k in range(3)]
+    done = wsp_run(server, out, "--tasks", "original/breakout", "--seed", "7", "--samples", "3")
+    assert done.exit_code == 0 and len(server.requests) == 3  # resumed: nothing asked again
+    other = wsp_run(server, out, "--tasks", "original/breakout", "--seed", "7", "--samples", "2")
+    assert other.exit_code == 2 and "samples" in clean(other.output)

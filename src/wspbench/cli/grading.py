@@ -68,7 +68,8 @@ def grade_table(name: str, score):
         return table
     low, high = score.interval()
     rows = [
-        ("95% interval", f"{low:.4f} .. {high:.4f}"),
+        ("95% interval", f"{low:.4f} .. {high:.4f} (± {score.half_width():.4f})"),
+        ("episodes for ± 0.01", f"{score.episodes_for(0.01):,}"),
         ("raw score (mean value)", f"{score.raw:.3f}"),
         ("score cap", f"{score.score_cap:g}"),
         ("mean episode length", f"{score.mean_length:.2f}"),

@@ -100,7 +100,16 @@ def run(
     top_p: float = typer.Option(
         None, min=0.0, max=1.0, callback=finite, help="top_p sent with each request (default: not sent)."
     ),
-    seed: int = typer.Option(None, help="seed sent with each request (default: not sent)."),
+    seed: int = typer.Option(
+        None, help="seed sent with each request (default: not sent); reply k of a task (--samples) sends seed + k."
+    ),
+    samples: int = typer.Option(
+        1,
+        min=1,
+        max=1000,
+        help="Independent replies per task, each graded; reported as their mean and as best-of-K, with "
+        "intervals. Use a temperature above 0 (and no seed, or --seed) so that the replies differ.",
+    ),
     reasoning_effort: str = typer.Option(
         None,
         callback=reasoning_effort_option,
@@ -142,7 +151,7 @@ def run(
     from wspbench.harness.display import RichDisplay, summary_table
     from wspbench.harness.record import RunConfig
     from wspbench.harness.runs import Display, RunDir, RunDirError, build_manifest, run_batch
-    from wspbench.harness.summary import summary_rows
+    from wspbench.harness.summary import run_scores, summary_rows
     from wspbench.tasks import UnknownTask, select
     from wspbench.tasks.spec import PROTOCOLS
 
@@ -189,6 +198,7 @@ def run(
         episodes=episodes,
         train_episodes=train_episodes,
         engine=engine,
+        samples=samples,
     )
     try:
         for task in chosen:
@@ -207,32 +217,33 @@ def run(
     for note in run_dir.notes:  # corrupt records or manifest that open() set aside
         errors.print(note, style="yellow", markup=False)
     ids = [task.id for task in chosen]
-    done = sum(run_dir.finished(t) for t in ids)
+    done = sum(run_dir.finished(t, k) for t in ids for k in range(samples))
     try:
-        if done == len(ids):
+        if done == len(ids) * samples:
             errors.print(
                 f"all {len(ids)} tasks already finished in {run_dir.path}; nothing to run", style="green", markup=False
             )
             run_batch(run_dir, chosen, client, config, concurrency, Display(), workers, grader)  # releases the lock
         else:
-            with RichDisplay(errors, len(ids), done) as display:
+            with RichDisplay(errors, len(ids) * samples, done) as display:
                 run_batch(run_dir, chosen, client, config, concurrency, display, workers, grader)
     except RunDirError as error:  # a file that cannot be written (the message names it), or a failed worker
         errors.print(str(error), style="red", markup=False)
         raise typer.Exit(2) from None
     except KeyboardInterrupt:  # workers are daemon threads: what they finished is on disk, the rest resumes
-        finished = sum(run_dir.finished(t) for t in ids)
+        finished = sum(run_dir.finished(t, k) for t in ids for k in range(samples))
         errors.print(
-            f"interrupted: {finished} of {len(ids)} tasks finished, their records are in {run_dir.path}; "
-            "run the same command to resume",
+            f"interrupted: {finished} of {len(ids) * samples} {'tasks' if samples == 1 else 'task replies'} "
+            f"finished, their records are in {run_dir.path}; run the same command to resume",
             style="yellow",
             markup=False,
         )
         raise typer.Exit(130) from None
     finally:
         grader.close()  # stops a local Ray instance it started; a cluster only loses this driver
-    rows = [row for row in summary_rows(run_dir.records(), manifest.tasks) if row["task"] in ids]
-    console.print(summary_table(manifest, rows))
+    records = run_dir.records()
+    rows = [row for row in summary_rows(records, manifest) if row["task"] in ids]
+    console.print(summary_table(manifest, rows, run_scores(manifest, records, set(ids))))
     console.print(f"run directory: {run_dir.path}", markup=False)
     if any(row["status"] != "ok" for row in rows):
         raise typer.Exit(1)
@@ -268,18 +279,18 @@ app.add_typer(runs_app, name="runs")
 
 
 def _read_runs(paths: list[Path]) -> list:
-    """(name, manifest, summary rows) of each run directory; a usage error (exit 2) naming the file for
+    """(name, manifest, records) of each run directory; a usage error (exit 2) naming the file for
     anything that is not a run of this wspbench."""
     from wspbench.harness.runs import RunDir, RunDirError
 
     runs = []
     for path in paths:
         try:
-            manifest, rows = RunDir(path).summary()
+            manifest, records = RunDir(path).read()
         except (RunDirError, OSError) as error:
             errors.print(f"{path}: {error}", style="red", markup=False)
             raise typer.Exit(2) from None
-        runs.append((str(path), manifest, rows))
+        runs.append((str(path), manifest, records))
     return runs
 
 
@@ -290,9 +301,10 @@ def runs_show(
 ) -> None:
     """Print a run's summary table: one row per task."""
     from wspbench.harness.display import summary_table
-    from wspbench.harness.summary import mean_test_score
+    from wspbench.harness.summary import run_scores, summary_rows
 
-    ((_, manifest, rows),) = _read_runs([run_dir])
+    ((_, manifest, records),) = _read_runs([run_dir])
+    rows, scores = summary_rows(records, manifest), run_scores(manifest, records)
     if as_json:
         print(
             json.dumps(
@@ -300,13 +312,14 @@ def runs_show(
                     "run": str(run_dir),
                     "manifest": manifest.to_json(),
                     "rows": rows,
-                    "mean_test_score": mean_test_score(rows),
+                    "mean_test_score": scores["mean_test_score"],
+                    "scores": scores,
                 },
                 indent=1,
             )
         )
         return
-    console.print(summary_table(manifest, rows))
+    console.print(summary_table(manifest, rows, scores))
 
 
 @runs_app.command("compare")
@@ -314,8 +327,9 @@ def runs_compare(
     run_dirs: list[Path] = typer.Argument(..., help="Run directories to rank."),
     as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
 ) -> None:
-    """A leaderboard across runs: mean held-out score over the tasks finished in every run, best first.
-    Runs of different suites are flagged."""
+    """A leaderboard across runs: mean held-out score over the tasks finished in every run, best first, with
+    95% intervals over tasks and episodes, and each run's paired difference from the next. Runs of different
+    suites are flagged."""
     from rich.table import Table
     from rich.text import Text
 
@@ -325,11 +339,15 @@ def runs_compare(
     if as_json:
         print(json.dumps(result, indent=1))
         return
-    table = Table(title="Leaderboard (mean normalised held-out score over the common tasks)")
-    for column in ("rank", "run", "model", "protocol", "episodes", "ok", "mean", "suite"):
+    table = Table(title="Leaderboard (mean normalised held-out score over the shared tasks)")
+    for column in ("rank", "run", "model", "protocol", "episodes", "ok", "mean", "95% interval", "vs next", "suite"):
         table.add_column(column, justify="left" if column in ("run", "model", "protocol", "suite") else "right")
+    next_pair = {pair["a"]: pair for pair in result["pairs"] if _adjacent(result["runs"], pair)}
     for rank, row in enumerate(result["runs"], start=1):
         score = "-" if row["mean_test_score"] is None else f"{row['mean_test_score']:.4f}"
+        interval = "-" if row["ci95"] is None else f"{row['ci95'][0]:.4f} to {row['ci95'][1]:.4f}"
+        pair = next_pair.get(row["run"])
+        versus = "-" if pair is None else _difference(pair)
         protocol = row["protocol"] + (f" x{row['rounds']}" if row["rounds"] > 1 else "")
         suite = str(row["suite"].get("digest"))[:8] + ("" if row["same_suite"] else " differs!")
         table.add_row(
@@ -340,10 +358,17 @@ def runs_compare(
             str(row["episodes"]),
             f"{row['tasks_ok']}/{row['tasks']}",
             score,
+            interval,
+            versus,
             Text(suite, style=None if row["same_suite"] else "bold red"),
         )
     console.print(table)
-    console.print(f"means over the {len(result['tasks'])} tasks finished in every run", markup=False)
+    console.print(
+        f"means over the {len(result['shared_tasks'])} tasks finished in every run (shared tasks: "
+        f"{', '.join(result['shared_tasks']) or 'none'}); 'vs next' is the paired difference from the run ranked "
+        "below, with its 95% interval over tasks and episodes",
+        markup=False,
+    )
     if result["tasks_left_out"]:
         console.print(
             f"left out (not finished in every run): {', '.join(result['tasks_left_out'])}", markup=False, style="yellow"
@@ -355,3 +380,13 @@ def runs_compare(
             style="yellow",
             markup=False,
         )
+
+
+def _adjacent(runs: list[dict], pair: dict) -> bool:
+    names = [row["run"] for row in runs]
+    return names.index(pair["b"]) == names.index(pair["a"]) + 1
+
+
+def _difference(pair: dict) -> str:
+    low, high = pair["ci95"]
+    return f"{pair['mean_difference']:+.4f} ({low:+.4f} to {high:+.4f})"

@@ -78,7 +78,7 @@ class OfflineClient:
     def describe(self) -> dict:
         return {"kind": self.kind, "model": self.name, "endpoint": None, "api_key_env": None, "request_params": {}}
 
-    def complete(self, messages: list[dict], task, status: Status | None = None) -> Reply:
+    def complete(self, messages: list[dict], task, status: Status | None = None, sample: int = 0) -> Reply:
         started = time.perf_counter()
         content = task.offline_answer(self.name) or f"No {self.name} answer is shipped for {task.id}."
         return Reply(content, None, "stop", None, round(time.perf_counter() - started, 6), 1, self.name)
@@ -156,13 +156,17 @@ class OpenAIClient:
             text = scrub(text, secret)
         return text
 
-    def complete(self, messages: list[dict], task=None, status: Status | None = None) -> Reply:
+    def complete(self, messages: list[dict], task=None, status: Status | None = None, sample: int = 0) -> Reply:
+        """The reply to `messages`; reply `sample` of a task (`--samples`) sends the run's seed plus `sample`."""
+        params = dict(self.params)
+        if "seed" in params:
+            params["seed"] += sample
         last = "no try made"
         failed: list[str] = []  # each failed try's error, kept with the reply (or the error) in the record
         for attempt in range(1, self.max_tries + 1):
             started = time.perf_counter()
             try:
-                data = self._request(messages)
+                data = self._request(messages, params)
                 reply = _reply(data, time.perf_counter() - started, attempt, self._scrub)
                 reply.retries = failed
                 return reply
@@ -186,7 +190,7 @@ class OpenAIClient:
                 self.sleep(wait)
         raise ModelError(f"{self.name}: no reply after {self.max_tries} tries; last error: {last}", failed)
 
-    def _request(self, messages: list[dict]) -> dict:
+    def _request(self, messages: list[dict], params: dict) -> dict:
         """One request under one deadline: it runs in a helper thread; past the deadline its connection
         is closed (which ends a trickling read) and the try counts as timed out."""
         client = getattr(self._local, "client", None)
@@ -201,7 +205,7 @@ class OpenAIClient:
 
         def fetch() -> None:
             try:
-                outcome["data"] = self._fetch(client, messages, deadline)
+                outcome["data"] = self._fetch(client, messages, deadline, params)
             except BaseException as error:  # noqa: BLE001 - handed to the caller, never lost with the thread
                 outcome["error"] = error
             finally:
@@ -224,13 +228,13 @@ class OpenAIClient:
             raise _TooLarge(f"the reply is {int(length):,} bytes, over the cap of {self.max_reply_bytes:,}")
         response.stream = _capped_stream(response.stream, self.max_reply_bytes)
 
-    def _fetch(self, client: openai.OpenAI, messages: list[dict], deadline: float) -> dict:
+    def _fetch(self, client: openai.OpenAI, messages: list[dict], deadline: float, params: dict) -> dict:
         """The reply body as JSON, read in chunks: past the size cap or the deadline it is abandoned."""
         create = client.chat.completions.with_streaming_response.create
         extra = {"extra_body": self.extra_body} if self.extra_body else {}
         if self.headers:
             extra["extra_headers"] = self.headers
-        with create(model=self.name, messages=messages, **self.params, **extra) as response:
+        with create(model=self.name, messages=messages, **params, **extra) as response:
             length = response.headers.get("content-length", "")
             if length.isdigit() and int(length) > self.max_reply_bytes:
                 raise _TooLarge(f"the reply is {int(length):,} bytes, over the cap of {self.max_reply_bytes:,}")

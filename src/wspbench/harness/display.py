@@ -22,7 +22,7 @@ from rich.text import Text
 from wspbench.harness.clients import Notice
 from wspbench.harness.record import Manifest, TaskRecord
 from wspbench.harness.runs import Display
-from wspbench.harness.summary import cell, mean_test_score
+from wspbench.harness.summary import cell, scores_text
 
 
 class RichDisplay(Display):
@@ -80,12 +80,10 @@ def _remarks(record: TaskRecord) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
-def summary_table(manifest: Manifest, rows: list[dict]) -> Table:
-    """The run's rows, compact enough for an 80-column terminal (summary.md has every column; errors are
-    listed under the table)."""
-    mean = mean_test_score(rows)
-    ok = sum(r["status"] == "ok" for r in rows)
-    caption = f"mean held-out score {cell('test_score', mean)} over {ok} of {len(rows)} tasks"
+def summary_table(manifest: Manifest, rows: list[dict], scores: dict) -> Table:
+    """The run's rows (`summary_rows`) and scores (`run_scores`), compact enough for an 80-column terminal
+    (summary.md has every column; errors are listed under the table)."""
+    caption = f"{scores_text(scores)}, over {scores['tasks']} of {len({r['task'] for r in rows})} tasks"
     truncated = sum(r.get("truncated") or 0 for r in rows)
     if truncated:
         caption += f"\n{truncated} truncated replies (finish_reason=length): " + ", ".join(
@@ -108,7 +106,7 @@ def summary_table(manifest: Manifest, rows: list[dict]) -> Table:
     for row in rows:
         tokens = "-" if row["prompt_tokens"] is None else f"{row['prompt_tokens']}/{row['completion_tokens']}"
         table.add_row(
-            row["task"],
+            row["task"] + (f" @{row['sample']}" if row["sample"] else ""),
             row["status"],
             cell("test_score", row["test_score"]),
             cell("train_score", row["train_score"]),

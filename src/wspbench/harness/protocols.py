@@ -47,14 +47,17 @@ def run_task(
     paid: list[Reply] | None = None,
     suite: dict | None = None,
     workers: int | None = None,
+    sample: int = 0,
 ) -> TaskRecord:
     """Run one task under `config`'s protocol and return its record (never raises for a model's or a task's
-    failure; StopRun passes through). `paid`: the replies of an earlier attempt, replayed before asking."""
+    failure; StopRun passes through). `paid`: the replies of an earlier attempt, replayed before asking.
+    `sample`: which of the task's independent replies this is (`--samples`; the client offsets its seed)."""
     record = TaskRecord(
         task=task.id,
         model=client.name,
         protocol=config.protocol,
         max_rounds=config.rounds,
+        sample=sample,
         family=task.family,
         suite=dict(suite or {}),
         started_at=_now(),
@@ -137,7 +140,7 @@ class _Run:
         if self.paid:
             reply, reused = self.paid.pop(0), True
         if reply is None:
-            reply = self.client.complete(self.sent, self.task, status=self.status)
+            reply = self.client.complete(self.sent, self.task, status=self.status, sample=self.record.sample)
         entry = Round(number, reply, reused=reused, truncated=reply.finish_reason == "length")
         if entry.truncated:
             self.status(Notice(f"round {number}: the reply was truncated (finish_reason=length)"))

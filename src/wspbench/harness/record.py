@@ -3,7 +3,8 @@ harness, `wsp runs show/compare` and `wsp report` (through `wspbench/report/runs
 
     Manifest     DIR/manifest.json: the RunConfig, the task ids, the suite, package versions, seeds
     TaskRecord   DIR/tasks/<task.slug>.json: one task's conversation, every reply once (with the errors of
-                 the tries before it), parse errors, training Scores, the held-out Score, usage, timings
+                 the tries before it), parse errors, training Scores, the held-out Score, usage, timings;
+                 with `--samples K`, reply k > 0 of a task is DIR/tasks/<task.slug>@<k>.json
 
 A Score is stored as `Score.to_json()`: every episode's value and length, so an interval never needs the
 episodes played again. Files of another schema are refused (`OtherSchema`), never read as if they were
@@ -31,9 +32,10 @@ class OtherSchema(RecordError):
     """A record written by another version of wspbench: refused, never misread (and never deleted)."""
 
 
-def slug(task_id: str) -> str:
-    """The file name of a task's record, from its id alone (a record may name a task this wspbench lacks)."""
-    return slug_of(task_id)
+def slug(task_id: str, sample: int = 0) -> str:
+    """The file name of a task's record (of its reply `sample`), from its id alone (a record may name a task
+    this wspbench lacks)."""
+    return slug_of(task_id) + (f"@{sample}" if sample else "")
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,7 @@ class RunConfig:
     episodes: int = 1000  # held-out scoring episodes per task (the task's first N)
     train_episodes: int = 0  # per feedback round
     engine: str = "auto"
+    samples: int = 1  # independent replies per task (`wsp run --samples K`)
 
     def __post_init__(self) -> None:
         Protocol(self.protocol)  # ValueError for an unknown protocol
@@ -75,13 +78,19 @@ class RunConfig:
     @classmethod
     def from_json(cls, data) -> RunConfig:
         names = {f.name for f in fields(cls)}
+        if isinstance(data, dict):
+            data = {"samples": 1, **data}  # added after schema 2 was first written: one reply per task
         if not isinstance(data, dict) or not names <= set(data):
             raise RecordError("its config lacks settings")
         config = cls(**{name: data[name] for name in names})
         if not (
             isinstance(config.model, str)
             and isinstance(config.request_params, dict)
-            and all(isinstance(getattr(config, n), int) for n in ("rounds", "episodes", "train_episodes"))
+            and all(
+                isinstance(getattr(config, n), int) and not isinstance(getattr(config, n), bool)
+                for n in ("rounds", "episodes", "train_episodes", "samples")
+            )
+            and config.samples >= 1
         ):
             raise RecordError("its config has settings of the wrong type")
         return config
@@ -223,6 +232,7 @@ class TaskRecord:
     model: str
     protocol: str
     max_rounds: int = 1
+    sample: int = 0  # which of the run's independent replies to this task (`wsp run --samples K`)
     family: str | None = None
     prompt_version: str | None = None
     prompt_sha256: str | None = None
@@ -282,6 +292,7 @@ class TaskRecord:
             record.test = None if data.get("test") is None else Score.from_json(data["test"])
             if not (
                 isinstance(record.task, str)
+                and isinstance(record.sample, int)
                 and record.status in STATUSES
                 and isinstance(record.timings, dict)
                 and isinstance(record.messages, list)

@@ -44,7 +44,7 @@ from wspbench.harness.record import (
     current_suite,
     slug,
 )
-from wspbench.harness.summary import summary_markdown, summary_rows
+from wspbench.harness.summary import run_scores, summary_markdown, summary_rows
 from wspbench.tasks.spec import Task, safe_message
 
 PACKAGES = ("wspbench", "MinAtar", "numpy", "openai")
@@ -133,7 +133,7 @@ class RunDir:
         for path in sorted(self.tasks.glob("*.json")):
             try:
                 record = self._read(path)
-                if slug(record.task) != path.name.removesuffix(".json"):
+                if slug(record.task, record.sample) != path.name.removesuffix(".json"):
                     raise CorruptFile(f"{path} holds the record of another task")
                 if record.status == "running":
                     raise CorruptFile(f"{path} is an unfinished task record")
@@ -192,26 +192,26 @@ class RunDir:
                 raise CorruptFile(f"{path} is {error}") from None
             raise RunDirError(f"{path} is not the manifest of a wspbench run") from None
 
-    def record(self, task_id: str) -> TaskRecord | None:
-        """The task's finished record (status "ok" or "error"), or None."""
-        path = self.tasks / f"{slug(task_id)}.json"
+    def record(self, task_id: str, sample: int = 0) -> TaskRecord | None:
+        """The finished record (status "ok" or "error") of the task's reply `sample`, or None."""
+        path = self.tasks / f"{slug(task_id, sample)}.json"
         if not path.is_file():
             return None
         record = self._read(path)
-        if record.task != task_id:
-            raise CorruptFile(f"{path} holds the record of {record.task!r:.80}, not {task_id!r}")
+        if (record.task, record.sample) != (task_id, sample):
+            raise CorruptFile(f"{path} holds the record of {record.task!r:.80} ({record.sample}), not {task_id!r}")
         if record.status == "running":
             raise CorruptFile(f"{path} is an unfinished task record")
         return record
 
-    def finished(self, task_id: str) -> bool:
-        record = self.record(task_id)
+    def finished(self, task_id: str, sample: int = 0) -> bool:
+        record = self.record(task_id, sample)
         return record is not None and record.status == "ok"
 
-    def paid_replies(self, task_id: str) -> list[Reply]:
+    def paid_replies(self, task_id: str, sample: int = 0) -> list[Reply]:
         """The replies of the earlier attempt that got furthest (its failed record or a killed run's partial
         record), to replay instead of paying for them again."""
-        name = slug(task_id)
+        name = slug(task_id, sample)
         best: list[Reply] = []
         for path in [self.tasks / f"{name}.json", *(self.path / "attempts").glob(f"{name}.*json")]:
             try:
@@ -219,30 +219,34 @@ class RunDir:
             except (RunDirError, OSError):
                 continue
             replies = [entry.reply for entry in record.rounds]
-            if record.task == task_id and record.status != "ok" and len(replies) > len(best):
+            mine = (record.task, record.sample) == (task_id, sample)
+            if mine and record.status != "ok" and len(replies) > len(best):
                 best = replies
         return best
 
     def save_partial(self, record: TaskRecord) -> None:
-        _write_json(self.tasks / f"{slug(record.task)}.partial.json", record.to_json())
+        _write_json(self.tasks / f"{slug(record.task, record.sample)}.partial.json", record.to_json())
 
     def save(self, record: TaskRecord) -> None:
-        final = self.tasks / f"{slug(record.task)}.json"
+        final = self.tasks / f"{slug(record.task, record.sample)}.json"
         if final.is_file():  # a failed earlier try: keep it
             self._set_aside(final)
         _write_json(final, record.to_json())
-        (self.tasks / f"{slug(record.task)}.partial.json").unlink(missing_ok=True)
+        (self.tasks / f"{slug(record.task, record.sample)}.partial.json").unlink(missing_ok=True)
 
     def records(self) -> list[TaskRecord]:
-        """The finished records of the manifest's tasks, in its order."""
+        """The finished records of the manifest's tasks (each of its replies), in its order."""
         manifest = self.manifest()
-        return [r for r in (self.record(t) for t in (manifest.tasks if manifest else [])) if r is not None]
+        if manifest is None:
+            return []
+        found = (self.record(t, k) for t in manifest.tasks for k in range(manifest.config.samples))
+        return [r for r in found if r is not None]
 
     def write_summary(self) -> list[dict]:
-        manifest = self.manifest()
-        rows = summary_rows(self.records(), manifest.tasks)
-        _write_json(self.path / "summary.json", {"manifest": manifest.to_json(), "rows": rows})
-        _write_text(self.path / "summary.md", summary_markdown(manifest, rows))
+        manifest, records = self.manifest(), self.records()
+        rows, scores = summary_rows(records, manifest), run_scores(manifest, records)
+        _write_json(self.path / "summary.json", {"manifest": manifest.to_json(), "scores": scores, "rows": rows})
+        _write_text(self.path / "summary.md", summary_markdown(manifest, rows, scores))
         return rows
 
     def read(self) -> tuple[Manifest, list[TaskRecord]]:
@@ -256,7 +260,7 @@ class RunDir:
     def summary(self) -> tuple[Manifest, list[dict]]:
         """The manifest and the summary rows, read from the records."""
         manifest, records = self.read()
-        return manifest, summary_rows(records, manifest.tasks)
+        return manifest, summary_rows(records, manifest)
 
     def _read(self, path: Path) -> TaskRecord:
         """A task record (finished or partial): RunDirError for another wspbench's record (left as it is),
@@ -313,7 +317,8 @@ def run_batch(
     workers: int | None = None,
     executor: LocalExecutor | RayExecutor | None = None,
 ) -> list[str]:
-    """Run every task of `tasks` without an "ok" record, `concurrency` at a time; returns the ids run.
+    """Run every task of `tasks` (each of its `config.samples` replies) without an "ok" record, `concurrency`
+    at a time; returns the ids run.
 
     Model requests, saving replies and writing records stay in this process's threads (so resume works the
     same everywhere); each grading spreads its episode chunks over `executor` (default: the one in use, see
@@ -328,34 +333,36 @@ def run_batch(
     suite = current_suite()
     try:
         (executor or current_executor()).connect()  # here, not in a thread; no cluster: the run stops now
-        todo = [t for t in tasks if not run_dir.finished(t.id)]
-        work: queue.Queue[Task] = queue.Queue()
-        for task in todo:
-            work.put(task)
+        todo = [(t, k) for t in tasks for k in range(config.samples) if not run_dir.finished(t.id, k)]
+        work: queue.Queue[tuple[Task, int]] = queue.Queue()
+        for unit in todo:
+            work.put(unit)
 
-        def run_one(task: Task) -> None:
+        def run_one(task: Task, sample: int) -> None:
+            label = task.id + (f" @{sample}" if sample else "")
             with use_executor(executor):
                 record = run_task(
                     task,
                     client,
                     config,
-                    status=lambda text: display.status(task.id, text),
+                    status=lambda text: display.status(label, text),
                     on_update=run_dir.save_partial,
-                    paid=run_dir.paid_replies(task.id),
+                    paid=run_dir.paid_replies(task.id, sample),
                     suite=suite,
                     workers=workers,
+                    sample=sample,
                 )
             run_dir.save(record)
-            display.done(task.id, record)
+            display.done(label, record)
 
         def worker() -> None:
             while not failures:
                 try:
-                    task = work.get_nowait()
+                    task, sample = work.get_nowait()
                 except queue.Empty:
                     return
                 try:
-                    run_one(task)
+                    run_one(task, sample)
                 except BaseException as error:  # noqa: BLE001 - reported by run_batch, never lost with the thread
                     failures.append(error)
 
@@ -374,7 +381,7 @@ def run_batch(
                 raise error
             raise RunDirError(f"the run stopped: {safe_message(error)}") from error
         run_dir.write_summary()
-        return [t.id for t in todo]
+        return list(dict.fromkeys(t.id for t, _ in todo))
     finally:
         run_dir.close()
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wspbench.report.runs import Entry, load_run
+from wspbench.statistics import Sample, aggregate_interval
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total): `wsp report` draws it as a bar on stderr
 
@@ -39,6 +40,7 @@ class ModelRow:
     tasks: int
     scored: int
     mean: float | None
+    interval: tuple[float, float] | None  # 95%, over the scored tasks and their episodes
     parse_failures: int
     errors: int
     prompt_tokens: int | None
@@ -63,13 +65,19 @@ def model_rows(entries: list[Entry], label_of: dict[int, str]) -> list[ModelRow]
     rows = []
     for label in dict.fromkeys(label_of[id(e)] for e in entries):
         mine = [e for e in entries if label_of[id(e)] == label]
-        scores = [e.score for e in mine if e.score is not None]
+        scored = [e for e in mine if e.score is not None]
+        scores = [e.score for e in scored]
+        replies: dict[str, list[Sample]] = {}  # per task: one Sample per reply (`wsp run --samples K`)
+        for e in scored:
+            replies.setdefault(e.task, []).append(e.test.sample() if e.test is not None else Sample((), 1.0))
+        samples = list(replies.values())
         rows.append(
             ModelRow(
                 label,
                 len(mine),
                 len(scores),
                 sum(scores) / len(scores) if scores else None,
+                aggregate_interval(samples) if samples else None,
                 sum(e.parse_failure for e in mine),
                 sum(e.status != "ok" for e in mine),
                 _total(e.prompt_tokens for e in mine),
@@ -87,6 +95,10 @@ def score_text(e: Entry) -> str:
         return "0 (parse failure)"
     text = f"{e.score:.4f}"
     return text + (f" [{e.ci[0]:.4f}, {e.ci[1]:.4f}]" if e.ci else "")
+
+
+def interval_text(interval: tuple[float, float] | None) -> str:
+    return "-" if interval is None else f"{interval[0]:.4f} to {interval[1]:.4f}"
 
 
 def _num(value, digits: int | None = None) -> str:
@@ -227,11 +239,13 @@ def markdown(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow
         "",
         "## Models",
         "",
-        "| model | tasks | scored | mean score | parse failures | errors | prompt tokens | completion tokens | cost |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| model | tasks | scored | mean score | 95% interval | parse failures | errors | prompt tokens | "
+        "completion tokens | cost |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     lines += [
-        f"| {_md(r.label)} | {r.tasks} | {r.scored} | {_num(r.mean, 4)} | {r.parse_failures} | {r.errors} | "
+        f"| {_md(r.label)} | {r.tasks} | {r.scored} | {_num(r.mean, 4)} | {interval_text(r.interval)} | "
+        f"{r.parse_failures} | {r.errors} | "
         f"{_num(r.prompt_tokens)} | {_num(r.completion_tokens)} | {_num(r.cost, 4)} |"
         for r in rows
     ]
@@ -293,18 +307,22 @@ def page(
         "<h1>wspbench report</h1>",
         f"<p>Runs: {esc(', '.join(runs))}. Scores are normalised held-out scores with a 95% interval over "
         "episodes (normal approximation on the mean episode value; Wilson's interval when every episode is "
-        "won or lost). A reply without a usable answer scores 0 and is counted as a parse failure.</p>",
+        "won or lost). A model's mean comes with a 95% interval over its scored tasks and their episodes "
+        "(a two-level bootstrap, src/wspbench/statistics.py). A reply without a usable answer scores 0 and is "
+        "counted as a parse failure.</p>",
         *([f'<p class="warn">Warning: {esc(warning)}.</p>'] if warning else []),
         "<h2>Suites</h2><table><tr><th>run</th><th>suite</th></tr>",
         *(f"<tr><td>{esc(run)}</td><td>{esc(suite_text(suite))}</td></tr>" for run, suite in suites.items()),
         "</table>",
         "<h2>Models</h2><table><tr><th>model</th><th>tasks</th><th>scored</th><th>mean score</th>"
-        "<th>parse failures</th><th>errors</th><th>prompt tokens</th><th>completion tokens</th><th>cost</th></tr>",
+        "<th>95% interval</th><th>parse failures</th><th>errors</th><th>prompt tokens</th>"
+        "<th>completion tokens</th><th>cost</th></tr>",
     ]
     for r in rows:
         out.append(
             f"<tr><td>{esc(r.label)}</td><td class=num>{r.tasks}</td><td class=num>{r.scored}</td>"
-            f"<td class=num>{_num(r.mean, 4)}</td><td class=num>{r.parse_failures}</td>"
+            f"<td class=num>{_num(r.mean, 4)}</td><td class=num>{interval_text(r.interval)}</td>"
+            f"<td class=num>{r.parse_failures}</td>"
             f"<td class=num>{r.errors}</td>"
             f"<td class=num>{_num(r.prompt_tokens)}</td><td class=num>{_num(r.completion_tokens)}</td>"
             f"<td class=num>{_num(r.cost, 4)}</td></tr>"

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -22,11 +21,11 @@ import numpy as np
 
 from wspbench.answers.edits import MAX_MESSAGE_CHARS, AnswerError
 from wspbench.networks import Network, Weights
+from wspbench.statistics import Sample, episodes_for, mean_interval, normalize, wilson
 
 PROTOCOLS = ("one-shot", "feedback")
 OFFLINE_MODELS = ("reference", "zero")
 SCORE_FORMAT = "wspbench.score/1"
-Z95 = 1.959963984540054
 Progress = Callable[[int], None]
 
 __all__ = [
@@ -111,11 +110,32 @@ class Score:
         low, high = mean_interval(self.values)
         return normalize(low, self.score_cap), normalize(high, self.score_cap)
 
+    def half_width(self) -> float:
+        low, high = self.interval()
+        return (high - low) / 2
+
+    def episodes_for(self, half_width: float = 0.01) -> int:
+        """Episodes (levels) needed for a 95% half-width of `half_width` on the normalised score."""
+        return episodes_for(self.values, self.score_cap, half_width) if self.error is None else 0
+
+    def sample(self) -> Sample:
+        """The episodes, for intervals over tasks (`wspbench/statistics.py`); a rejected answer has none."""
+        if self.error is not None:
+            return Sample((), self.score_cap)
+        return Sample(self.values, self.score_cap, self.episodes)
+
     def to_json(self) -> dict:
         data = asdict(self)
         for key in ("episodes", "values", "lengths"):
             data[key] = list(data[key])
-        return {"format": SCORE_FORMAT, **data, "mean_length": self.mean_length, "interval": list(self.interval())}
+        return {
+            "format": SCORE_FORMAT,
+            **data,
+            "mean_length": self.mean_length,
+            "interval": list(self.interval()),
+            "half_width": self.half_width(),
+            "episodes_for_0.01": self.episodes_for(0.01),
+        }
 
     @classmethod
     def from_json(cls, data: dict) -> Score:
@@ -339,32 +359,6 @@ class Task(ABC):
 def slug_of(task_id: str) -> str:
     """A task id as a file or folder name (ids hold no "-" before the game, so this is reversible)."""
     return task_id.replace("/", "-")
-
-
-def normalize(raw: float, cap: float) -> float:
-    """min(max(raw, 0), cap) / cap: every task's normalised score."""
-    return min(max(raw, 0.0), cap) / cap
-
-
-def mean_interval(values: Sequence[float]) -> tuple[float, float]:
-    """A 95% normal-approximation interval on the mean; zero width for a single value."""
-    n = len(values)
-    mean = sum(values) / n
-    if n < 2:
-        return mean, mean
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
-    half = Z95 * sd / math.sqrt(n)
-    return mean - half, mean + half
-
-
-def wilson(successes: int, n: int) -> tuple[float, float]:
-    """Wilson's 95% interval for a proportion."""
-    if n == 0:
-        return 0.0, 0.0
-    p = successes / n
-    centre = (p + Z95**2 / (2 * n)) / (1 + Z95**2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / (1 + Z95**2 / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def safe_message(error: BaseException, limit: int = MAX_MESSAGE_CHARS) -> str:
