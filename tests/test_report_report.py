@@ -182,3 +182,17 @@ def test_page_renders_in_headless_chromium(report, tmp_path):
         assert image.size == (1280, 1600)
         colours = image.convert("L").getextrema()
         assert colours[0] < 100 < colours[1]  # not a blank page
+
+
+def test_means_by_task_group_come_with_baseline_relative_scores(report):
+    """original/breakout has measured baselines (src/wspbench/tasks/baselines.json): its group's relative
+    score is (score - trivial) / (reference - trivial); a group without baselines shows '-'."""
+    from wspbench.tasks import baselines
+
+    groups = (report / "report.md").read_text().split("## By task group")[1].split("## ")[0]
+    entry = baselines.of_task("original/breakout")
+    reference_run = json.loads((report.parent / "reference" / "tasks" / "original-breakout.json").read_text())
+    score = reference_run["test"]["normalized"]
+    relative = baselines.relative(score, entry)
+    assert f"| reference (one-shot) | original | 1 | {score:.4f} | {relative:.4f} (1) |" in groups
+    assert "By task group" in (report / "index.html").read_text()

@@ -20,6 +20,7 @@ from wspbench.cli.app import (
     check_engine,
     connected_executor,
     console,
+    errors,
     max_answer_chars,
     progress_bar,
     read_answer,
@@ -210,6 +211,50 @@ def games(as_json: bool = typer.Option(False, "--json", help="Print the tasks as
             row["id"], row["family"], f"{row['score_cap']:g}", f"{row['max_steps']:,}", *scores, row["description"]
         )
     console.print(table)
+
+
+@app.command()
+def baselines(as_json: bool = typer.Option(False, "--json", help="Print the baselines as JSON.")) -> None:
+    """What simple players score on each task: the zero network, the best constant action, random networks,
+    the reference program and the scripted player (benchmarks/baselines.py measured them; docs/baselines.md)."""
+    from rich.table import Table
+
+    from wspbench.tasks import baselines as measured
+    from wspbench.tasks import suite as current
+
+    data = measured.load()
+    stale = bool(data) and data["suite"] != current().to_json()
+    if as_json:
+        print(json.dumps({**data, "current_suite": not stale}))
+        return
+    if not data:
+        errors.print("no baselines measured yet: run python benchmarks/baselines.py", style="yellow", markup=False)
+        return
+    table = Table(
+        caption=f"normalised scores on each task's scoring episodes; constant: the best action's number in "
+        f"brackets; random: {len(next(iter(data['tasks'].values()))['random']['scores'])} networks"
+        if data["tasks"]
+        else None
+    )
+    for column in ("task", "zero", "constant", "random mean", "random best", "reference", "scripted"):
+        table.add_column(column, justify="left" if column == "task" else "right")
+    for task_id, entry in data["tasks"].items():
+        table.add_row(
+            task_id,
+            f"{entry['zero']['score']:.4f}",
+            f"{entry['constant']['score']:.4f} ({entry['constant']['action']})",
+            f"{entry['random']['score']:.4f}",
+            f"{entry['random']['best']:.4f}",
+            f"{entry['reference']['score']:.4f}",
+            f"{entry['scripted']['score']:.4f} (hidden state)" if "scripted" in entry else "-",
+        )
+    console.print(table)
+    if stale:
+        errors.print(
+            "warning: these baselines were measured on another suite; run python benchmarks/baselines.py again",
+            style="yellow",
+            markup=False,
+        )
 
 
 @app.command()

@@ -26,6 +26,8 @@ from pathlib import Path
 
 from wspbench.report.runs import Entry, load_run
 from wspbench.statistics import Sample, aggregate_interval
+from wspbench.tasks import baselines
+from wspbench.tasks.spec import group_of
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total): `wsp report` draws it as a bar on stderr
 
@@ -95,6 +97,38 @@ def score_text(e: Entry) -> str:
         return "0 (parse failure)"
     text = f"{e.score:.4f}"
     return text + (f" [{e.ci[0]:.4f}, {e.ci[1]:.4f}]" if e.ci else "")
+
+
+def group_rows(entries: list[Entry], label_of: dict[int, str]) -> list[dict]:
+    """Per model and task group (original, synth, superbeam): scored tasks, the mean normalised score, and the
+    mean baseline-relative score over the tasks whose baselines were measured (`wspbench/tasks/baselines.py`:
+    0 at the better of the zero network and the best constant action, 1 at the reference program)."""
+    rows = []
+    for label in dict.fromkeys(label_of[id(e)] for e in entries):
+        mine = [e for e in entries if label_of[id(e)] == label and e.score is not None]
+        for group in dict.fromkeys(group_of(e.task) for e in mine):
+            scores: dict[str, list[float]] = {}  # per task: one score per reply (`wsp run --samples K`)
+            for e in mine:
+                if group_of(e.task) == group:
+                    scores.setdefault(e.task, []).append(e.score)
+            means = {task: sum(s) / len(s) for task, s in scores.items()}
+            relative = [
+                baselines.relative(score, baselines.of_task(task))
+                for task, score in means.items()
+                if baselines.of_task(task) is not None
+            ]
+            relative = [r for r in relative if r is not None]
+            rows.append(
+                {
+                    "model": label,
+                    "group": group,
+                    "tasks": len(means),
+                    "mean": sum(means.values()) / len(means),
+                    "relative": sum(relative) / len(relative) if relative else None,
+                    "with_baselines": len(relative),
+                }
+            )
+    return rows
 
 
 def interval_text(interval: tuple[float, float] | None) -> str:
@@ -251,6 +285,22 @@ def markdown(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow
     ]
     lines += [
         "",
+        "## By task group",
+        "",
+        "The normalised score beside the baseline-relative score: (score - trivial) / (reference - trivial), "
+        "trivial being the better of the zero network and the best constant action (`wsp baselines`), over "
+        "the tasks whose baselines were measured.",
+        "",
+        "| model | group | tasks | mean score | mean baseline-relative score (tasks) |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {_md(g['model'])} | {_md(g['group'])} | {g['tasks']} | {g['mean']:.4f} | "
+        f"{_num(g['relative'], 4)} ({g['with_baselines']}) |"
+        for g in group_rows(entries, label_of)
+    ]
+    lines += [
+        "",
         "## Scores (normalised, 95% interval over episodes)",
         "",
         "| task | " + " | ".join(_md(r.label) for r in rows) + " |",
@@ -329,6 +379,20 @@ def page(
         )
     out.append("</table>")
     out += [f'<p><img src="{esc(c)}" alt="{esc(c)}"></p>' for c in charts]
+    out.append(
+        "<h2>By task group</h2><p>The normalised score beside the baseline-relative score: (score - trivial) / "
+        "(reference - trivial), trivial being the better of the zero network and the best constant action "
+        "(<code>wsp baselines</code>), over the tasks whose baselines were measured.</p><table><tr><th>model</th>"
+        "<th>group</th><th>tasks</th><th>mean score</th><th>mean baseline-relative score</th>"
+        "<th>tasks with baselines</th></tr>"
+    )
+    for g in group_rows(entries, label_of):
+        out.append(
+            f"<tr><td>{esc(g['model'])}</td><td>{esc(g['group'])}</td><td class=num>{g['tasks']}</td>"
+            f"<td class=num>{g['mean']:.4f}</td><td class=num>{_num(g['relative'], 4)}</td>"
+            f"<td class=num>{g['with_baselines']}</td></tr>"
+        )
+    out.append("</table>")
     out.append("<h2>Scores</h2><table><tr><th>task</th>" + "".join(f"<th>{esc(r.label)}</th>" for r in rows) + "</tr>")
     for task in tasks:
         cells = []

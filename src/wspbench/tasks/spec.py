@@ -356,6 +356,12 @@ class Task(ABC):
         return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
 
 
+def group_of(task_id: str) -> str:
+    """The group a task id names before its "/" ("original", "synth"), or the whole id ("superbeam"): reports
+    give means per group, since the groups' scores are not on one scale (docs/validity.md)."""
+    return task_id.split("/", 1)[0]
+
+
 def slug_of(task_id: str) -> str:
     """A task id as a file or folder name (ids hold no "-" before the game, so this is reversible)."""
     return task_id.replace("/", "-")

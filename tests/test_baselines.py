@@ -1,0 +1,78 @@
+"""Baselines (`src/wspbench/tasks/baselines.py`, measured by benchmarks/baselines.py): how they are built, that
+the shipped numbers are what the grader gives, and `wsp baselines`."""
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from wspbench.cli import app
+from wspbench.networks import MINATAR_NETWORK, SUPERBEAM_NETWORK
+from wspbench.tasks import baselines, get_task, suite
+
+RUNNER = CliRunner()
+
+
+def test_constant_and_random_networks_are_what_the_docstrings_say():
+    for network in (MINATAR_NETWORK, SUPERBEAM_NETWORK):
+        weights = baselines.constant_weights(network, 3)
+        out = f"b{network.layers}"
+        assert weights[out][3] == baselines.CONSTANT_BIAS
+        assert sum(np.count_nonzero(w) for w in weights.values()) == 1
+        first, again = baselines.random_weights(network, 7), baselines.random_weights(network, 7)
+        assert all(np.array_equal(first[name], again[name]) for name in first)
+        for k in range(1, network.layers + 1):
+            bound = 1 / np.sqrt(network.sizes[k - 1])
+            for name in (f"W{k}", f"b{k}"):
+                assert first[name].shape == network.shapes[name] and first[name].dtype == network.dtype
+                assert np.abs(first[name]).max() <= np.float32(bound)  # (rounding to float32 is monotonic)
+                if first[name].size >= 100:
+                    assert np.abs(first[name]).max() > 0.9 * bound  # the whole range is used
+    assert not np.array_equal(baselines.random_weights(MINATAR_NETWORK, 0)["W1"], first["W1"])
+
+
+def test_baseline_relative_score_runs_from_the_trivial_baseline_to_the_reference():
+    entry = {"zero": {"score": 0.1}, "constant": {"score": 0.2}, "reference": {"score": 0.7}}
+    assert baselines.trivial(entry) == 0.2
+    assert baselines.relative(0.2, entry) == 0.0 and baselines.relative(0.7, entry) == pytest.approx(1.0)
+    assert baselines.relative(0.0, entry) == pytest.approx(-0.4)
+    assert baselines.relative(0.5, {**entry, "reference": {"score": 0.2}}) is None
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    data = baselines.load()
+    if not data.get("tasks"):
+        pytest.fail("no baselines shipped: run python benchmarks/baselines.py")
+    return data
+
+
+def test_shipped_baselines_are_current_and_what_the_grader_gives(shipped):
+    """A cheap task's zero, constant and first random networks, graded again, give the stored scores exactly."""
+    assert shipped["suite"] == suite().to_json()
+    task = get_task("original/breakout")
+    entry = shipped["tasks"][task.id]
+    episodes = task.scoring_episodes()
+    assert entry["episodes"] == len(episodes)
+    assert task.score(task.network.zeros(), episodes, workers=1).normalized == entry["zero"]["score"]
+    action = entry["constant"]["action"]
+    constant = task.score(baselines.constant_weights(task.network, action), episodes, workers=1)
+    assert constant.normalized == entry["constant"]["score"] == max(entry["constant"]["scores"])
+    first = task.score(baselines.random_weights(task.network, 0), episodes, workers=1)
+    assert first.normalized == entry["random"]["scores"][0]
+
+
+def test_the_reference_beats_zero_constant_and_random_on_every_measured_task(shipped):
+    for task_id, entry in shipped["tasks"].items():
+        reference = entry["reference"]["score"]
+        assert reference > entry["zero"]["score"], task_id
+        assert reference > entry["constant"]["score"], task_id
+        assert reference > entry["random"]["score"], task_id
+
+
+def test_wsp_baselines_prints_the_table_and_json(shipped):
+    table = RUNNER.invoke(app, ["baselines"], env={"COLUMNS": "200"})
+    assert table.exit_code == 0 and "original/breakout" in table.output and "reference" in table.output
+    data = json.loads(RUNNER.invoke(app, ["baselines", "--json"]).stdout)
+    assert data["current_suite"] and data["tasks"].keys() == shipped["tasks"].keys()
