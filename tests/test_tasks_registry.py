@@ -39,7 +39,7 @@ def test_every_task_has_one_canonical_id_and_a_slug():
     ids = [task.id for task in all_tasks()]
     assert len(ids) == len(set(ids))
     assert ids[:5] == [f"original/{game}" for game in ("asterix", "breakout", "freeway", "seaquest", "space_invaders")]
-    assert ids[-1] == "superbeam" and all(i.startswith("synth/") for i in ids[5:-1])
+    assert ids[-2:] == ["superbeam", "superbeam/extended"] and all(i.startswith("synth/") for i in ids[5:-2])
     assert get_task("original/freeway").slug == "original-freeway" and get_task("superbeam").slug == "superbeam"
 
 
@@ -47,6 +47,8 @@ def test_get_task_takes_an_id_or_a_bare_game_name():
     assert get_task("freeway") is get_task("original/freeway")
     assert get_task("ferry") is get_task("synth/ferry")
     assert get_task("superbeam").id == "superbeam"
+    assert [t.id for t in select("superbeam")] == ["superbeam"]  # an id names one task
+    assert [t.id for t in select("superbeam*")] == ["superbeam", "superbeam/extended"]
 
 
 @pytest.mark.parametrize(

@@ -247,3 +247,33 @@ def test_hostile_json_gives_a_short_clear_error(text, message):
     with pytest.raises(AnswerError, match=re.escape(message)) as error:
         parse_answer(text)
     assert len(str(error.value)) <= 300
+
+
+def test_every_level_a_superbeam_task_plays_is_winnable():
+    """The winnability proof (superbeam.physics.solve) covers exactly the levels the tasks use: training
+    levels, the seed's test levels and the extended ones, each at the difficulty it is played at."""
+    from superbeam import physics
+    from superbeam.levels import generate
+    from wspbench.tasks import all_tasks
+
+    checked = set()
+    for task in (t for t in all_tasks() if t.family == "superbeam"):
+        for level in task.training_episodes(10) + task.scoring_episodes():
+            checked.add((level, task.level_difficulty(level)))
+    unsolved = [(level, d) for level, d in sorted(checked) if physics.solve(generate(level, d)) is None]
+    assert unsolved == [] and len(checked) == 10 + 20 + 256
+
+
+def test_extended_levels_take_the_tiers_in_turn_and_report_each():
+    from wspbench.tasks.superbeam import EXTENDED_LEVELS, TEST_LEVELS, TIERS, TRAIN_LEVELS
+
+    task = get_task("superbeam/extended")
+    levels = task.scoring_episodes()
+    assert len(levels) >= 200 and not set(levels) & set(TEST_LEVELS + TRAIN_LEVELS) and levels == EXTENDED_LEVELS
+    assert [task.level_difficulty(level) for level in task.scoring_episodes(8)] == list(TIERS) * 2
+    assert task.level_difficulty(TRAIN_LEVELS[0]) == 0.5 and task.training_episodes(3) == TRAIN_LEVELS
+    score = task.grade(task.offline_answer("reference"), task.scoring_episodes(8))
+    tiers = score.metadata["tiers"]
+    assert list(tiers) == [str(t) for t in TIERS] and all(tier["levels"] == 2 for tier in tiers.values())
+    assert sum(tier["won"] for tier in tiers.values()) == sum(score.values)
+    assert get_task("superbeam").scoring_episodes() == TEST_LEVELS  # the seed's task is unchanged

@@ -97,11 +97,15 @@ def get_task(task_id: str) -> Task:
 
 def select(selector: str) -> list[Task]:
     """Tasks matching a selector: comma-separated `all`, ids, bare game names, families or fnmatch patterns
-    over the ids (`original/*`, `synth/f*`); in suite order of first mention, without repeats."""
+    over the ids (`original/*`, `synth/f*`); in suite order of first mention, without repeats. An item that
+    is a task's id names that task alone (`superbeam`; `superbeam*` is every SUPERBEAM task)."""
     tasks = _all()
     chosen: dict[str, Task] = {}
     for item in (part.strip() for part in selector.split(",")):
         if not item:
+            continue
+        if item in tasks:
+            chosen[item] = tasks[item]
             continue
         pattern = "*" if item == "all" else item
         matches = [

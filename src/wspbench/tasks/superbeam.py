@@ -1,6 +1,8 @@
-"""The SUPERBEAM family: one task, `superbeam`, a CHIP-8 platformer played by an 8-16-6 ReLU network
-written as JSON. Episodes are level seeds: training levels for feedback, held-out test levels for the
-score (the fraction of levels won; mean progress breaks ties between training candidates).
+"""The SUPERBEAM family: a CHIP-8 platformer played by an 8-16-6 ReLU network written as JSON. Episodes are
+level seeds: training levels for feedback, held-out test levels for the score (the fraction of levels won;
+mean progress breaks ties between training candidates). Two tasks: `superbeam`, the seed's 20 test levels
+at difficulty 0.5, and `superbeam/extended`, EXTENDED_PER_TIER held-out levels at each difficulty of TIERS
+(the tiers take turns, so the first N levels cover all of them), reported per tier.
 
 The answer is untrusted text. `parse_answer` bounds its length, finds the last ```json block (or else the
 last bare object that starts with "W1"), reads it with `json.loads` only (a key given twice, NaN or
@@ -26,12 +28,16 @@ from importlib.resources import files
 import numpy as np
 
 from wspbench.networks import SUPERBEAM_NETWORK, Weights
+from wspbench.statistics import wilson
 from wspbench.tasks.spec import AnswerError, Game, Progress, Protocol, Score, Step, Task
 
 PROMPT_VERSION = "superbeam-v1"
 TRAIN_LEVELS = list(range(10))
 TEST_LEVELS = list(range(1_000_000, 1_000_020))
 DIFFICULTY = 0.5
+TIERS = (0.3, 0.5, 0.7, 0.9)
+EXTENDED_PER_TIER = 64
+EXTENDED_LEVELS = list(range(2_000_000, 2_000_000 + EXTENDED_PER_TIER * len(TIERS)))
 FRAME_SKIP = 4
 MAX_FRAMES = 600
 MAX_ANSWER_CHARS = 200_000
@@ -63,6 +69,10 @@ class SuperbeamTask(Task):
 
     def at_difficulty(self, difficulty: float) -> SuperbeamTask:
         return self if difficulty == self.difficulty else SuperbeamTask(difficulty)
+
+    def level_difficulty(self, level: int | str) -> float:
+        """The difficulty level `level` is generated (and played) at."""
+        return self.difficulty
 
     @cached_property
     def game(self) -> Game:
@@ -158,7 +168,9 @@ class SuperbeamTask(Task):
         from superbeam.env import SuperBeamEnv
         from superbeam.features import FEATURE_NAMES, features
 
-        env = SuperBeamEnv(level=episode, difficulty=self.difficulty, frame_skip=FRAME_SKIP, max_frames=MAX_FRAMES)
+        env = SuperBeamEnv(
+            level=episode, difficulty=self.level_difficulty(episode), frame_skip=FRAME_SKIP, max_frames=MAX_FRAMES
+        )
         screen, info = env.reset()
         last = None
         decisions = 0
@@ -225,8 +237,46 @@ class SuperbeamTask(Task):
         return {**super().seeds(protocol), "difficulty": self.difficulty}
 
 
+class ExtendedSuperbeamTask(SuperbeamTask):
+    """`superbeam/extended`: the same game, prompt and training levels, scored on EXTENDED_LEVELS, whose
+    difficulty goes round TIERS; the score's metadata gives each tier's wins with a 95% interval."""
+
+    id = "superbeam/extended"
+    default_episodes = max_episodes = len(EXTENDED_LEVELS)
+
+    def level_difficulty(self, level: int | str) -> float:
+        if isinstance(level, int) and level in range(EXTENDED_LEVELS[0], EXTENDED_LEVELS[-1] + 1):
+            return TIERS[(level - EXTENDED_LEVELS[0]) % len(TIERS)]
+        return self.difficulty  # the training levels, and levels chosen by hand
+
+    def scoring_episodes(self, count: int | None = None) -> list[int]:
+        count = len(EXTENDED_LEVELS) if count is None else count
+        if not 1 <= count:
+            raise ValueError("choose at least 1 held-out level")
+        return EXTENDED_LEVELS[:count]
+
+    def scoring_rule(self, count: int) -> str:
+        return f"the fraction of {count} held-out levels won, over difficulties {', '.join(map(str, TIERS))}"
+
+    def play(self, weights, episodes, engine="auto", workers=None, progress=None):
+        values, lengths, metadata = super().play(weights, episodes, engine, workers, progress)
+        tiers = {}
+        for tier in TIERS:
+            won = [v for level, v in zip(episodes, values, strict=True) if self.level_difficulty(level) == tier]
+            if won:
+                low, high = wilson(int(sum(won)), len(won))
+                tiers[str(tier)] = {"won": int(sum(won)), "levels": len(won), "interval": [low, high]}
+                metadata[f"won at {tier}"] = f"{int(sum(won))}/{len(won)} (95%: {low:.2f} .. {high:.2f})"
+        metadata["difficulty"] = "by tier"
+        metadata["tiers"] = tiers
+        return values, lengths, metadata
+
+    def seeds(self, protocol: Protocol = ONE_SHOT) -> dict:
+        return {**Task.seeds(self, protocol), "difficulty": {"training": self.difficulty, "tiers": list(TIERS)}}
+
+
 def tasks() -> list[Task]:
-    return [SuperbeamTask()]
+    return [SuperbeamTask(), ExtendedSuperbeamTask()]
 
 
 # --- the prompt ------------------------------------------------------------------------------------
