@@ -8,6 +8,11 @@ import pytest
 DATA = Path(__file__).parent / "data"
 REQUIRED_PARTS = set(os.environ.get("WSP_REQUIRE_PARTS", "").split())
 
+# rich fixes a console's width for good when COLUMNS is set as it is made (the CLI's consoles are made on
+# import), so a COLUMNS from the calling shell or CI would override the width each test asks for
+for size in ("COLUMNS", "LINES"):
+    os.environ.pop(size, None)
+
 
 def missing_part(part: str, reason: str) -> NoReturn:
     """Skips a test whose optional part (harbor, openenv, chromium) is absent here, but fails it when .ci/run

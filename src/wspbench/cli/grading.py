@@ -220,12 +220,12 @@ def baselines(as_json: bool = typer.Option(False, "--json", help="Print the base
     from rich.table import Table
 
     from wspbench.tasks import baselines as measured
-    from wspbench.tasks import suite as current
 
     data = measured.load()
-    stale = bool(data) and data["suite"] != current().to_json()
+    current = {task_id: measured.is_current(task_id, entry) for task_id, entry in data.get("tasks", {}).items()}
     if as_json:
-        print(json.dumps({**data, "current_suite": not stale}))
+        tasks = {task_id: {**entry, "current": current[task_id]} for task_id, entry in data.get("tasks", {}).items()}
+        print(json.dumps({**data, "tasks": tasks}))
         return
     if not data:
         errors.print("no baselines measured yet: run python benchmarks/baselines.py", style="yellow", markup=False)
@@ -237,10 +237,10 @@ def baselines(as_json: bool = typer.Option(False, "--json", help="Print the base
         else None
     )
     for column in ("task", "zero", "constant", "random mean", "random best", "reference", "scripted"):
-        table.add_column(column, justify="left" if column == "task" else "right")
+        table.add_column(column, justify="left" if column == "task" else "right", no_wrap=column == "task")
     for task_id, entry in data["tasks"].items():
         table.add_row(
-            task_id,
+            task_id if current[task_id] else f"{task_id} (stale)",
             f"{entry['zero']['score']:.4f}",
             f"{entry['constant']['score']:.4f} ({entry['constant']['action']})",
             f"{entry['random']['score']:.4f}",
@@ -249,9 +249,11 @@ def baselines(as_json: bool = typer.Option(False, "--json", help="Print the base
             f"{entry['scripted']['score']:.4f} (hidden state)" if "scripted" in entry else "-",
         )
     console.print(table)
+    stale = [task_id for task_id, ok in current.items() if not ok]
     if stale:
         errors.print(
-            "warning: these baselines were measured on another suite; run python benchmarks/baselines.py again",
+            f"warning: {len(stale)} of these tasks changed since their baselines were measured (stale); run "
+            "python benchmarks/baselines.py again",
             style="yellow",
             markup=False,
         )

@@ -7,8 +7,10 @@ Each task's entry holds normalised scores on its scoring episodes, graded by the
   random     RANDOM_NETWORKS networks drawn as `random_weights` draws them: their mean and their best
   reference  the shipped hand-written program
   scripted   (synthetic MinAtar games) the scripted player, which reads the game's hidden state
-The file records the suite digest it was measured on; entries of another suite are not shown as current.
-Baselines are measurements of the suite, not part of it: they do not enter the suite digest.
+Each entry records the digest of the task it was measured on (`Task.digest`): an entry whose task has changed
+since is stale, left out of reports and flagged by `wsp baselines`, so that a change to one task (a new cap, a new
+task) leaves the others' measurements valid. Baselines are measurements of the suite, not part of it: they do
+not enter the suite digest.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from importlib import resources
 import numpy as np
 
 from wspbench.networks import Network, Weights
+from wspbench.tasks.registry import UnknownTask, get_task
 
 BASELINES_FILE = "baselines.json"
 FORMAT = "wspbench.baselines/1"
@@ -61,8 +64,22 @@ def load() -> dict:
 
 
 def of_task(task_id: str) -> dict | None:
-    """One task's baselines, or None when they were not measured."""
-    return load().get("tasks", {}).get(task_id)
+    """One task's baselines, or None when they were not measured on the task as it is now."""
+    entry = load().get("tasks", {}).get(task_id)
+    return entry if entry is not None and is_current(task_id, entry) else None
+
+
+def is_current(task_id: str, entry: dict) -> bool:
+    """Whether `entry` was measured on the task `task_id` names now (the same task digest)."""
+    return entry.get("digest") is not None and entry["digest"] == _digest(task_id)
+
+
+@cache
+def _digest(task_id: str) -> str | None:
+    try:
+        return get_task(task_id).digest()
+    except UnknownTask:
+        return None
 
 
 def trivial(entry: dict) -> float:
