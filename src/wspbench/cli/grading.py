@@ -215,8 +215,9 @@ def games(as_json: bool = typer.Option(False, "--json", help="Print the tasks as
 
 @app.command()
 def baselines(as_json: bool = typer.Option(False, "--json", help="Print the baselines as JSON.")) -> None:
-    """What simple players score on each task: the zero network, the best constant action, random networks,
-    the reference program and the scripted player (benchmarks/baselines.py measured them; docs/baselines.md)."""
+    """What simple players score on each task: the zero network, the best constant action, random networks, a
+    weight-space search, the reference program and the scripted player (benchmarks/baselines.py measured them;
+    docs/baselines.md)."""
     from rich.table import Table
 
     from wspbench.tasks import baselines as measured
@@ -236,7 +237,7 @@ def baselines(as_json: bool = typer.Option(False, "--json", help="Print the base
         if data["tasks"]
         else None
     )
-    for column in ("task", "zero", "constant", "random mean", "random best", "reference", "scripted"):
+    for column in ("task", "zero", "constant", "random mean", "random best", "search", "reference", "scripted"):
         table.add_column(column, justify="left" if column == "task" else "right", no_wrap=column == "task")
     for task_id, entry in data["tasks"].items():
         table.add_row(
@@ -245,6 +246,7 @@ def baselines(as_json: bool = typer.Option(False, "--json", help="Print the base
             f"{entry['constant']['score']:.4f} ({entry['constant']['action']})",
             f"{entry['random']['score']:.4f}",
             f"{entry['random']['best']:.4f}",
+            f"{entry['search']['score']:.4f}" if "search" in entry else "-",
             f"{entry['reference']['score']:.4f}",
             f"{entry['scripted']['score']:.4f} (hidden state)" if "scripted" in entry else "-",
         )

@@ -1,0 +1,50 @@
+"""The weight-space search baseline (src/wspbench/tasks/search.py): it learns, plays only training episodes,
+keeps to its budget and is reproducible."""
+
+import numpy as np
+import pytest
+
+from tests.toy_family import SignTask
+from wspbench.tasks import get_task
+from wspbench.tasks.search import Budget, evolve
+
+
+class Watched(SignTask):
+    """The toy task, noting every episode the search plays."""
+
+    played: list[int]
+
+    def play(self, weights, episodes, engine="auto", workers=None, progress=None):
+        self.played.extend(episodes)
+        return super().play(weights, episodes, engine, workers, progress)
+
+
+def test_the_search_learns_the_toy_task_on_training_episodes_only_within_its_budget():
+    task = Watched()
+    task.played = []
+    budget = Budget(generations=40, population=8, episodes=8, sigma=0.3, learning_rate=0.05)
+    weights, about = evolve(task, budget)
+    assert about["episodes_played"] == len(task.played) == 40 * 8 * 8
+    assert not set(task.played) & set(range(task.max_episodes))  # no scoring episode
+    scoring = task.scoring_episodes(100)
+    assert task.score(task.network.zeros(), scoring).normalized < 0.6
+    assert task.score(weights, scoring).normalized >= 0.9
+    assert len(about["curve"]) == 40 and about["budget"]["generations"] == 40
+
+
+@pytest.mark.parametrize("task_id", ["original/breakout", "superbeam"])
+def test_a_tiny_search_on_a_real_task_is_reproducible_and_a_network_of_its_shape(task_id):
+    task = get_task(task_id)
+    budget = Budget(generations=2, population=4, episodes=2)
+    first, about = evolve(task, budget)
+    again, _ = evolve(task, budget)
+    assert about["episodes_played"] == 16
+    for name, shape in task.network.shapes.items():
+        assert first[name].shape == shape and first[name].dtype == task.network.dtype
+        assert np.array_equal(first[name], again[name])
+    assert task.score(first, task.scoring_episodes(2)).error is None
+
+
+def test_a_budget_is_checked():
+    with pytest.raises(ValueError, match="even population"):
+        Budget(population=5)
