@@ -1,13 +1,16 @@
 """Calibrate the games: what the zero network, the shipped reference program and a scripted strong player
-score, how long episodes last and what a step costs. Prints the table; `--write` stores it in
-`src/minatar_synth/calibration.json` (which `wsp games` shows) and regenerates `docs/games.md`.
+score, how long episodes last and what a step costs, on calibration episodes (seeds disjoint from the scoring
+and training ones: `MinAtarTask.calibration_episodes`). Prints the table, with the cap each synthetic game's
+scripted player gives by `cap_rule` (src/wspbench/games/synth.py) next to the game's `score_cap`; `--write`
+stores it in `src/minatar_synth/calibration.json` (which `wsp games` shows) and regenerates `docs/games.md`.
 
-    python benchmarks/calibrate_synth.py [--episodes 200] [--games a,b] [--write]
+    python benchmarks/calibrate_synth.py [--episodes 1000] [--games a,b] [--write]
 
 The zero network samples uniformly among the six actions. The scripted player
 (`minatar_synth.policies.<game>.policy(env)`) reads the game's internal state and sets the score cap;
 the reference program (`minatar_synth/references/<game>.txt`) is the game's proof of solvability.
-Original games are calibrated too (zero network and `wspbench/examples/<game>.txt`).
+Original games are calibrated too (zero network and `wspbench/examples/<game>.txt`). A cap that differs from
+the rule's is changed by hand in the game module, which changes the suite version (src/wspbench/tasks/registry.py).
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ import argparse
 import importlib
 import importlib.util
 import json
+import os
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +30,7 @@ from rich.table import Table
 
 from wspbench.games import synth
 from wspbench.games.minatar import EPISODE_SEED, MAX_STEPS, STICKY_ACTION_PROB
+from wspbench.games.synth import CALIBRATION_EPISODES, cap_rule
 from wspbench.tasks import Task, select
 
 ROOT = Path(__file__).parents[1]
@@ -40,14 +46,23 @@ def has_scripted_player(game: str) -> bool:
     )
 
 
-def scripted_score(game: str, episodes: int) -> float:
-    """Mean return of the scripted strong player, with the graders' seeds and sticky actions."""
+def scripted_score(game: str, episodes: list[int], workers: int | None = None) -> float:
+    """Mean return of the scripted strong player, seeded as the graders seed an episode, with sticky actions;
+    the episodes are split among `workers` processes (default: every core), which changes nothing but time."""
+    workers = max(1, min(workers or os.cpu_count() or 1, len(episodes)))
+    chunks = [list(chunk) for chunk in np.array_split(episodes, workers)]
+    with ProcessPoolExecutor(workers) as pool:
+        returns = [value for part in pool.map(scripted_returns, [game] * workers, chunks) for value in part]
+    return float(np.mean(returns))
+
+
+def scripted_returns(game: str, episodes: list[int]) -> list[float]:
     policy = importlib.import_module(f"minatar_synth.policies.{game}").policy
     cls = synth.environment_class(game)
     returns = []
-    for episode in range(episodes):
+    for episode in episodes:
         environment = cls(sticky_action_prob=STICKY_ACTION_PROB)
-        environment.seed(EPISODE_SEED + episode)
+        environment.seed(EPISODE_SEED + int(episode))
         environment.reset()
         total = 0.0
         for _ in range(MAX_STEPS):
@@ -56,7 +71,7 @@ def scripted_score(game: str, episodes: int) -> float:
             if terminal:
                 break
         returns.append(total)
-    return float(np.mean(returns))
+    return returns
 
 
 def microseconds_per_step(task: Task, steps: int = 3000) -> float:
@@ -72,10 +87,10 @@ def microseconds_per_step(task: Task, steps: int = 3000) -> float:
     return (time.perf_counter() - started) / steps * 1e6
 
 
-def calibrate(task: Task, episodes: int) -> dict:
-    scoring = task.scoring_episodes(episodes)
-    zero = task.grade(task.offline_answer("zero"), scoring)
-    reference = task.grade(task.offline_answer("reference"), scoring)
+def calibrate(task: Task, count: int) -> dict:
+    episodes = task.calibration_episodes(count)
+    zero = task.grade(task.offline_answer("zero"), episodes)
+    reference = task.grade(task.offline_answer("reference"), episodes)
     if reference.error:
         raise SystemExit(f"{task.id}: the reference program failed: {reference.error}")
     game = task.game
@@ -84,8 +99,10 @@ def calibrate(task: Task, episodes: int) -> dict:
         "cap": game.score_cap,
         "max_steps": game.max_steps,
         "description": game.description,
-        "episodes": episodes,
+        "episodes": len(episodes),
+        "first_episode": episodes[0],
         "zero": zero.normalized,
+        "zero_raw": zero.raw,
         "reference": reference.normalized,
         "reference_raw": reference.raw,
         "reference_mean_length": reference.mean_length,
@@ -99,7 +116,19 @@ def calibrate(task: Task, episodes: int) -> dict:
 
 def show(rows: dict[str, dict]) -> Table:
     table = Table(title="Game calibration (normalised scores)")
-    for column in ("game", "source", "cap", "max len", "zero", "reference", "scripted", "ref mean len", "us/step"):
+    columns = (
+        "game",
+        "source",
+        "cap",
+        "rule cap",
+        "max len",
+        "zero",
+        "reference",
+        "scripted",
+        "ref mean len",
+        "us/step",
+    )
+    for column in columns:
         table.add_column(column, justify="left" if column in ("game", "source") else "right")
     for game, row in rows.items():
         scripted = f"{row['scripted']:.3f}" if "scripted" in row else ""
@@ -107,6 +136,7 @@ def show(rows: dict[str, dict]) -> Table:
             game,
             row["source"],
             f"{row['cap']:g}",
+            f"{cap_rule(row['scripted_raw']):g}" if "scripted_raw" in row else "",
             str(row["max_steps"]),
             f"{row['zero']:.3f}",
             f"{row['reference']:.3f}",
@@ -118,14 +148,18 @@ def show(rows: dict[str, dict]) -> Table:
 
 
 def games_document(rows: dict[str, dict]) -> str:
+    first = next(iter(rows.values()))
     lines = [
         "# Games",
         "",
         "Generated by `python benchmarks/calibrate_synth.py --write`: each MinAtar game's rules "
         "and calibration. Scores are normalised (raw return / cap, clipped to [0, 1]) over "
-        f"{next(iter(rows.values()))['episodes']} episodes; *zero* is the all-zero network (uniformly "
-        "random actions), *reference* the shipped hand-written program, *scripted* a strong player that "
-        "reads the game's internal state (it sets the cap).",
+        f"{first['episodes']} calibration episodes (from episode {first['first_episode']}: "
+        "seeds no scoring or training episode uses); *zero* is the all-zero network (uniformly random "
+        "actions), *reference* the shipped hand-written program, *scripted* a strong player that reads the "
+        "game's internal state. A synthetic game's cap is its scripted player's mean return there, rounded up "
+        "to two significant figures (`cap_rule` in src/wspbench/games/synth.py; suite 2, see CHANGELOG.md), so "
+        "the scripted player scores just under 1.0, a level a network, which sees only the grid, may not reach.",
         "",
         "`wsp games` (or `wsp games --json`) lists every task of the suite with these figures, SUPERBEAM "
         "included (`docs/superbeam.md`); a game's task id is `<source>/<game>`, e.g. `synth/ferry`.",
@@ -149,7 +183,7 @@ def games_document(rows: dict[str, dict]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--episodes", type=int, default=200)
+    parser.add_argument("--episodes", type=int, default=CALIBRATION_EPISODES)
     parser.add_argument("--games", default="", help="comma-separated games (default: all)")
     parser.add_argument("--write", action="store_true", help="store calibration.json and docs/games.md")
     options = parser.parse_args()

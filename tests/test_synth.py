@@ -2,7 +2,9 @@
 
 import importlib
 import itertools
+import json
 import textwrap
+from importlib import resources
 
 import numpy as np
 import pytest
@@ -12,7 +14,7 @@ from wspbench.games import synth
 from wspbench.games.minatar import MinAtarGame
 from wspbench.networks import MINATAR_NETWORK
 from wspbench.tasks import get_task, select
-from wspbench.tasks.minatar import MinAtarTask
+from wspbench.tasks.minatar import CALIBRATION_EPISODE_OFFSET, TRAIN_EPISODE_OFFSET, MinAtarTask
 
 TINY_GAME = '''
 """Tiny: step right to the coin; a test game."""
@@ -104,6 +106,25 @@ def test_broken_game_modules_are_errors_not_crashes(synth_folder, source, messag
 
 # The shipped synthetic suite: every game keeps the module contract (wspbench/games/synth.py).
 SUITE = synth.available_games()
+
+
+CALIBRATION = json.loads((resources.files("minatar_synth") / "calibration.json").read_text())
+
+
+@pytest.mark.parametrize("game", SUITE)
+def test_each_cap_is_the_rule_applied_to_its_scripted_player_on_calibration_episodes(game):
+    row = CALIBRATION[game]
+    assert (row["episodes"], row["first_episode"]) == (synth.CALIBRATION_EPISODES, CALIBRATION_EPISODE_OFFSET)
+    assert synth.environment_class(game).score_cap == row["cap"] == synth.cap_rule(row["scripted_raw"])
+
+
+def test_scoring_training_and_calibration_episodes_never_share_a_seed():
+    task = get_task("synth/ferry")
+    scoring = task.scoring_episodes(task.max_episodes)
+    training = task.training_episodes(10**9)
+    calibration = task.calibration_episodes(10**9)
+    assert scoring[-1] < training[0] == TRAIN_EPISODE_OFFSET and training[-1] < calibration[0]
+    assert synth.cap_rule(44.43) == 45.0 and synth.cap_rule(3607.125) == 3700.0 and synth.cap_rule(17.98) == 18.0
 
 
 @pytest.mark.parametrize("game", SUITE)

@@ -52,7 +52,7 @@ HOME = (4, 4)  # where a keeper caught by a storm is thrown
 
 
 class BeaconKeeperEnvironment:
-    score_cap = 3700.0
+    score_cap = 3600.0
     max_steps = 1000
 
     def __init__(self, sticky_action_prob=0.1):

@@ -33,7 +33,7 @@ RAMP_STEPS = 600  # steps for the spawn interval to go from SPAWN_START to SPAWN
 
 
 class ChargeCannonEnvironment:
-    score_cap = 50.0
+    score_cap = 44.0
     max_steps = 1000
 
     def __init__(self, sticky_action_prob=0.1):

@@ -33,7 +33,7 @@ PLAYER, PROJECTILE, TRAIL, GAUGE = 0, 3, 4, 5
 
 
 class CrossfireEnvironment:
-    score_cap = 425.0
+    score_cap = 420.0
     max_steps = MAX_STEPS
 
     def __init__(self, sticky_action_prob=0.1):

@@ -35,7 +35,7 @@ SPAWN_DELAY = (1, 5)  # steps between ducks: randint(low, high)
 
 
 class DuckShotEnvironment:
-    score_cap = 100.0
+    score_cap = 98.0
     max_steps = 1000
 
     def __init__(self, sticky_action_prob=0.1):

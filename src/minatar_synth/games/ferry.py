@@ -44,7 +44,7 @@ MOVES = {1: (0, -1), 2: (-1, 0), 3: (0, 1), 4: (1, 0)}
 
 
 class FerryEnvironment:
-    score_cap = 20.0
+    score_cap = 18.0
     max_steps = 500
 
     def __init__(self, sticky_action_prob=0.1):

@@ -44,7 +44,7 @@ IGNITE_START, IGNITE_GROWTH, IGNITE_MAX = 0.15, 0.0002, 0.3  # chance per step o
 
 
 class FirefighterEnvironment:
-    score_cap = 60.0
+    score_cap = 55.0
     max_steps = 800
 
     def __init__(self, sticky_action_prob=0.1):

@@ -45,7 +45,7 @@ LANES = (CEILING, 3, 6, FLOOR)  # the only rows anything can be in
 
 
 class GravityFlipEnvironment:
-    score_cap = 70.0
+    score_cap = 66.0
     max_steps = MAX_STEPS
 
     def __init__(self, sticky_action_prob=0.1):

@@ -37,7 +37,7 @@ RAMP_STEPS = 800
 
 
 class HeatGunEnvironment:
-    score_cap = 150.0
+    score_cap = 140.0
     max_steps = 1000
 
     def __init__(self, sticky_action_prob=0.1):

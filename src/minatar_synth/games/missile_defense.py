@@ -58,7 +58,7 @@ STARTS = [(col, d, landing_col(col, d)) for col in range(10) for d in (-1, 1)]
 
 
 class MissileDefenseEnvironment:
-    score_cap = 110.0
+    score_cap = 100.0
     max_steps = 1000
 
     def __init__(self, sticky_action_prob=0.1):

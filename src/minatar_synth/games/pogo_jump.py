@@ -38,7 +38,7 @@ UP = 2
 
 
 class PogoJumpEnvironment:
-    score_cap = 100.0
+    score_cap = 97.0
     max_steps = 1000
 
     def __init__(self, sticky_action_prob=0.1):

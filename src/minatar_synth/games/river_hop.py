@@ -49,7 +49,7 @@ PLAYER, DANGER, REWARD, TRAIL, GAUGE = 0, 1, 2, 4, 5
 
 
 class RiverHopEnvironment:
-    score_cap = 90.0
+    score_cap = 87.0
     max_steps = MAX_STEPS
 
     def __init__(self, sticky_action_prob=0.1):

@@ -36,7 +36,7 @@ PLAYER, DANGER, TRAIL, GAUGE = 0, 1, 4, 5
 
 
 class RockfallEnvironment:
-    score_cap = 900.0
+    score_cap = 890.0
     max_steps = MAX_STEPS
 
     def __init__(self, sticky_action_prob=0.1):

@@ -40,7 +40,7 @@ MOVES = {1: (0, -1), 2: (-1, 0), 3: (0, 1), 4: (1, 0)}
 
 
 class SnakeTrailEnvironment:
-    score_cap = 35.0
+    score_cap = 36.0
     max_steps = 1000
 
     def __init__(self, sticky_action_prob=0.1):

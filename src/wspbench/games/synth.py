@@ -2,12 +2,13 @@
 
 The contract: exactly one class whose name ends in `Environment`, defined in the module, with a
 class attribute `score_cap` and `__init__(self, sticky_action_prob=0.1)`; `seed`, `reset`, `state()` ->
-(10, 10, 6) bool array, `act(action)` -> (reward, terminal).
+(10, 10, 6) bool array, `act(action)` -> (reward, terminal). A shipped game's `score_cap` keeps `cap_rule`.
 """
 
 from __future__ import annotations
 
 import importlib
+import math
 import pkgutil
 
 import numpy as np
@@ -28,6 +29,19 @@ def environment_class(game: str) -> type:
     if len(candidates) != 1:
         raise ValueError(f"expected one environment class for {game}, found {len(candidates)}")
     return candidates[0]
+
+
+CALIBRATION_EPISODES = 1000  # the scripted player's episodes that set a cap (tasks/minatar.py: which ones)
+
+
+def cap_rule(scripted_mean: float) -> float:
+    """A game's cap: its scripted player's mean return on CALIBRATION_EPISODES calibration episodes (seeds
+    disjoint from scoring and training), rounded up to two significant figures (44.43 -> 45, 3607 -> 3700).
+    The scripted player reads the game's hidden state, so a network may not reach 1.0 (docs/validity.md)."""
+    if not scripted_mean > 0:
+        raise ValueError(f"a cap needs a positive scripted mean, not {scripted_mean}")
+    exponent = math.floor(math.log10(scripted_mean)) - 1
+    return round(math.ceil(scripted_mean / 10.0**exponent) * 10.0**exponent, max(0, -exponent))
 
 
 def description(game: str) -> str:

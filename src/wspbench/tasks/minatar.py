@@ -2,8 +2,9 @@
 
 One task per game: `original/<game>` (the `minatar` package) and `synth/<game>` (`minatar_synth`). The
 game itself (environment, inputs, seeds, cap) is `wspbench/games/minatar.py`; the engines that play it
-exactly are `wspbench/evaluation/`; the prompt is `minatar_prompt.py`. Scoring episodes are 0..N-1;
-training episodes start at TRAIN_EPISODE_OFFSET, so they never share a seed with a scoring episode.
+exactly are `wspbench/evaluation/`; the prompt is `minatar_prompt.py`. Three sets of episodes never share a
+seed: scoring episodes are 0..N-1, training episodes (feedback rounds) start at TRAIN_EPISODE_OFFSET, and
+calibration episodes (benchmarks/calibrate_synth.py: the caps) start at CALIBRATION_EPISODE_OFFSET.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from wspbench.networks import MINATAR_NETWORK, Weights
 from wspbench.tasks.spec import Game, Progress, Protocol, Score, Step, Task
 
 TRAIN_EPISODE_OFFSET = 100_000
+CALIBRATION_EPISODE_OFFSET = 200_000
 DEFAULT_EPISODES = 1000
 FEEDBACK_GROUPS = 5
 CALIBRATED_PLAYERS = ("zero", "reference", "scripted")  # normalised scores in minatar_synth/calibration.json
@@ -28,7 +30,7 @@ class MinAtarTask(Task):
     network = MINATAR_NETWORK
     answer_format = "edits"
     default_episodes = DEFAULT_EPISODES
-    max_episodes = TRAIN_EPISODE_OFFSET  # training episodes start there
+    max_episodes = TRAIN_EPISODE_OFFSET  # training episodes start there; at most as many of them
 
     def __init__(self, game: MinAtarGame):
         self.binding = game
@@ -102,7 +104,13 @@ class MinAtarTask(Task):
         return f"the mean return over {count} seeded episodes, normalised by the cap {self.game.score_cap:g}"
 
     def training_episodes(self, count: int) -> list[int]:
-        return list(range(TRAIN_EPISODE_OFFSET, TRAIN_EPISODE_OFFSET + max(1, count)))
+        return list(range(TRAIN_EPISODE_OFFSET, TRAIN_EPISODE_OFFSET + min(max(1, count), self.max_episodes)))
+
+    def calibration_episodes(self, count: int) -> list[int]:
+        """Episodes for measuring the game's players (the cap), disjoint from scoring and training."""
+        return list(
+            range(CALIBRATION_EPISODE_OFFSET, CALIBRATION_EPISODE_OFFSET + min(max(1, count), self.max_episodes))
+        )
 
     def play(
         self,

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from wspbench.tasks.spec import Task
 
 SUITE_NAME = "wspbench"
-SUITE_VERSION = "1"  # bump with any change that moves a score: a prompt, a game, a cap, the episodes
+SUITE_VERSION = "2"  # CHANGELOG.md; bump with any change that moves a score: a prompt, a game, a cap, the episodes
 FAMILIES = ("wspbench.tasks.minatar", "wspbench.tasks.superbeam")
 ENTRY_POINTS = "wspbench.families"
 
