@@ -1,13 +1,14 @@
-"""Baselines for every task: the zero network, the best constant action, random networks, the reference
-program and (synthetic games) the scripted player, each scored by the normal grader on the task's scoring
-episodes (`src/wspbench/tasks/baselines.py` says exactly what each one is).
+"""Baselines for every task: the zero network, the best constant action, random networks, a weight-space search,
+the reference program and (synthetic games) the scripted player, each scored by the normal grader on the task's
+scoring episodes (`src/wspbench/tasks/baselines.py` says exactly what each one is).
 
 The results go to `src/wspbench/tasks/baselines.json` after each task, so an interrupted run resumes where it
-stopped (a task already measured as it is now, by its digest, with these settings is skipped; `--redo` measures
-it again),
-and `docs/baselines.md` is written from them. One command reproduces them all:
+stopped: a task already measured as it is now (by its digest) with these settings is skipped, the costly scripted
+player and search come after the others, in passes of their own, and each is measured for an entry that lacks it;
+`--redo` measures a task again, `--skip scripted,search` leaves those out. `docs/baselines.md` is written from
+them. One command reproduces them all:
 
-    python benchmarks/baselines.py [--tasks all] [--workers N] [--redo]
+    python benchmarks/baselines.py [--tasks all] [--workers N] [--redo] [--skip scripted,search]
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from rich.console import Console
 from rich.progress import track
 
 from wspbench.tasks import baselines, select, suite
+from wspbench.tasks.search import Budget, evolve
 from wspbench.tasks.spec import Score, Task
 
 ROOT = Path(__file__).parents[1]
@@ -30,6 +32,8 @@ DATA = ROOT / "src" / "wspbench" / "tasks" / baselines.BASELINES_FILE
 DOC = ROOT / "docs" / "baselines.md"
 sys.path.insert(0, str(Path(__file__).parent))
 from calibrate_synth import has_scripted_player, scripted_score  # noqa: E402 - a sibling script
+
+SEARCH_BUDGET = Budget()  # 4,000 training episodes per task
 
 
 def settings() -> dict:
@@ -78,12 +82,33 @@ def measure(task: Task, workers: int | None) -> dict:
         "random": {"score": float(np.mean(random_scores)), "best": max(random_scores), "scores": random_scores},
         "reference": summary(reference),
     }
-    game = task.game.name
-    if has_scripted_player(game):
-        raw = timed("scripted", lambda: scripted_score(game, len(episodes)))
-        entry["scripted"] = {"score": min(max(raw, 0.0), task.game.score_cap) / task.game.score_cap, "raw": raw}
     entry["seconds"] = seconds
     return entry
+
+
+def scripted(task: Task, workers: int | None) -> dict | None:
+    """The scripted player on the scoring episodes (synthetic games only)."""
+    if not has_scripted_player(task.game.name):
+        return None
+    raw = scripted_score(task.game.name, task.scoring_episodes(), workers)
+    return {"score": min(max(raw, 0.0), task.game.score_cap) / task.game.score_cap, "raw": raw}
+
+
+def search(task: Task, workers: int | None) -> dict:
+    """The search's weights graded on the scoring episodes, with its budget and learning curve."""
+    weights, about = evolve(task, SEARCH_BUDGET)
+    return {**summary(task.score(weights, workers=workers)), **about}
+
+
+# Measured after the others, each in a pass over all tasks of its own, so that the cheap baselines of every task
+# come first; an entry gets one when it lacks it (a search, when it lacks one with SEARCH_BUDGET).
+EXTRAS = {"scripted": scripted, "search": search}
+
+
+def has(entry: dict, kind: str) -> bool:
+    if kind == "search":
+        return entry.get("search", {}).get("budget") == SEARCH_BUDGET.describe()
+    return kind in entry
 
 
 def document(data: dict) -> str:
@@ -100,31 +125,44 @@ def document(data: dict) -> str:
         "number in brackets);",
         f"- *random*: {baselines.RANDOM_NETWORKS} random networks ({data['settings']['random_init']}): their "
         "mean and their best;",
+        f"- *search*: an evolution strategy from the zero network ({search_budget()}), on training episodes "
+        "only (`src/wspbench/tasks/search.py`);",
         "- *reference*: the shipped hand-written program;",
-        "- *scripted*: the scripted player of a synthetic game, which reads the game's hidden state (it set the cap).",
+        "- *scripted*: the scripted player of a synthetic game, which reads the game's hidden state (its mean on "
+        "calibration episodes, disjoint from these, sets the cap: docs/games.md).",
         "",
         "A baseline-relative score is (score - trivial) / (reference - trivial), with trivial the better of zero "
         "and constant (`src/wspbench/tasks/baselines.py`).",
         "",
-        "| task | episodes | zero | constant | random mean | random best | reference | scripted | seconds |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| task | episodes | zero | constant | random mean | random best | search | reference | scripted | seconds |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for task_id, entry in data["tasks"].items():
+        searched = f"{entry['search']['score']:.4f}" if "search" in entry else ""
         scripted = f"{entry['scripted']['score']:.4f}" if "scripted" in entry else ""
         stale = "" if baselines.is_current(task_id, entry) else " (stale)"
         lines.append(
             f"| {task_id}{stale} | {entry['episodes']} | {entry['zero']['score']:.4f} | "
             f"{entry['constant']['score']:.4f} ({entry['constant']['action']}) | {entry['random']['score']:.4f} | "
-            f"{entry['random']['best']:.4f} | {entry['reference']['score']:.4f} | {scripted} | "
+            f"{entry['random']['best']:.4f} | {searched} | {entry['reference']['score']:.4f} | {scripted} | "
             f"{sum(entry['seconds'].values()):.0f} |"
         )
     total = sum(sum(e["seconds"].values()) for e in data["tasks"].values())
     lines += [
         "",
-        f"Compute: {total / 60:.1f} minutes of wall time in all ({data['machine']}). Not measured yet: a "
-        "weight-space search (an evolution strategy) and networks of each task's shape trained by PPO.",
+        f"Compute: {total / 60:.1f} minutes of wall time in all ({data['machine']}). Not measured yet: networks of "
+        "each task's shape trained by PPO; an empty cell is a baseline not measured yet for that task.",
     ]
     return "\n".join(lines) + "\n"
+
+
+def search_budget() -> str:
+    budget = SEARCH_BUDGET
+    return (
+        f"{budget.generations} generations of {budget.population} candidates, {budget.episodes} training episodes "
+        f"each: {budget.generations * budget.population * budget.episodes:,} episodes; sigma {budget.sigma:g} and Adam "
+        f"learning rate {budget.learning_rate:g} in units of each layer's 1/sqrt(fan_in), seed {budget.seed}"
+    )
 
 
 def main() -> None:
@@ -132,28 +170,51 @@ def main() -> None:
     parser.add_argument("--tasks", default="all")
     parser.add_argument("--workers", type=int, default=None, help="grading processes (default: all cores)")
     parser.add_argument("--redo", action="store_true", help="measure tasks already in the file again")
+    parser.add_argument("--skip", default="", help=f"comma-separated baselines to leave out: {', '.join(EXTRAS)}")
     parser.add_argument("--machine", default="a 2-core machine", help="where it ran, for docs/baselines.md")
     options = parser.parse_args()
+    options.skip = set(filter(None, options.skip.split(",")))
+    if options.skip - set(EXTRAS):
+        parser.error(f"--skip takes {', '.join(EXTRAS)}")
     console = Console()
     data = json.loads(DATA.read_text()) if DATA.exists() else {}
     if data.get("settings") != settings():
         data = {"format": baselines.FORMAT, "settings": settings(), "tasks": {}}
     data["suite"] = suite().to_json()  # the suite of the last run, for the record; each entry has its task's digest
     data["machine"] = options.machine
-    for task in track(select(options.tasks), description="baselines", console=console):
+    tasks = select(options.tasks)
+
+    def save() -> None:
+        DATA.write_text(json.dumps(data, indent=1) + "\n")
+        DOC.write_text(document(data))
+
+    for task in track(tasks, description="baselines", console=console):
         entry = data["tasks"].get(task.id)
         if entry is not None and entry.get("digest") == task.digest() and not options.redo:
             continue
-        data["tasks"][task.id] = measure(task, options.workers)
-        entry = data["tasks"][task.id]
+        entry = data["tasks"][task.id] = measure(task, options.workers)
         console.print(
             f"{task.id}: zero {entry['zero']['score']:.4f}, constant {entry['constant']['score']:.4f}, random "
             f"{entry['random']['score']:.4f} (best {entry['random']['best']:.4f}), reference "
             f"{entry['reference']['score']:.4f} in {sum(entry['seconds'].values()):.0f} s",
             markup=False,
         )
-        DATA.write_text(json.dumps(data, indent=1) + "\n")
-        DOC.write_text(document(data))
+        save()
+    for kind, play in EXTRAS.items():
+        if kind in options.skip:
+            continue
+        for task in track(tasks, description=kind, console=console):
+            entry = data["tasks"][task.id]
+            if has(entry, kind):
+                continue
+            started = time.perf_counter()
+            result = play(task, options.workers)
+            if result is None:
+                continue
+            entry[kind] = result
+            entry["seconds"][kind] = round(time.perf_counter() - started, 2)
+            console.print(f"{task.id}: {kind} {result['score']:.4f} in {entry['seconds'][kind]:.0f} s", markup=False)
+            save()
 
 
 if __name__ == "__main__":
