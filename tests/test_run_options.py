@@ -211,8 +211,14 @@ def test_ctrl_c_says_what_finished_exits_130_and_the_same_command_resumes(server
     command = [sys.executable, "-m", "wspbench.cli", "run", "--model", "scripted-model", "--base-url", server.url]
     command += ["--api-key-env", KEY_ENV, "--out", str(out), "--episodes", "3", "--workers", "1"]
     command += ["--concurrency", "1", "--tasks", "original/breakout,original/asterix"]
-    process = subprocess.Popen(
-        command, env={**os.environ, KEY_ENV: KEY}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    process = subprocess.Popen(  # Ctrl-C as in a terminal: a child inherits an ignored SIGINT (a test or
+        # library may have set SIG_IGN in this worker), and Python then installs no KeyboardInterrupt for it
+        command,
+        env={**os.environ, KEY_ENV: KEY},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 60
