@@ -23,6 +23,7 @@ import numpy as np
 from rich.console import Console
 from rich.progress import track
 
+from wspbench.statistics import normalize
 from wspbench.tasks import baselines, select, suite
 from wspbench.tasks.search import Budget, evolve
 from wspbench.tasks.spec import Score, Task
@@ -91,7 +92,7 @@ def scripted(task: Task, workers: int | None) -> dict | None:
     if not has_scripted_player(task.game.name):
         return None
     raw = scripted_score(task.game.name, task.scoring_episodes(), workers)
-    return {"score": min(max(raw, 0.0), task.game.score_cap) / task.game.score_cap, "raw": raw}
+    return {"score": normalize(raw, task.game.score_cap), "raw": raw}
 
 
 def search(task: Task, workers: int | None) -> dict:

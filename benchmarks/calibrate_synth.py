@@ -31,6 +31,7 @@ from rich.table import Table
 from wspbench.games import synth
 from wspbench.games.minatar import EPISODE_SEED, MAX_STEPS, STICKY_ACTION_PROB
 from wspbench.games.synth import CALIBRATION_EPISODES, cap_rule
+from wspbench.statistics import normalize
 from wspbench.tasks import Task, select
 
 ROOT = Path(__file__).parents[1]
@@ -110,7 +111,7 @@ def calibrate(task: Task, count: int) -> dict:
     }
     if has_scripted_player(game.name):
         row["scripted_raw"] = scripted_score(game.name, episodes)
-        row["scripted"] = min(max(row["scripted_raw"], 0.0), game.score_cap) / game.score_cap
+        row["scripted"] = normalize(row["scripted_raw"], game.score_cap)
     return row
 
 
