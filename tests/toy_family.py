@@ -129,10 +129,34 @@ class SignTask(Task):
         observe(Step(screen=np.zeros((1, 2), dtype=np.uint8), logits=None, action=None, value=right / STEPS))
         return right / STEPS, STEPS, {"outcome": f"{right}/{STEPS} right"}
 
+    def environment(self, episode: int) -> SignEpisode:
+        return SignEpisode(episode)
+
+    def write(self, weights: Weights) -> str:
+        return f"```json\n{json.dumps({name: weights[name].tolist() for name in ('W1', 'b1')})}\n```\n"
+
     def feedback(self, score: Score) -> str:
         if score.error:
             return self.parse_feedback(score.error)
         return f"On {len(score.episodes)} training episodes you answered {score.raw:.0%} of the steps right."
+
+
+class SignEpisode:
+    """An episode for a learner: reward 1 for each right answer."""
+
+    def __init__(self, episode: int):
+        self.draws, self.step = draws(episode), 0
+
+    def restart(self, episode: int) -> SignEpisode:
+        return SignEpisode(episode)
+
+    def observe(self) -> np.ndarray:
+        return np.array([self.draws[self.step], 1.0])
+
+    def act(self, action: int) -> tuple[float, bool]:
+        right = action == int(self.draws[self.step] > 0)
+        self.step += 1
+        return float(right), self.step == STEPS
 
 
 def tasks() -> list[Task]:

@@ -366,3 +366,18 @@ def _source_operator(op: ast.operator) -> str:
         ast.BitXor: "^=",
     }
     return symbols.get(type(op), type(op).__name__)
+
+
+def write_edits(weights: Weights, network: Network = MINATAR_NETWORK) -> str:
+    """An answer whose edits block `parse_edits` turns back into exactly these weights: one statement per
+    nonzero row (the first index) of each tensor, every number the shortest decimal that reads back as the same
+    float32 (positional, so no exponent)."""
+    lines = []
+    for name in network.shapes:
+        tensor = np.asarray(weights[name], dtype=network.dtype)
+        rows = [(f"{name}[{i}]", row) for i, row in enumerate(tensor)] if tensor.ndim > 1 else [(name, tensor)]
+        for target, row in rows:
+            if np.any(row):
+                numbers = ", ".join(np.format_float_positional(v, unique=True, trim="-") for v in row)
+                lines.append(f"{target if tensor.ndim > 1 else name + '[:]'} = [{numbers}]")
+    return "```edits\n" + "\n".join(lines) + "\n```\n"

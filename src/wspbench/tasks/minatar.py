@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from functools import cache, cached_property
 from importlib import resources
 
+import numpy as np
+
 from wspbench.games.minatar import ACTION_NAMES, ACTION_SEED, CHANNEL_NAMES, EPISODE_SEED, MinAtarGame, all_games
 from wspbench.networks import MINATAR_NETWORK, Weights
 from wspbench.tasks.spec import Game, Progress, Protocol, Score, Step, Task
@@ -67,8 +69,6 @@ class MinAtarTask(Task):
 
     # --- answers ------------------------------------------------------------------------------------
     def read(self, text: str) -> tuple[Weights, dict]:
-        import numpy as np
-
         from wspbench.answers import parse_edits
 
         weights, edit_count = parse_edits(text, self.network)
@@ -76,6 +76,11 @@ class MinAtarTask(Task):
             "edit_count": edit_count,
             "nonzero_weights": sum(int(np.count_nonzero(w)) for w in weights.values()),
         }
+
+    def write(self, weights: Weights) -> str:
+        from wspbench.answers.edits import write_edits
+
+        return write_edits(weights, self.network)
 
     def parse_feedback(self, error: str) -> str:
         from wspbench.tasks.minatar_prompt import parse_feedback
@@ -133,6 +138,9 @@ class MinAtarTask(Task):
         )
         return value, length, {"outcome": f"return {value:g} after {length} steps"}
 
+    def environment(self, episode: int) -> Episode:
+        return Episode(self.binding, episode)
+
     # --- feedback rounds ----------------------------------------------------------------------------
     def feedback(self, score: Score) -> str:
         if score.error:
@@ -173,6 +181,29 @@ class MinAtarTask(Task):
         }
 
 
+class Episode:
+    """A MinAtar episode for a learner, seeded as the engines seed it (sticky actions included); it is over when
+    the game ends or after the game's max_steps steps. `restart` reuses the objects, as the engines do."""
+
+    def __init__(self, binding: MinAtarGame, episode: int):
+        self.binding = binding
+        self.game, self.action_random = binding.start_episode(episode)
+        self.steps = 0
+
+    def restart(self, episode: int) -> Episode:
+        self.game, self.action_random = self.binding.restart_episode(self.game, self.action_random, episode)
+        self.steps = 0
+        return self
+
+    def observe(self) -> np.ndarray:
+        return np.asarray(self.binding.observation(self.game.state()), dtype=np.float64)
+
+    def act(self, action: int) -> tuple[float, bool]:
+        reward, terminal = self.game.act(action)
+        self.steps += 1
+        return float(reward), bool(terminal) or self.steps >= self.binding.max_steps
+
+
 @cache
 def _calibration() -> dict:
     return json.loads((resources.files("minatar_synth") / "calibration.json").read_text())
@@ -185,8 +216,6 @@ def seed_rule() -> str:
 
 def episode_groups(score: Score, max_steps: int, groups: int = FEEDBACK_GROUPS) -> list[dict]:
     """Consecutive groups of episodes with their mean/min/max return and mean length."""
-    import numpy as np
-
     out = []
     for part in np.array_split(np.arange(len(score.episodes)), min(groups, len(score.episodes))):
         r = np.asarray(score.values)[part]

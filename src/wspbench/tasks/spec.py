@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -32,6 +33,7 @@ __all__ = [
     "OFFLINE_MODELS",
     "PROTOCOLS",
     "AnswerError",
+    "Environment",
     "Game",
     "Protocol",
     "Score",
@@ -169,6 +171,19 @@ class Step:
     value: float  # the episode's return so far
 
 
+class Environment(typing.Protocol):
+    """One episode as a learner sees it (`Task.environment`)."""
+
+    def observe(self) -> np.ndarray:
+        """The network's inputs now (float64, `network.sizes[0]` of them)."""
+
+    def act(self, action: int) -> tuple[float, bool]:
+        """Take the action: the reward it brought and whether the episode is over."""
+
+    def restart(self, episode: int) -> Environment:
+        """Episode `episode`, exactly as `Task.environment(episode)` would give it (reusing objects is faster)."""
+
+
 class Task(ABC):
     """One task. A family subclasses it once; the registry (`registry.py`) holds the instances."""
 
@@ -222,6 +237,10 @@ class Task(ABC):
             f"I could not use that: {error}. Reply with your reasoning, then the complete network in one "
             f"```{self.answer_format} block."
         )
+
+    def write(self, weights: Weights) -> str:
+        """A reply that `read` turns back into exactly these weights (how trained networks become answers)."""
+        raise NotImplementedError(f"{self.id}: this task cannot write an answer")
 
     @abstractmethod
     def offline_answer(self, model: str) -> str | None:
@@ -322,6 +341,11 @@ class Task(ABC):
     def perfect(self, score: Score) -> bool:
         """A training score that no reply can beat: the feedback protocol stops early."""
         return score.error is None and score.normalized >= 1.0
+
+    def environment(self, episode: int) -> Environment:
+        """Episode `episode` as a learner steps through it (`wspbench/tasks/ppo.py`): the network's inputs and
+        a reward after each action, in the game the score plays."""
+        raise NotImplementedError(f"{self.id}: this task has no environment to train in")
 
     @abstractmethod
     def feedback(self, score: Score) -> str:

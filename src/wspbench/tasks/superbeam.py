@@ -101,6 +101,9 @@ class SuperbeamTask(Task):
     def read(self, text: str) -> tuple[Weights, dict]:
         return parse_answer(text), {}
 
+    def write(self, weights: Weights) -> str:
+        return f"```json\n{weights_json(weights)}\n```\n"
+
     def parse_feedback(self, error: str) -> str:
         return f"I could not use that: {error}. Reply with the full JSON object in a ```json block."
 
@@ -206,6 +209,9 @@ class SuperbeamTask(Task):
         }
         return value, decisions, summary
 
+    def environment(self, episode: int) -> Level:
+        return Level(self, episode)
+
     # --- feedback rounds ----------------------------------------------------------------------------
     def train_key(self, score: Score) -> tuple:
         """Levels won, then mean progress, as the reference orders candidates."""
@@ -235,6 +241,32 @@ class SuperbeamTask(Task):
     # --- records ------------------------------------------------------------------------------------
     def seeds(self, protocol: Protocol = ONE_SHOT) -> dict:
         return {**super().seeds(protocol), "difficulty": self.difficulty}
+
+
+class Level:
+    """A level for a learner, played as `SuperbeamTask.watch` plays it; the reward is the game's own (coins,
+    progress, +50 for a win, -25 for a death)."""
+
+    def __init__(self, task: SuperbeamTask, level: int):
+        from superbeam.env import SuperBeamEnv
+
+        self.task = task
+        self.game = SuperBeamEnv(
+            level=level, difficulty=task.level_difficulty(level), frame_skip=FRAME_SKIP, max_frames=MAX_FRAMES
+        )
+        self.game.reset()
+
+    def restart(self, level: int) -> Level:
+        return Level(self.task, level)
+
+    def observe(self) -> np.ndarray:
+        from superbeam.features import features
+
+        return np.asarray(features(self.game), dtype=np.float64)
+
+    def act(self, action: int) -> tuple[float, bool]:
+        _, reward, terminated, truncated, _ = self.game.step(action)
+        return float(reward), bool(terminated or truncated)
 
 
 class ExtendedSuperbeamTask(SuperbeamTask):

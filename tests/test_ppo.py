@@ -1,0 +1,112 @@
+"""The PPO baseline (src/wspbench/tasks/ppo.py): it learns, plays only training episodes, is reproducible, gives
+a network of the task's exact shape, and that network written as an answer grades exactly like the weights."""
+
+import numpy as np
+import pytest
+
+from tests.toy_family import SignTask
+from wspbench.answers.edits import parse_edits, write_edits
+from wspbench.networks import MINATAR_NETWORK
+from wspbench.tasks import get_task, select
+from wspbench.tasks.ppo import Budget, backward, forward, initial, train, trained_network
+
+
+def same(graded, scored) -> bool:
+    """The same result, episode by episode (a grade also records the answer, and both their seconds)."""
+    return graded.error is None and (graded.normalized, graded.values, graded.lengths) == (
+        scored.normalized,
+        scored.values,
+        scored.lengths,
+    )
+
+
+class Watched(SignTask):
+    """The toy task, noting every episode a learner starts."""
+
+    started: list[int]
+
+    def environment(self, episode):
+        self.started.append(episode)
+        return super().environment(episode)
+
+
+def test_ppo_learns_the_toy_task_on_training_episodes_only():
+    task = Watched()
+    task.started = []
+    weights, about = train(task, Budget(steps=8192, environments=8, rollout=64, learning_rate=0.01))
+    assert about["steps"] == 8192 and about["budget"]["steps"] == 8192
+    assert task.started and not set(task.started) & set(range(task.max_episodes))  # no scoring episode
+    scoring = task.scoring_episodes(100)
+    assert task.score(task.network.zeros(), scoring).normalized < 0.6
+    assert task.score(weights, scoring).normalized >= 0.9
+    assert same(task.grade(task.write(weights), scoring), task.score(weights, scoring))
+
+
+@pytest.mark.parametrize("activation", ["tanh", "relu"])
+def test_the_hand_written_gradients_match_finite_differences(activation):
+    generator = np.random.default_rng(1)
+    params = [p.astype(np.float64) for p in initial((5, 4, 3, 2), 1.0, generator)]
+    params[1::2] = [generator.standard_normal(b.shape) for b in params[1::2]]  # zero biases put ReLU on its kink
+    x, target = generator.standard_normal((7, 5)), generator.standard_normal((7, 2))
+
+    def loss(ps):
+        return 0.5 * float(((forward(ps, x, activation)[0] - target) ** 2).sum())
+
+    out, cache = forward(params, x, activation)
+    grads = backward(params, cache, out - target, activation)
+    for p, g in zip(params, grads, strict=True):
+        for index in [(0,) * p.ndim, tuple(s - 1 for s in p.shape)]:
+            p[index] += 1e-6
+            up = loss(params)
+            p[index] -= 2e-6
+            down = loss(params)
+            p[index] += 1e-6
+            assert (up - down) / 2e-6 == pytest.approx(g[index], rel=1e-4, abs=1e-7)
+
+
+@pytest.mark.parametrize("task_id", ["original/breakout", "synth/ferry", "superbeam"])
+def test_a_tiny_training_on_a_real_task_is_reproducible_and_its_answer_grades_like_its_weights(task_id):
+    task = get_task(task_id)
+    budget = Budget(steps=512, environments=4, rollout=64, epochs=1, minibatches=2)
+    first, about = train(task, budget)
+    again, _ = train(task, budget)
+    for name, shape in task.network.shapes.items():
+        assert first[name].shape == shape and first[name].dtype == task.network.dtype
+        assert np.array_equal(first[name], again[name])
+    training = about["training_episodes"]
+    assert training["first"] == task.training_episodes(1)[0] and training["played"] >= 4
+    assert not set(task.training_episodes(training["played"])) & set(task.scoring_episodes())
+    episodes = task.scoring_episodes(3)
+    assert same(task.grade(task.write(first), episodes), task.score(first, episodes))
+
+
+def test_an_edits_answer_holds_any_float32_network_exactly():
+    generator = np.random.default_rng(0)
+    weights = {
+        name: (generator.standard_normal(shape) * generator.choice([1e-7, 1e-3, 1.0, 300.0], size=shape)).astype(
+            np.float32
+        )
+        for name, shape in MINATAR_NETWORK.shapes.items()
+    }
+    weights["W1"][:7] = 0.0  # rows of zeros are left out
+    text = write_edits(weights)
+    parsed, statements = parse_edits(text)
+    assert statements == (600 - 7) + 1 + 32 + 1 + 32 + 1 and "e" not in text.split("```edits")[1]
+    assert all(np.array_equal(parsed[name], weights[name]) for name in weights)
+
+
+def test_a_budget_is_checked():
+    with pytest.raises(ValueError, match="multiple of minibatches"):
+        Budget(environments=3, rollout=5, minibatches=2)
+    with pytest.raises(ValueError, match="two rollouts"):
+        Budget(steps=100)
+
+
+def test_every_game_has_its_trained_network_and_tasks_of_one_game_share_it():
+    for task in select("all"):
+        weights, about = trained_network(task)
+        assert {name: w.shape for name, w in weights.items()} == task.network.shapes
+        assert (
+            about["steps"] == about["budget"]["steps"]
+            and about["training_episodes"]["first"] == (task.training_episodes(1)[0])
+        )
