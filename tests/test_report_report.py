@@ -196,3 +196,22 @@ def test_means_by_task_group_come_with_baseline_relative_scores(report):
     relative = baselines.relative(score, entry)
     assert f"| reference (one-shot) | original | 1 | {score:.4f} | {relative:.4f} (1) |" in groups
     assert "By task group" in (report / "index.html").read_text()
+
+
+def test_every_reply_of_a_sampled_run_is_shown_with_the_mean(tmp_path):
+    """`wsp run --samples 2`: the task's cell gives the mean of the two replies and then each one."""
+    result = RUNNER.invoke(
+        app,
+        ["run", "--model", "reference", "--tasks", "original/breakout", "--episodes", "2", "--samples", "2",
+         "--workers", "1", "--out", str(tmp_path / "run")],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    result = RUNNER.invoke(
+        app, ["report", str(tmp_path / "run"), "--out", str(tmp_path / "out"), "--replay-frames", "4"]
+    )
+    assert result.exit_code == 0, result.output
+    scores = (tmp_path / "out" / "report.md").read_text().split("## Scores")[1].split("##")[0]
+    test = json.loads(next((tmp_path / "run" / "tasks").glob("original-breakout*.json")).read_text())["test"]
+    score = f"{test['normalized']:.4f}"
+    assert f"mean {score} of 2 replies: {score}, {score}" in scores
+    assert f"mean {score} of 2 replies" in (tmp_path / "out" / "index.html").read_text()

@@ -99,6 +99,32 @@ def score_text(e: Entry) -> str:
     return text + (f" [{e.ci[0]:.4f}, {e.ci[1]:.4f}]" if e.ci else "")
 
 
+def replies_text(found: list[Entry]) -> str:
+    """A task's cell for one model: its reply's score, or with K replies (`wsp run --samples K`) their mean and
+    then each reply's score, so that no sample is hidden."""
+    if len(found) == 1:
+        return score_text(found[0])
+    scored = [e.score for e in found if e.score is not None]
+    mean = f"{sum(scored) / len(scored):.4f}" if scored else "-"
+    each = ", ".join("error" if e.score is None else f"{e.score:.4f}" for e in found)
+    return f"mean {mean} of {len(found)} replies: {each}"
+
+
+BASELINE_COLUMNS = ("trivial", "trained", "reference")  # beside the models in each task's row
+
+
+def baseline_cells(task: str) -> list[str]:
+    """The task's best trivial baseline, PPO network and reference program (`wsp baselines`), or '-'."""
+    entry = baselines.of_task(task)
+    if entry is None:
+        return ["-"] * len(BASELINE_COLUMNS)
+    return [
+        f"{baselines.trivial(entry):.4f}",
+        f"{entry['trained']['score']:.4f}" if "trained" in entry else "-",
+        f"{entry['reference']['score']:.4f}",
+    ]
+
+
 def group_rows(entries: list[Entry], label_of: dict[int, str]) -> list[dict]:
     """Per model and task group (original, synth, superbeam): scored tasks, the mean normalised score, and the
     mean baseline-relative score over the tasks whose baselines were measured (`wspbench/tasks/baselines.py`:
@@ -303,14 +329,19 @@ def markdown(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow
         "",
         "## Scores (normalised, 95% interval over episodes)",
         "",
-        "| task | " + " | ".join(_md(r.label) for r in rows) + " |",
-        "|---|" + "---|" * len(rows),
+        "Each task's baselines follow the models (`wsp baselines`): the better of the zero network and the best "
+        "constant action, a network of the task's shape trained by PPO, and the reference program.",
+        "",
+        "| task | " + " | ".join(_md(r.label) for r in rows) + " | " + " | ".join(BASELINE_COLUMNS) + " |",
+        "|---|" + "---|" * (len(rows) + len(BASELINE_COLUMNS)),
     ]
     for task in tasks:
         cells = []
         for r in rows:
-            e = next((e for e in entries if e.task == task and label_of[id(e)] == r.label), None)
-            cells.append("-" if e is None else score_text(e) + (f" ([replay]({e.replay}))" if e.replay else ""))
+            found = [e for e in entries if e.task == task and label_of[id(e)] == r.label]
+            replay = next((e.replay for e in found if e.replay), None)
+            cells.append("-" if not found else replies_text(found) + (f" ([replay]({replay}))" if replay else ""))
+        cells += baseline_cells(task)
         lines.append(f"| {_md(task)} | " + " | ".join(_md(c) if "](" not in c else c for c in cells) + " |")
     lines += [
         "",
@@ -393,17 +424,26 @@ def page(
             f"<td class=num>{g['with_baselines']}</td></tr>"
         )
     out.append("</table>")
-    out.append("<h2>Scores</h2><table><tr><th>task</th>" + "".join(f"<th>{esc(r.label)}</th>" for r in rows) + "</tr>")
+    out.append(
+        "<h2>Scores</h2><p>Each task's baselines follow the models (<code>wsp baselines</code>): the better of the "
+        "zero network and the best constant action, a network of the task's shape trained by PPO, and the "
+        "reference program.</p><table><tr><th>task</th>"
+        + "".join(f"<th>{esc(r.label)}</th>" for r in rows)
+        + "".join(f"<th>{esc(c)}</th>" for c in BASELINE_COLUMNS)
+        + "</tr>"
+    )
     for task in tasks:
         cells = []
         for r in rows:
-            e = next((e for e in entries if e.task == task and label_of[id(e)] == r.label), None)
-            if e is None:
+            found = [e for e in entries if e.task == task and label_of[id(e)] == r.label]
+            if not found:
                 cells.append("<td>-</td>")
                 continue
-            css = "err" if e.status != "ok" else "fail" if e.parse_failure else "num"
-            link = f' <a href="{esc(e.replay)}">replay</a>' if e.replay else ""
-            cells.append(f"<td class={css}>{esc(score_text(e))}{link}</td>")
+            css = "err" if all(e.status != "ok" for e in found) else "fail" if found[0].parse_failure else "num"
+            replay = next((e.replay for e in found if e.replay), None)
+            link = f' <a href="{esc(replay)}">replay</a>' if replay else ""
+            cells.append(f"<td class={css}>{esc(replies_text(found))}{link}</td>")
+        cells += [f"<td class=num>{esc(c)}</td>" for c in baseline_cells(task)]
         out.append(f"<tr><td>{esc(task)}</td>{''.join(cells)}</tr>")
     out.append(
         "</table><h2>Details</h2><table><tr><th>run</th><th>model</th><th>task</th><th>status</th><th>score</th>"
