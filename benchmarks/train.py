@@ -1,10 +1,11 @@
 """Train the PPO baseline (src/wspbench/tasks/ppo.py) for every game of the suite, one process per game, and
-keep each network as data: `src/wspbench/tasks/trained/<game>.npz` (the weights, in the task's orientation)
-and `<game>.json` (the budget, the training episodes, the learning curve, the seconds). Tasks of one game
-share one network. A game already trained with this budget is skipped unless `--redo`; `benchmarks/baselines.py`
-then grades each network, written out in the task's answer format, on the scoring episodes.
+keep each network as data: `src/wspbench/tasks/trained/<game>.<seed>.npz` (the weights, in the task's
+orientation) and `<game>.<seed>.json` (the budget, the training episodes, the learning curve, the seconds).
+Tasks of one game share one network. A game already trained with this budget is skipped unless `--redo`;
+`benchmarks/baselines.py` then grades each network, written out in the task's answer format, on the scoring
+episodes.
 
-    python benchmarks/train.py [--tasks all] [--steps 1000000] [--workers 2] [--redo]
+    python benchmarks/train.py [--tasks all] [--steps 1000000] [--seed 0] [--workers 2] [--redo]
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ FOLDER = Path(__file__).parents[1] / "src" / "wspbench" / "tasks" / TRAINED
 def train_one(task_id: str, budget: Budget) -> tuple[str, float | None, float]:
     task = get_task(task_id)
     weights, about = train(task, budget)
-    name = task.game.name
-    np.savez_compressed(FOLDER / f"{name}.npz", **weights)
-    (FOLDER / f"{name}.json").write_text(json.dumps({"task": task_id, **about}, indent=1) + "\n")
+    stem = f"{task.game.name}.{budget.seed}"
+    np.savez_compressed(FOLDER / f"{stem}.npz", **weights)
+    (FOLDER / f"{stem}.json").write_text(json.dumps({"task": task_id, **about}, indent=1) + "\n")
     finished = [value for value in about["curve"][-10:] if value is not None]
     return task_id, (float(np.mean(finished)) if finished else None), about["seconds"]
 
@@ -43,14 +44,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", default="all")
     parser.add_argument("--steps", type=int, default=Budget().steps)
+    parser.add_argument("--seed", type=int, default=Budget().seed, help="the baseline is seed 0")
     parser.add_argument("--workers", type=int, default=os.cpu_count())
     parser.add_argument("--redo", action="store_true")
     options = parser.parse_args()
-    budget = Budget(steps=options.steps)
+    budget = Budget(steps=options.steps, seed=options.seed)
     FOLDER.mkdir(exist_ok=True)
     todo, games = [], set()
     for task in select(options.tasks):
-        about = FOLDER / f"{task.game.name}.json"
+        about = FOLDER / f"{task.game.name}.{budget.seed}.json"
         done = about.is_file() and json.loads(about.read_text())["budget"] == budget.describe()
         if task.game.name not in games and (options.redo or not done):
             todo.append(task.id)

@@ -106,7 +106,17 @@ def test_every_game_has_its_trained_network_and_tasks_of_one_game_share_it():
     for task in select("all"):
         weights, about = trained_network(task)
         assert {name: w.shape for name, w in weights.items()} == task.network.shapes
-        assert (
-            about["steps"] == about["budget"]["steps"]
-            and about["training_episodes"]["first"] == (task.training_episodes(1)[0])
-        )
+        budget = about["budget"]
+        batch = budget["environments"] * budget["rollout"]
+        assert about["steps"] == budget["steps"] // batch * batch  # whole rollouts
+        assert about["training_episodes"]["first"] == task.training_episodes(1)[0]
+
+
+def test_the_offline_model_trained_answers_with_the_shipped_network():
+    from wspbench.harness.clients import make_client
+
+    task = get_task("synth/ferry")
+    reply = make_client("trained").complete(task.messages(), task)
+    weights, _ = trained_network(task)
+    parsed = task.parse(reply.content)
+    assert all(np.array_equal(parsed[name], weights[name]) for name in weights)

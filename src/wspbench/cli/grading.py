@@ -216,8 +216,8 @@ def games(as_json: bool = typer.Option(False, "--json", help="Print the tasks as
 @app.command()
 def baselines(as_json: bool = typer.Option(False, "--json", help="Print the baselines as JSON.")) -> None:
     """What simple players score on each task: the zero network, the best constant action, random networks, a
-    weight-space search, the reference program and the scripted player (benchmarks/baselines.py measured them;
-    docs/baselines.md)."""
+    weight-space search, a network trained by PPO, the reference program and the scripted player
+    (benchmarks/baselines.py measured them; docs/baselines.md)."""
     from rich.table import Table
 
     from wspbench.tasks import baselines as measured
@@ -237,7 +237,8 @@ def baselines(as_json: bool = typer.Option(False, "--json", help="Print the base
         if data["tasks"]
         else None
     )
-    for column in ("task", "zero", "constant", "random mean", "random best", "search", "reference", "scripted"):
+    columns = ("task", "zero", "constant", "random mean", "random best", "search", "trained", "reference", "scripted")
+    for column in columns:
         table.add_column(column, justify="left" if column == "task" else "right", no_wrap=column == "task")
     for task_id, entry in data["tasks"].items():
         table.add_row(
@@ -247,6 +248,7 @@ def baselines(as_json: bool = typer.Option(False, "--json", help="Print the base
             f"{entry['random']['score']:.4f}",
             f"{entry['random']['best']:.4f}",
             f"{entry['search']['score']:.4f}" if "search" in entry else "-",
+            f"{entry['trained']['score']:.4f}" if "trained" in entry else "-",
             f"{entry['reference']['score']:.4f}",
             f"{entry['scripted']['score']:.4f} (hidden state)" if "scripted" in entry else "-",
         )

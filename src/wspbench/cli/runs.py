@@ -62,7 +62,7 @@ def _headers(values: list[str] | None) -> dict[str, str]:
 
 @app.command()
 def run(
-    model: str = typer.Option(..., help="Model name at the endpoint, or an offline model: reference, zero."),
+    model: str = typer.Option(..., help="Model name at the endpoint, or an offline model: reference, zero, trained."),
     tasks: str = typer.Option(
         "original/*", help="Tasks: all, original/*, synth/*, original/breakout, superbeam, comma-separated."
     ),

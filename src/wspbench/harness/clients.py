@@ -36,8 +36,8 @@ from urllib.parse import urlsplit
 import openai
 
 from wspbench.harness.record import Reply
+from wspbench.tasks.spec import OFFLINE_MODELS
 
-OFFLINE_MODELS = ("reference", "zero")
 RETRY_STATUSES = (408, 409, 429)
 MAX_WAIT_S = 60.0
 MAX_REPLY_BYTES = 8 * 1024 * 1024  # a 1,000,000-character answer plus reasoning fits many times over
@@ -66,7 +66,8 @@ class ModelError(RuntimeError):
 
 
 class OfflineClient:
-    """`reference` answers each task with its shipped program; `zero` with the all-zero network."""
+    """`reference` answers each task with its shipped program, `zero` with the all-zero network and `trained`
+    with the shipped network trained by PPO (`wspbench/tasks/ppo.py`)."""
 
     kind = "offline"
 
@@ -80,7 +81,8 @@ class OfflineClient:
 
     def complete(self, messages: list[dict], task, status: Status | None = None, sample: int = 0) -> Reply:
         started = time.perf_counter()
-        content = task.offline_answer(self.name) or f"No {self.name} answer is shipped for {task.id}."
+        answer = task.trained_answer() if self.name == "trained" else task.offline_answer(self.name)
+        content = answer or f"No {self.name} answer is shipped for {task.id}."
         return Reply(content, None, "stop", None, round(time.perf_counter() - started, 6), 1, self.name)
 
 
@@ -402,7 +404,7 @@ def safe_endpoint(base_url: str | None) -> str | None:
 
 
 def make_client(model: str, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY", **options):
-    """An offline model for `reference` and `zero`, an OpenAI-compatible client for any other name."""
+    """An offline model for `reference`, `zero` and `trained`, an OpenAI-compatible client for any other name."""
     if model in OFFLINE_MODELS:
         return OfflineClient(model)
     return OpenAIClient(model, base_url, api_key_env, **options)

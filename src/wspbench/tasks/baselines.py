@@ -6,6 +6,8 @@ Each task's entry holds normalised scores on its scoring episodes, graded by the
   constant   the best single action: the output bias of one action set to CONSTANT_BIAS, for each action
   random     RANDOM_NETWORKS networks drawn as `random_weights` draws them: their mean and their best
   search     the weights an evolution strategy found on training episodes (`search.py`), with its budget
+  trained    a network of the task's shape trained by PPO on training episodes (`ppo.py`), shipped in `trained/`,
+             written in the task's answer format and graded as a reply, with its budget
   reference  the shipped hand-written program
   scripted   (synthetic MinAtar games) the scripted player, which reads the game's hidden state
 Each entry records the digest of the task it was measured on (`Task.digest`): an entry whose task has changed

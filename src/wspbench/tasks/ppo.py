@@ -29,7 +29,7 @@ Params = list[np.ndarray]  # W1, b1, W2, b2, ... with Wk of shape (inputs, outpu
 
 @dataclass(frozen=True)
 class Budget:
-    steps: int = 1_000_000  # environment steps in all, the measuring rollout included
+    steps: int = 1_000_000  # environment steps in all, the measuring rollout included, in whole rollouts
     environments: int = 16
     rollout: int = 128  # steps per environment between updates
     epochs: int = 4
@@ -263,16 +263,17 @@ def weights_of(network: Network, params: Params) -> Weights:
     return weights
 
 
-TRAINED = "trained"  # this package's folder of trained networks: <game>.npz and <game>.json
+TRAINED = "trained"  # this package's folder of trained networks: <game>.<seed>.npz and <game>.<seed>.json
 
 
-def trained_network(task: Task) -> tuple[Weights, dict] | None:
-    """The shipped network trained for this task's game (`benchmarks/train.py`) and what its training did, or
-    None. Tasks of one game share it (superbeam and superbeam/extended train on the same levels)."""
+def trained_network(task: Task, seed: int = 0) -> tuple[Weights, dict] | None:
+    """The shipped network trained for this task's game with this seed (`benchmarks/train.py`) and what its
+    training did, or None. Tasks of one game share it (superbeam and superbeam/extended train on the same
+    levels); seed 0 is the baseline's."""
     from importlib.resources import files
 
     folder = files("wspbench.tasks") / TRAINED
-    stored, about = folder / f"{task.game.name}.npz", folder / f"{task.game.name}.json"
+    stored, about = folder / f"{task.game.name}.{seed}.npz", folder / f"{task.game.name}.{seed}.json"
     if not (stored.is_file() and about.is_file()):
         return None
     with stored.open("rb") as handle, np.load(handle, allow_pickle=False) as arrays:
