@@ -36,6 +36,7 @@ from urllib.parse import urlsplit
 import openai
 
 from wspbench.harness.record import Reply
+from wspbench.tasks.ppo import trained_answer
 from wspbench.tasks.spec import OFFLINE_MODELS
 
 RETRY_STATUSES = (408, 409, 429)
@@ -81,7 +82,7 @@ class OfflineClient:
 
     def complete(self, messages: list[dict], task, status: Status | None = None, sample: int = 0) -> Reply:
         started = time.perf_counter()
-        answer = task.trained_answer() if self.name == "trained" else task.offline_answer(self.name)
+        answer = trained_answer(task) if self.name == "trained" else task.offline_answer(self.name)
         content = answer or f"No {self.name} answer is shipped for {task.id}."
         return Reply(content, None, "stop", None, round(time.perf_counter() - started, 6), 1, self.name)
 

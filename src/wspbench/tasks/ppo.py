@@ -279,3 +279,12 @@ def trained_network(task: Task, seed: int = 0) -> tuple[Weights, dict] | None:
     with stored.open("rb") as handle, np.load(handle, allow_pickle=False) as arrays:
         weights = {name: arrays[name].astype(task.network.dtype) for name in task.network.shapes}
     return weights, json.loads(about.read_text())
+
+
+def trained_answer(task: Task) -> str | None:
+    """The reply of the offline model "trained": the task's shipped network in the task's answer format."""
+    stored = trained_network(task)
+    if stored is None:
+        return None
+    weights, about = stored
+    return f"A network trained by PPO for {about['steps']:,} steps on training episodes.\n{task.write(weights)}"

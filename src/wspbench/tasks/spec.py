@@ -246,17 +246,6 @@ class Task(ABC):
     def offline_answer(self, model: str) -> str | None:
         """The reply of a built-in offline model ("reference": the shipped program; "zero"), or None."""
 
-    def trained_answer(self) -> str | None:
-        """The reply of the offline model "trained": the shipped network trained by PPO for this task's game
-        (`wspbench/tasks/ppo.py`), in the task's answer format; None when none is shipped."""
-        from wspbench.tasks.ppo import trained_network
-
-        stored = trained_network(self)
-        if stored is None:
-            return None
-        weights, about = stored
-        return f"A network trained by PPO for {about['steps']:,} steps on training episodes.\n{self.write(weights)}"
-
     # --- scoring ------------------------------------------------------------------------------------
     @abstractmethod
     def scoring_episodes(self, count: int | None = None) -> list[int]:
