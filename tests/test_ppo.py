@@ -102,9 +102,11 @@ def test_a_budget_is_checked():
         Budget(steps=100)
 
 
-def test_every_game_has_its_trained_network_and_tasks_of_one_game_share_it():
+@pytest.mark.parametrize("seed", [0, 1])  # seed 0 is the baseline; two seeds per game for reading tasks
+def test_every_game_has_its_trained_networks_and_tasks_of_one_game_share_them(seed):
     for task in select("all"):
-        weights, about = trained_network(task)
+        weights, about = trained_network(task, seed)
+        assert about["budget"]["seed"] == seed
         assert {name: w.shape for name, w in weights.items()} == task.network.shapes
         budget = about["budget"]
         batch = budget["environments"] * budget["rollout"]
