@@ -375,9 +375,9 @@ def write_edits(weights: Weights, network: Network = MINATAR_NETWORK) -> str:
     lines = []
     for name in network.shapes:
         tensor = np.asarray(weights[name], dtype=network.dtype)
-        rows = [(f"{name}[{i}]", row) for i, row in enumerate(tensor)] if tensor.ndim > 1 else [(name, tensor)]
+        rows = [(f"{name}[{i}]", row) for i, row in enumerate(tensor)] if tensor.ndim > 1 else [(f"{name}[:]", tensor)]
         for target, row in rows:
             if np.any(row):
                 numbers = ", ".join(np.format_float_positional(v, unique=True, trim="-") for v in row)
-                lines.append(f"{target if tensor.ndim > 1 else name + '[:]'} = [{numbers}]")
+                lines.append(f"{target} = [{numbers}]")
     return "```edits\n" + "\n".join(lines) + "\n```\n"

@@ -87,12 +87,13 @@ def train(
         x = np.stack([game.observe() for game in games]).astype(np.float32)
         for t in range(t_max):
             observations[t] = x
-            logits = forward(policy, x / (1.0 if scale is None else scale), activation)[0]
+            inputs = x if scale is None else x / scale
+            logits = forward(policy, inputs, activation)[0]
             probabilities = softmax(logits)
             chosen = (probabilities.cumsum(axis=1) > generator.random((n, 1))).argmax(axis=1)
             actions[t] = chosen
             log_probs[t] = np.log(probabilities[np.arange(n), chosen] + 1e-12)
-            values[t] = forward(critic, x / (1.0 if scale is None else scale), activation)[0][:, 0]
+            values[t] = forward(critic, inputs, activation)[0][:, 0]
             for i, game in enumerate(games):
                 reward, done = game.act(int(chosen[i]))
                 returns_so_far[i] += reward

@@ -168,12 +168,9 @@ class SuperbeamTask(Task):
         CHIP-8 display and its value the level's value so far (1.0 once won). The summary: seed, won,
         progress (0..1), coins, cause (None when won), frames, and where (the features before the last
         decision)."""
-        from superbeam.env import SuperBeamEnv
         from superbeam.features import FEATURE_NAMES, features
 
-        env = SuperBeamEnv(
-            level=episode, difficulty=self.level_difficulty(episode), frame_skip=FRAME_SKIP, max_frames=MAX_FRAMES
-        )
+        env = self.level_environment(episode)
         screen, info = env.reset()
         last = None
         decisions = 0
@@ -208,6 +205,14 @@ class SuperbeamTask(Task):
             else f"{cause} at {100 * info['best_progress']:.0f}% of the level",
         }
         return value, decisions, summary
+
+    def level_environment(self, level: int | str):
+        """The emulator for one level, as every network plays it (reset it before the first step)."""
+        from superbeam.env import SuperBeamEnv
+
+        return SuperBeamEnv(
+            level=level, difficulty=self.level_difficulty(level), frame_skip=FRAME_SKIP, max_frames=MAX_FRAMES
+        )
 
     def environment(self, episode: int) -> Level:
         return Level(self, episode)
@@ -248,12 +253,8 @@ class Level:
     progress, +50 for a win, -25 for a death)."""
 
     def __init__(self, task: SuperbeamTask, level: int):
-        from superbeam.env import SuperBeamEnv
-
         self.task = task
-        self.game = SuperBeamEnv(
-            level=level, difficulty=task.level_difficulty(level), frame_skip=FRAME_SKIP, max_frames=MAX_FRAMES
-        )
+        self.game = task.level_environment(level)
         self.game.reset()
 
     def restart(self, level: int) -> Level:
