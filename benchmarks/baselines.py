@@ -19,6 +19,7 @@ import hashlib
 import json
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +28,7 @@ from rich.progress import track
 
 from wspbench.statistics import normalize
 from wspbench.tasks import baselines, select, suite
-from wspbench.tasks.ppo import trained_network
+from wspbench.tasks.ppo import trained_answer, trained_network
 from wspbench.tasks.search import Budget, evolve
 from wspbench.tasks.spec import Score, Task
 
@@ -118,13 +119,12 @@ def search(task: Task, workers: int | None) -> dict:
 
 
 def trained(task: Task, workers: int | None) -> dict | None:
-    """The shipped PPO network (`benchmarks/train.py`), written in the task's answer format and graded like any
-    reply: which also shows that the format holds it exactly."""
-    stored = trained_network(task)
-    if stored is None:
+    """The shipped PPO network (`benchmarks/train.py`) graded from the reply the offline model `trained` gives,
+    the network written in the task's answer format: which also shows that the format holds it exactly."""
+    answer = trained_answer(task)
+    if answer is None:
         return None
-    weights, about = stored
-    answer = task.write(weights)
+    about = trained_about(task)
     return {
         **summary(task.grade(answer, workers=workers)),
         "answer": {"characters": len(answer), "sha256": hashlib.sha256(answer.encode()).hexdigest()},
@@ -133,8 +133,8 @@ def trained(task: Task, workers: int | None) -> dict | None:
 
 
 def trained_answer_digest(task: Task) -> str | None:
-    stored = trained_network(task)
-    return None if stored is None else hashlib.sha256(task.write(stored[0]).encode()).hexdigest()
+    answer = trained_answer(task)
+    return None if answer is None else hashlib.sha256(answer.encode()).hexdigest()
 
 
 # Measured after the others, each in a pass over all tasks of its own, so that the cheap baselines of every task
@@ -245,6 +245,14 @@ def search_budget() -> str:
     )
 
 
+@contextmanager
+def locked():
+    """One writer of baselines.json at a time: passes may run side by side in separate processes."""
+    with open(LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", default="all")
@@ -262,8 +270,7 @@ def main() -> None:
     def save(task_id: str, update: dict, replace: bool = False) -> dict:
         """Merge one task's new results into the file under a lock, so that passes can run in parallel
         (`--skip search` in one process, `--skip scripted` in another); `replace` starts the entry afresh."""
-        with open(LOCK, "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with locked():
             data = json.loads(DATA.read_text()) if DATA.exists() else {}
             if data.get("settings") != settings():
                 data = {"format": baselines.FORMAT, "settings": settings(), "tasks": {}}
@@ -306,8 +313,7 @@ def main() -> None:
             console.print(
                 f"{task.id}: {kind} {result['score']:.4f} in {time.perf_counter() - started:.0f} s", markup=False
             )
-    with open(LOCK, "w") as lock:  # the document again, as this version writes it, even when nothing was new
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with locked():  # the document again, as this version writes it, even when nothing was new
         DOC.write_text(document(json.loads(DATA.read_text())))
 
 
