@@ -4,6 +4,7 @@ answer is read by the first task whose parser accepts it (or by --task), and the
 from __future__ import annotations
 
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -35,7 +36,10 @@ def test_the_answer_chooses_the_task_and_the_input_shape_the_picture(tmp_path):
 
 def test_one_reader_per_network_and_format():
     kinds = [(repr(t.network), t.answer_format) for t in answer_tasks()]
-    assert len(kinds) == len(set(kinds)) == len({(repr(t.network), t.answer_format) for t in all_tasks()})
+    networks = {(repr(t.network), t.answer_format) for t in all_tasks() if t.answer_is_network}
+    assert len(kinds) == len(set(kinds)) == len(networks)  # identify answers name a game: no network to draw
+    with pytest.raises(UnusableAnswer, match="name a game"):
+        weights_png("```game\nbreakout\n```", Path("x.png"), task_id="identify/breakout/0")
 
 
 def test_w1_mosaic_puts_each_input_in_its_channel_map():

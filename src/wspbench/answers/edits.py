@@ -86,15 +86,20 @@ def last_edits_block(answer: str) -> str:
     raise AnswerError("the answer has no ```edits block (write the edits inside ```edits ... ```)")
 
 
-def parse_edits(answer: str, network: Network = MINATAR_NETWORK) -> tuple[Weights, int]:
-    """Weights written by the answer's last edits block, and the number of statements applied."""
+def parse_edits(answer: str, network: Network = MINATAR_NETWORK, base: Weights | None = None) -> tuple[Weights, int]:
+    """Weights written by the answer's last edits block, and the number of statements applied. The edits start
+    from all zeros, or from a copy of `base` (repair tasks: the damaged network)."""
     if not isinstance(answer, str):
         raise AnswerError("the answer must be text")
     if len(answer) > MAX_ANSWER_CHARS:
         raise AnswerError(f"the answer has {len(answer):,} characters; at most {MAX_ANSWER_CHARS:,} are read")
     block = last_edits_block(answer)
     tree = _parse(block)
-    weights = network.zeros()
+    weights = (
+        network.zeros()
+        if base is None
+        else {name: np.array(base[name], dtype=network.dtype) for name in network.shapes}
+    )
     with np.errstate(all="ignore"):  # overflow to inf is caught by the bounds check at the end
         for statement in tree.body:
             try:
@@ -368,16 +373,24 @@ def _source_operator(op: ast.operator) -> str:
     return symbols.get(type(op), type(op).__name__)
 
 
-def write_edits(weights: Weights, network: Network = MINATAR_NETWORK) -> str:
-    """An answer whose edits block `parse_edits` turns back into exactly these weights: one statement per
-    nonzero row (the first index) of each tensor, every number the shortest decimal that reads back as the same
-    float32 (positional, so no exponent)."""
+def write_edits(weights: Weights, network: Network = MINATAR_NETWORK, base: Weights | None = None) -> str:
+    """An answer whose edits block `parse_edits` (from `base`, default all zeros) turns into exactly these
+    weights: one statement per row (the first index) of each tensor that differs from `base`, every number the
+    shortest decimal that reads back as the same float32 (positional, so no exponent)."""
     lines = []
     for name in network.shapes:
         tensor = np.asarray(weights[name], dtype=network.dtype)
-        rows = [(f"{name}[{i}]", row) for i, row in enumerate(tensor)] if tensor.ndim > 1 else [(f"{name}[:]", tensor)]
-        for target, row in rows:
-            if np.any(row):
-                numbers = ", ".join(np.format_float_positional(v, unique=True, trim="-") for v in row)
-                lines.append(f"{target} = [{numbers}]")
+        start = network.zeros()[name] if base is None else np.asarray(base[name], dtype=network.dtype)
+        if tensor.ndim == 1:
+            tensor, start, targets = tensor[None], start[None], [f"{name}[:]"]
+        else:
+            targets = [f"{name}[{i}]" for i in range(len(tensor))]
+        for target, row, before in zip(targets, tensor, start, strict=True):
+            if not np.array_equal(row, before):
+                lines.append(f"{target} = {float32_list(row)}")
     return "```edits\n" + "\n".join(lines) + "\n```\n"
+
+
+def float32_list(values: np.ndarray) -> str:
+    """`[a, b, ...]`: each float32 as the shortest positional decimal that reads back as the same float32."""
+    return "[" + ", ".join(np.format_float_positional(v, unique=True, trim="-") for v in values) + "]"

@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 
 from wspbench.harness.clients import ModelError, Notice
 from wspbench.harness.record import Reply, Round, RunConfig, TaskRecord
-from wspbench.tasks.spec import Score, Task, prompt_hash, safe_message, weights_record
+from wspbench.tasks.spec import Score, Task, prompt_hash, safe_message
 
 GRADING = threading.Lock()  # grading already uses every core: one task grades at a time
 Update = Callable[[TaskRecord], None]
@@ -159,7 +159,7 @@ class _Run:
             if second is None:
                 entry.answer_source, error, weights = "reasoning", None, reasoned
         entry.parse_error = error
-        entry.weights = None if weights is None else weights_record(weights)
+        entry.weights = None if weights is None else self.task.answer_record(weights)
 
     def parse(self, text: str):
         weights, _, error = self.task.check(text)

@@ -34,7 +34,8 @@ def answer_tasks() -> list[Task]:
     """One task per distinct network and answer format, in registry order: the ways an answer can be read."""
     seen: dict[tuple[str, str], Task] = {}
     for task in all_tasks():
-        seen.setdefault((repr(task.network), task.answer_format), task)
+        if task.answer_is_network:
+            seen.setdefault((repr(task.network), task.answer_format), task)
     return list(seen.values())
 
 
@@ -42,6 +43,8 @@ def read_answer(answer: str, task_id: str | None = None) -> tuple[Task, dict[str
     """The task and the weights: with `task_id`, that task's parser; without, the first task (one per network
     and answer format) whose parser accepts the answer. UnusableAnswer says why none did."""
     tasks = [get_task(task_id)] if task_id is not None else answer_tasks()
+    if not tasks[0].answer_is_network:
+        raise UnusableAnswer(f"{tasks[0].id}: its answers name a game; they are not a network to draw")
     errors = []
     for task in tasks:
         try:

@@ -109,12 +109,12 @@ def render_minatar(game: GameFacts, protocol: str, rounds: int, episodes: int, t
     """The user prompt of a MinAtar task (original or synthetic game)."""
     sections = [
         _task(game, protocol, rounds, train_episodes),
-        _game(game),
-        _observation(game),
-        _actions(game),
-        _network(),
+        game_section(game),
+        observation_section(game.channel_notes),
+        actions_section(game.action_notes),
+        network_section(),
         _scoring(game, protocol, episodes),
-        _edits_language(),
+        edits_section(),
     ]
     return "\n\n".join(sections) + "\n\nReply with your reasoning, then one ```edits block.\n"
 
@@ -148,7 +148,7 @@ def _task(game: GameFacts, protocol: str, rounds: int, train_episodes: int) -> s
   comparison, a logical AND/OR) and set its weights so it computes exactly that."""
 
 
-def _game(game: GameFacts) -> str:
+def game_section(game: GameFacts) -> str:
     return f"""THE GAME
 {game.game}: {game.title}
 Its rules are the program below, the exact source file `{game.source_path}` that the grader runs.
@@ -158,7 +158,7 @@ Its rules are the program below, the exact source file `{game.source_path}` that
 ```"""
 
 
-def _observation(game: GameFacts) -> str:
+def observation_section(channel_notes: str) -> str:
     examples = "\n".join(
         f"  row {r}, col {c}, channel {ch} ({CHANNEL_NAMES[ch]}): i = ({r}*10 + {c})*6 + {ch} = {flat_index(r, c, ch)}"
         for r, c, ch in ((0, 0, 0), (0, 1, 0), (1, 0, 0), (3, 7, 2), (9, 4, 0), (9, 9, 5))
@@ -168,7 +168,7 @@ def _observation(game: GameFacts) -> str:
 Every step the network sees the screen: a 10x10 grid (row 0 at the top, column 0 at the left) with 6
 channels, each cell of each channel 1.0 (on) or 0.0 (off). The six channels:
 {channels}
-{game.channel_notes}
+{channel_notes}
 The grid is flattened row-major into the 600 inputs x[0..599]:
   i = (row*10 + col)*6 + channel
 Worked examples:
@@ -178,12 +178,12 @@ Useful slices (numpy, as in the edits language): W1[ch::6, j] is channel ch of a
 (10 cells, col 0..9); W1[c*6 + ch::60, j] is channel ch down column c (10 cells, row 0..9)."""
 
 
-def _actions(game: GameFacts) -> str:
+def actions_section(action_notes: str) -> str:
     sticky = f"{STICKY_ACTION_PROB:g}"
     names = ", ".join(f"{i} {name}" for i, name in enumerate(ACTION_NAMES))
     return f"""THE ACTIONS
 The network outputs six logits, one per action: {names}.
-{game.action_notes}
+{action_notes}
 The action is SAMPLED: p = softmax(logits) (computed in float64 after subtracting the largest logit),
 then action = RandomState.choice(6, p=p) with the episode's own generator. Equal logits give each action
 probability 1/6; a logit 10 above all others gives that action about 99.98%.
@@ -191,7 +191,7 @@ Sticky actions: with probability {sticky} on every step the game ignores the cho
 previous one."""
 
 
-def _network() -> str:
+def network_section() -> str:
     sizes = " -> ".join(map(str, MINATAR_NETWORK.sizes))
     return f"""THE NETWORK
 {sizes}, {MINATAR_NETWORK.activation}, {MINATAR_NETWORK.dtype.__name__}:
@@ -204,20 +204,26 @@ tanh saturates: tanh(3) = 0.995, tanh(-3) = -0.995, so a unit with a large weigh
 that is +1 or -1, and a unit with small sums (|z| < 0.3) is nearly linear (tanh(z) ~ z)."""
 
 
+def episodes_rule(n: int, max_steps: int) -> str:
+    """How the n scoring episodes are played (the MinAtar and repair prompts' SCORING)."""
+    return (
+        f"The network plays {n} episodes. Episode e (e = 0..{n - 1}) seeds the game with {EPISODE_SEED} + e and the "
+        f"action\nsampler with RandomState({ACTION_SEED} + e); sticky actions {STICKY_ACTION_PROB:g}; an episode lasts "
+        f"until the game ends it or for\nat most {max_steps:,} steps."
+    )
+
+
 def _scoring(game: GameFacts, protocol: str, n: int) -> str:
-    sticky = f"{STICKY_ACTION_PROB:g}"
     training = ""
     if protocol == "feedback":
         training = "\nTraining episodes (feedback rounds) use other seeds; the scoring episodes are never shown to you."
     return f"""SCORING
-The network plays {n} episodes. Episode e (e = 0..{n - 1}) seeds the game with {EPISODE_SEED} + e and the action
-sampler with RandomState({ACTION_SEED} + e); sticky actions {sticky}; an episode lasts until the game ends it or for
-at most {game.max_steps:,} steps. The raw score is the mean episode return; the normalised score is
+{episodes_rule(n, game.max_steps)} The raw score is the mean episode return; the normalised score is
 min(max(raw, 0), {game.score_cap:g}) / {game.score_cap:g}, in [0, 1] ({game.score_cap:g} is this game's cap).
 A reply whose edits block is missing or rejected scores 0.{training}"""
 
 
-def _edits_language() -> str:
+def edits_section(start: str = "float32 tensors that start at 0") -> str:
     return f"""THE EDITS LANGUAGE
 The body of the block is a list of statements, one per line; `#` starts a comment:
   T[index] = value        T[index] += value        T[index] -= value        T[index] *= value
@@ -226,7 +232,7 @@ The body of the block is a list of statements, one per line; `#` starts a commen
   those, exactly as numpy indexes: W1[5, 0], W1[0:60, 3], W1[2::6, 7], b3[:], W3[:, 1].
 - value is a number or a (nested) list of numbers; numpy broadcasts it into the indexed part, so
   W1[2::6, 0] = 1.5 writes 100 weights and W3[0, :] = [1, 0, 0, 2, 0, 0] writes one row.
-- Statements run in order on float32 tensors that start at 0, so later edits overwrite or adjust earlier ones.
+- Statements run in order on {start}, so later edits overwrite or adjust earlier ones.
 Example:
 ```edits
 # unit 0: +1 for every reward cell (channel 2)
@@ -251,3 +257,39 @@ def parse_feedback(error: str) -> str:
         f"I could not use that: {error}. Reply with your reasoning, then the complete network in one "
         "```edits block (all weights start at 0 again)."
     )
+
+
+WEIGHT_DECIMALS = 3  # the reading and repair tasks show every weight rounded to this many decimals
+
+
+def weights_listing(weights: dict) -> str:
+    """Every weight of a 600-32-32-6 network as text, one line per row of each tensor in the edits language's
+    own notation (`W1[i] = [...]`), rounded to WEIGHT_DECIMALS decimals, with a comment before each cell's six
+    W1 rows; the reading (identify) and repair prompts show networks this way."""
+    lines = []
+    for name, shape in MINATAR_NETWORK.shapes.items():
+        tensor = weights[name]
+        if len(shape) == 1:
+            lines.append(f"{name}[:] = {_rounded(tensor)}")
+            continue
+        for i, row in enumerate(tensor):
+            if name == "W1" and i % 6 == 0:
+                lines.append(f"# row {i // 60}, col {i // 6 % 10}: W1[{i}..{i + 5}] are channels 0..5")
+            lines.append(f"{name}[{i}] = {_rounded(row)}")
+    return "\n".join(lines)
+
+
+def _rounded(values) -> str:
+    texts = (f"{float(v):.{WEIGHT_DECIMALS}f}" for v in values)
+    return "[" + ", ".join("0." + "0" * WEIGHT_DECIMALS if t.strip("-0.") == "" else t for t in texts) + "]"
+
+
+def weights_section(weights: dict, heading: str) -> str:
+    """THE WEIGHTS of a reading or repair prompt: how they are listed, then the listing."""
+    return f"""{heading}
+Every weight and bias, rounded to {WEIGHT_DECIMALS} decimals, one row per line as the edits language writes it
+(W1[i] is input i's row: its weights to the 32 units of layer 1; W2[j] unit j of layer 1 to layer 2;
+W3[k] unit k of layer 2 to the six logits):
+```
+{weights_listing(weights)}
+```"""

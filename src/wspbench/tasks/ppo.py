@@ -284,7 +284,7 @@ def trained_network(task: Task, seed: int = 0) -> tuple[Weights, dict] | None:
 
 def trained_answer(task: Task) -> str | None:
     """The reply of the offline model "trained": the task's shipped network in the task's answer format."""
-    stored = trained_network(task)
+    stored = trained_network(task) if task.answer_is_network else None
     if stored is None:
         return None
     weights, about = stored

@@ -77,8 +77,9 @@ class Protocol:
 class Score:
     """One graded answer: what every command prints with --json, and what run records keep.
 
-    `values` and `lengths` hold every episode's return (SUPERBEAM: 1.0 for a level won, else 0.0) and
-    length in decisions, in the order of `episodes`, so intervals never need the episodes played again.
+    `values` and `lengths` hold every episode's return (SUPERBEAM: 1.0 for a level won, else 0.0; repair: the
+    return gained over the damaged network in that episode; identify: 1.0 for the right game) and length in
+    decisions, in the order of `episodes`, so intervals never need the episodes played again.
     A rejected answer has `error` set, a normalised score of 0 and no episodes.
     """
 
@@ -195,6 +196,8 @@ class Task(ABC):
     prompt_version: str  # bump when the prompt text changes (tests/test_harness_prompts.py)
     default_episodes: int  # scoring episodes when none are given
     max_episodes: int  # how many held-out episodes exist (a larger count plays them all)
+    protocols: tuple[str, ...] = PROTOCOLS  # the protocols it can be run under
+    answer_is_network = True  # False: the answer names something (identify), so there are no weights to draw
 
     @property
     def slug(self) -> str:
@@ -241,6 +244,10 @@ class Task(ABC):
     def write(self, weights: Weights) -> str:
         """A reply that `read` turns back into exactly these weights (how trained networks become answers)."""
         raise NotImplementedError(f"{self.id}: this task cannot write an answer")
+
+    def answer_record(self, weights: Weights) -> dict:
+        """What a run record keeps of a usable reply's weights (default: every non-zero weight)."""
+        return weights_record(weights)
 
     @abstractmethod
     def offline_answer(self, model: str) -> str | None:
@@ -295,17 +302,23 @@ class Task(ABC):
         started = time.perf_counter()
         values, lengths, details = self.play(weights, episodes, engine, workers, progress)
         raw = float(np.mean(values))  # the reference's rounding (pairwise summation)
+        cap = self.cap(episodes)
         return Score(
             self.id,
-            normalize(raw, self.game.score_cap),
+            normalize(raw, cap),
             raw,
-            self.game.score_cap,
+            cap,
             tuple(episodes),
             tuple(float(v) for v in values),
             tuple(int(n) for n in lengths),
             metadata={**(metadata or {}), **details},
             seconds=round(time.perf_counter() - started, 3),
         )
+
+    def cap(self, episodes: Sequence[int]) -> float:
+        """The raw score that counts as 1.0 on these episodes (the game's cap; repair tasks: the trained network's
+        gain over the damaged one on these very episodes)."""
+        return self.game.score_cap
 
     def grade(
         self,
@@ -406,10 +419,15 @@ def prompt_hash(messages: list[dict]) -> str:
     return hashlib.sha256((messages[0]["content"] + "\n\x00\n" + messages[1]["content"]).encode()).hexdigest()
 
 
-def weights_record(weights: Weights) -> dict:
-    """Non-zero weights as [index..., value] rows, for run records (written programs are sparse)."""
+def weights_record(weights: Weights, base: Weights | None = None) -> dict:
+    """Non-zero weights as [index..., value] rows, for run records (written programs are sparse); with `base`,
+    the weights that differ from it ("changed": a repair reply's edits to the damaged network)."""
+    key = "nonzero" if base is None else "changed"
     rows = {
-        name: [[*map(int, where), float(tensor[tuple(where)])] for where in np.argwhere(tensor != 0)]
+        name: [
+            [*map(int, where), float(tensor[tuple(where)])]
+            for where in np.argwhere(tensor != (0 if base is None else base[name]))
+        ]
         for name, tensor in weights.items()
     }
-    return {"format": "nonzero", "shapes": {name: list(t.shape) for name, t in weights.items()}, "nonzero": rows}
+    return {"format": key, "shapes": {name: list(t.shape) for name, t in weights.items()}, key: rows}
