@@ -271,3 +271,17 @@ def test_a_websocket_message_over_the_limit_closes_the_session(servers):
             socket_.recv(timeout=60)
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009  # message too big
     assert fast.request("GET", "/health")[0] == 200
+
+
+@pytest.mark.parametrize("task_id", ["identify-choice/ferry/0", "repair/breakout/zero_channel"])
+def test_reading_and_repair_tasks_reset_and_step(servers, task_id):
+    """A 170,000-character identify prompt comes back whole; a repair reply is graded on the damaged network."""
+    fast, _ = servers
+    task = get_task(task_id)
+    status, body = fast.request("POST", "/reset", {"task": task_id})
+    assert status == 200 and json.loads(body)["observation"]["prompt"] == task.messages()[1]["content"]
+    for model, reward in (("reference", 1.0), ("zero", 0.0)):
+        status, body = fast.request(
+            "POST", "/step", {"action": {"task": task_id, "answer": task.offline_answer(model)}}
+        )
+        assert status == 200 and json.loads(body)["reward"] == reward, body[:300]

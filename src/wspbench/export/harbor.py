@@ -92,7 +92,7 @@ class Exported:
     def description(self) -> str:
         game, network = self.task.game, self.task.network
         return (
-            f"Weight-space programming: write the weights of the {network.describe()} network that plays "
+            f"Weight-space programming, {self.task.family} task on the {network.describe()} network for "
             f"{game.name}: {game.description} Scored by {self.task.scoring_rule(len(self.episodes))}."
         )
 
@@ -292,8 +292,8 @@ def instruction(item: Exported) -> str:
         f"{system}\n\n{user.rstrip()}\n\n---\n\n## Handing in your answer\n\n"
         f"Write your complete final reply (your reasoning, then the {block} block) to the file "
         f"`{ANSWER_FILE}`. Only that file is graded, as a reply: the grader reads the last {block} "
-        f"block in it and plays {len(item.episodes)} held-out episodes ({first}..{last}). Nothing else you "
-        f"do in this environment is scored.\n"
+        f"block in it and scores it by {item.task.scoring_rule(len(item.episodes))} (held-out episodes "
+        f"{first}..{last}). Nothing else you do in this environment is scored.\n"
     )
 
 

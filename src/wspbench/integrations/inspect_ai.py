@@ -48,7 +48,10 @@ def weight_programming(
     facts = suite().to_json()
     try:
         spec = protocol_spec(protocol, rounds, episodes, train_episodes)
-        samples = [sample(chosen, spec, facts) for chosen in select(selector)]
+        chosen = [one for one in select(selector) if spec.name in one.protocols]  # identify: one-shot only
+        if not chosen:
+            raise ValueError(f"no task of {selector!r} has the {spec.name} protocol")
+        samples = [sample(one, spec, facts) for one in chosen]
     except ValueError as error:  # an unknown task or protocol, a bad count: a usage error
         raise usage_error(f"wspbench/weight_programming: {error}") from None
     steps = generate() if spec.name == "one-shot" else feedback_rounds(spec.rounds, train_episodes, engine, workers)

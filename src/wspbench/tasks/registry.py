@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from wspbench.tasks.spec import Task
 
 SUITE_NAME = "wspbench"
-SUITE_VERSION = "2"  # CHANGELOG.md; bump with any change that moves a score: a prompt, a game, a cap, the episodes
-FAMILIES = ("wspbench.tasks.minatar", "wspbench.tasks.superbeam")
+SUITE_VERSION = "3"  # CHANGELOG.md; bump with any change that moves a score: a prompt, a game, a cap, the episodes
+FAMILIES = ("wspbench.tasks.minatar", "wspbench.tasks.superbeam", "wspbench.tasks.identify", "wspbench.tasks.repair")
 ENTRY_POINTS = "wspbench.families"
 
 log = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ def _all() -> dict[str, Task]:
 
 
 def all_tasks() -> list[Task]:
-    """Every task, in suite order (original MinAtar games, synthetic ones, SUPERBEAM, then plugins)."""
+    """Every task, in suite order: original MinAtar games, synthetic ones, SUPERBEAM, identify, repair, plugins."""
     return list(_all().values())
 
 
@@ -89,7 +89,7 @@ def get_task(task_id: str) -> Task:
     tasks = _all()
     if task_id in tasks:
         return tasks[task_id]
-    by_game = [task for task in tasks.values() if task.game.name == task_id]
+    by_game = [task for task in tasks.values() if _plays(task, task_id)]
     if len(by_game) == 1:
         return by_game[0]
     raise UnknownTask(f"unknown task {task_id!r:.80}{_hint(task_id)}; tasks: {', '.join(tasks)}")
@@ -112,7 +112,7 @@ def select(selector: str) -> list[Task]:
             task
             for task in tasks.values()
             if fnmatch.fnmatchcase(task.id, pattern)
-            or task.game.name == pattern
+            or _plays(task, pattern)
             or task.id.startswith(pattern + "/")
             or task.family == pattern
         ]
@@ -122,6 +122,12 @@ def select(selector: str) -> list[Task]:
     if not chosen:
         raise UnknownTask("the task selector is empty")
     return list(chosen.values())
+
+
+def _plays(task: Task, name: str) -> bool:
+    """Whether a bare game name names this task: the task that plays that game under its own name
+    (`breakout` is original/breakout, not identify/breakout/0 or repair/breakout/swap_actions)."""
+    return task.game.name == name and (task.id == name or task.id.endswith("/" + name))
 
 
 def _hint(text: str) -> str:

@@ -1,0 +1,132 @@
+"""Choose the damage of every repair task and measure it: writes src/wspbench/tasks/trained/damages.json.
+
+For each MinAtar game whose shipped seed-0 PPO network (benchmarks/train.py) has learned something (its baseline
+score, in baselines.json, is at least LEARNED times the better of the trivial and the best random baseline), and
+for each kind of damage in `repair.DAMAGES`: the possible parameters
+(a pair of actions, a channel, an action; for flip_units, FLIPPED_UNITS layer-1 units drawn without replacement)
+are tried in an order drawn from numpy's default_rng(seed), seed = crc32("<game>/<kind>"), at most MAX_TRIES of them,
+each played on the
+TRAINING_EPISODES training episodes; the first whose mean return falls by at least MIN_DROP of the trained network's
+is kept. Then the trained and the damaged network play the SCORING_EPISODES first scoring episodes, whose returns the
+task normalises with; a damage is dropped if the trained network's mean return is not above the damaged one's on
+every first n of them, n >= repair.MIN_EPISODES (so that every score has a positive denominator).
+
+    python benchmarks/damage.py [--games breakout,ferry] [--workers 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import time
+import zlib
+from concurrent.futures import ProcessPoolExecutor
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+from wspbench.games.minatar import all_games  # noqa: E402
+from wspbench.tasks import baselines, repair  # noqa: E402
+from wspbench.tasks.minatar import MinAtarTask  # noqa: E402
+from wspbench.tasks.ppo import trained_network  # noqa: E402
+
+LEARNED = 1.5
+TRAINING_EPISODES = 100
+SCORING_EPISODES = 200
+MAX_TRIES = 8
+OUT = repair.resources.files("wspbench.tasks") / "trained" / repair.DAMAGES_FILE
+CHOICES = {
+    "swap_actions": [list(pair) for pair in itertools.combinations(range(6), 2)],
+    "zero_channel": [[channel] for channel in range(6)],
+    "bias_shift": [[action] for action in range(6)],
+}
+
+
+def choices(kind: str, seed: int) -> list[list[int]]:
+    """The parameters to try for this kind of damage, in the seeded order."""
+    generator = np.random.default_rng(seed)
+    if kind == "flip_units":
+        draws = (generator.choice(32, repair.FLIPPED_UNITS, replace=False) for _ in range(MAX_TRIES))
+        return [sorted(int(unit) for unit in units) for units in draws]
+    return [CHOICES[kind][i] for i in generator.permutation(len(CHOICES[kind]))[:MAX_TRIES]]
+
+
+def mean_return(task: MinAtarTask, weights, episodes) -> tuple[float, list[float]]:
+    score = task.score(weights, episodes, workers=1)
+    return score.raw, list(score.values)
+
+
+def measure(name: str) -> tuple[str, dict]:
+    task = MinAtarTask(next(game for game in all_games() if game.game == name))
+    trained = trained_network(task, repair.TRAINED_SEED)[0]
+    started = time.perf_counter()
+    train_episodes = task.training_episodes(TRAINING_EPISODES)
+    entry = baselines.load()["tasks"][task.id]
+    floor = max(entry["zero"]["score"], entry["constant"]["score"], entry["random"]["best"])
+    if entry["trained"]["score"] < LEARNED * floor or entry["trained"]["score"] <= 0:
+        return name, {
+            "skipped": f"its trained network scores {entry['trained']['score']:.4f}, the best trivial or "
+            f"random baseline {floor:.4f}"
+        }
+    trained_train, _ = mean_return(task, trained, train_episodes)
+    _, trained_scoring = mean_return(task, trained, task.scoring_episodes(SCORING_EPISODES))
+    entry = {"trained": trained_scoring, "trained_training_return": trained_train, "damages": {}, "skipped": {}}
+    for kind in repair.DAMAGES:
+        seed = zlib.crc32(f"{name}/{kind}".encode())
+        order = choices(kind, seed)
+        for tried, parameter in enumerate(order, start=1):
+            damaged = repair.damage(trained, kind, parameter)
+            damaged_train, _ = mean_return(task, damaged, train_episodes)
+            drop = (trained_train - damaged_train) / trained_train
+            if drop >= repair.MIN_DROP:
+                _, damaged_scoring = mean_return(task, damaged, task.scoring_episodes(SCORING_EPISODES))
+                gains = np.cumsum(np.subtract(trained_scoring, damaged_scoring))[repair.MIN_EPISODES - 1 :]
+                if np.all(gains > 0):
+                    entry["damages"][kind] = {
+                        "parameter": parameter,
+                        "seed": seed,
+                        "tried": tried,
+                        "training_drop": round(drop, 4),
+                        "damaged": damaged_scoring,
+                    }
+                    break
+        else:
+            entry["skipped"][kind] = (
+                f"none of {len(order)} seeded choices costs {repair.MIN_DROP:g} of the return on training episodes "
+                f"and some return on every first n >= {repair.MIN_EPISODES} scoring episodes"
+            )
+    entry["seconds"] = round(time.perf_counter() - started, 1)
+    print(f"{name}: {sorted(entry['damages'])} in {entry['seconds']} s", flush=True)
+    return name, entry
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", default="", help="comma-separated game names (default: every MinAtar game)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count())
+    args = parser.parse_args()
+    names = [g.game for g in all_games()] if not args.games else args.games.split(",")
+    with ProcessPoolExecutor(args.workers) as pool:
+        measured = dict(pool.map(measure, names))
+    data = {
+        "format": repair.DAMAGES_FORMAT,
+        "trained_seed": repair.TRAINED_SEED,
+        "min_drop": repair.MIN_DROP,
+        "bias_shift": repair.BIAS_SHIFT,
+        "training_episodes": TRAINING_EPISODES,
+        "scoring_episodes": SCORING_EPISODES,
+        "max_tries": MAX_TRIES,
+        "games": {name: entry for name, entry in measured.items() if "damages" in entry},
+        "skipped_games": {name: entry["skipped"] for name, entry in measured.items() if "damages" not in entry},
+    }
+    with open(str(OUT), "w") as handle:
+        json.dump(data, handle, separators=(",", ":"))
+        handle.write("\n")
+    print(f"wrote {OUT}: {sum(len(e['damages']) for e in data['games'].values())} repair tasks")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,193 @@
+"""The identify family: which game was this trained network trained on? A reading task: the prompt lists every
+weight of a 600-32-32-6 network that PPO trained on one MinAtar game (`ppo.py`, shipped in `trained/`), and the
+reply names the game in a ```game block. Score 1 when the game is right, else 0.
+
+- `identify/<game>/<seed>`: the five original MinAtar games, whose names are public; no candidates are listed.
+- `identify-choice/<game>/<seed>`: every MinAtar game (original and synthetic), with the candidates and their
+  one-line descriptions listed (in alphabetical order). Chance level: 1 / len(candidates).
+Each game has one task per training seed in SEEDS, so a constant guess scores exactly the chance level, which
+is what the offline model `zero` does (it always names the first candidate). One-shot only: feedback would tell
+the answer away. docs/reading.md shows a prompt in full.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache, cached_property
+
+import numpy as np
+
+from wspbench.answers.edits import MAX_ANSWER_CHARS, AnswerError
+from wspbench.games.minatar import ACTION_NAMES, CHANNEL_NAMES, MinAtarGame, all_games
+from wspbench.networks import MINATAR_NETWORK, Weights
+from wspbench.tasks.spec import Game, Progress, Protocol, Score, Task
+
+IDENTIFY_PROMPT_VERSION = "identify-v1"
+SEEDS = (0, 1)  # the training seeds of the networks shown (`trained/<game>.<seed>.npz`)
+MAX_NAME_CHARS = 100
+SYSTEM = "You read neural-network weights and say what the network does. Follow the task constraints exactly."
+BLOCK = "```game"
+
+
+class IdentifyTask(Task):
+    family = "identify"
+    network = MINATAR_NETWORK
+    answer_format = "game"
+    answer_is_network = False
+    protocols = ("one-shot",)
+    prompt_version = IDENTIFY_PROMPT_VERSION
+    default_episodes = 1  # one question
+    max_episodes = 1
+
+    def __init__(self, binding: MinAtarGame, seed: int, choice: bool):
+        self.binding, self.seed, self.choice = binding, seed, choice
+        self.id = f"identify{'-choice' if choice else ''}/{binding.game}/{seed}"
+
+    @cached_property
+    def game(self) -> Game:
+        return Game(
+            self.binding.game,
+            f"which game was a PPO network (seed {self.seed}) trained on?"
+            + (f" ({len(candidates())} candidates listed)" if self.choice else " (no candidates listed)"),
+            1.0,
+            1,
+            (10, 10, len(CHANNEL_NAMES)),
+            CHANNEL_NAMES,
+            ACTION_NAMES,
+            "",
+        )
+
+    @cached_property
+    def shown(self) -> tuple[Weights, dict]:
+        """The trained network the prompt lists, and its training record."""
+        from wspbench.tasks.ppo import trained_network
+
+        stored = trained_network(self, self.seed)
+        if stored is None:
+            raise FileNotFoundError(f"{self.id}: no trained network {self.binding.game}.{self.seed} is shipped")
+        return stored
+
+    # --- the prompt ---------------------------------------------------------------------------------
+    def messages(self, protocol: Protocol = Protocol()) -> list[dict]:
+        if protocol.name != "one-shot":
+            raise ValueError(f"{self.id}: identify tasks are one-shot only (feedback would give the answer away)")
+        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": _prompt(self)}]
+
+    def game_source(self) -> str:
+        return ""  # no game is shown
+
+    # --- answers ------------------------------------------------------------------------------------
+    def read(self, text: str) -> tuple[Weights, dict]:
+        """The named game as a one-hot vector over `candidates()` (all zeros for a name that is none of them)."""
+        name = named_game(text)
+        index = {game.game: i for i, game in enumerate(candidates())}.get(name)
+        vote = np.zeros(len(candidates()), dtype=np.float32)
+        if index is not None:
+            vote[index] = 1.0
+        return {"game": vote}, {"answer": name}
+
+    def offline_answer(self, model: str) -> str | None:
+        answer = {"reference": self.binding.game, "zero": candidates()[0].game}.get(model)
+        return None if answer is None else f"{BLOCK}\n{answer}\n```\n"
+
+    # --- scoring ------------------------------------------------------------------------------------
+    def scoring_episodes(self, count: int | None = None) -> list[int]:
+        if count is not None and count < 1:
+            raise ValueError("choose at least 1 scoring episode")
+        return [0]
+
+    def scoring_rule(self, count: int) -> str:
+        return "1 when the reply names the game the network was trained on, else 0"
+
+    def training_episodes(self, count: int) -> list[int]:
+        raise ValueError(f"{self.id}: identify tasks are one-shot only; they have no training episodes")
+
+    def play(
+        self,
+        weights: Weights,
+        episodes: Sequence[int],
+        engine: str = "auto",
+        workers: int | None = None,
+        progress: Progress | None = None,
+    ) -> tuple[list[float], list[int], dict]:
+        right = [game.game for game in candidates()].index(self.binding.game)
+        value = float(weights["game"][right] == 1.0)
+        if progress is not None:
+            progress(len(episodes))
+        return [value] * len(episodes), [1] * len(episodes), {}
+
+    def watch(self, weights: Weights, episode: int, observe) -> tuple[float, int, dict]:
+        raise NotImplementedError(f"{self.id}: an identify task plays no game, so there is nothing to watch")
+
+    def feedback(self, score: Score) -> str:
+        return self.parse_feedback(score.error or "identify tasks are one-shot only")
+
+
+@cache
+def candidates() -> tuple[MinAtarGame, ...]:
+    """Every MinAtar game, by name: the names a reply is graded against, and the choice variant's list."""
+    return tuple(sorted(all_games(), key=lambda game: game.game))
+
+
+def named_game(text: str) -> str:
+    """The name in the reply's last ```game block, in the registry's spelling (lower case, `_` for spaces and
+    `-`, without a `source/` prefix); AnswerError without one. Linear in the reply's length."""
+    if not isinstance(text, str):
+        raise AnswerError("the answer must be text")
+    if len(text) > MAX_ANSWER_CHARS:
+        raise AnswerError(f"the answer has {len(text):,} characters; at most {MAX_ANSWER_CHARS:,} are read")
+    body, position, lowered = None, 0, text.lower()
+    while (start := lowered.find(BLOCK, position)) >= 0:
+        newline = text.find("\n", start)
+        close = text.find("```", newline + 1) if newline >= 0 else -1
+        if close < 0:
+            break
+        body, position = text[newline + 1 : close], close + 3
+    if body is None:
+        raise AnswerError(f"the answer has no {BLOCK} block (write the game's name inside {BLOCK} ... ```)")
+    lines = [line.strip() for line in body.splitlines() if line.strip()]
+    if len(lines) != 1 or len(lines[0]) > MAX_NAME_CHARS:
+        raise AnswerError(
+            f"the {BLOCK} block must hold one line: the game's name (at most {MAX_NAME_CHARS} characters)"
+        )
+    name = lines[0].strip("`'\".").lower().replace("-", "_").replace(" ", "_")
+    return name.rsplit("/", 1)[-1]
+
+
+def _prompt(task: IdentifyTask) -> str:
+    from wspbench.tasks.minatar_prompt import actions_section, network_section, observation_section, weights_section
+
+    weights, about = task.shown
+    options = candidates()
+    if task.choice:
+        listed = "\n".join(f"  {game.game}: {game.description}" for game in options)
+        which = f"It is one of these {len(options)} games (name: description):\n{listed}"
+    else:
+        which = "No list of candidates is given: name the game."
+    sections = [
+        f"""THE TASK
+Below is every weight of a small neural network that was trained by reinforcement learning (PPO, {about["steps"]:,}
+environment steps) to play one game on a 10x10 grid. Read the weights and say which game it was trained on.
+{which}
+You get no code execution, no calculator and no environment: only the weights.""",
+        observation_section(
+            "Each game puts its objects on these six channels; not every game uses every channel (a trained network's "
+            "weights from a channel that is never on keep their random initial values)."
+        ),
+        actions_section("Not every game uses every action; the others act like no-op."),
+        network_section(),
+        weights_section(weights, "THE WEIGHTS"),
+        f"""THE ANSWER
+End your reply with one {BLOCK} block that holds only the game's name, e.g.
+{BLOCK}
+name_of_the_game
+```
+Only the last {BLOCK} block counts. The score is 1 if it names the game the network was trained on, else 0.""",
+    ]
+    return "\n\n".join(sections) + "\n"
+
+
+def tasks() -> list[Task]:
+    games = candidates()
+    open_tasks = [IdentifyTask(game, seed, False) for game in games if game.source == "original" for seed in SEEDS]
+    return open_tasks + [IdentifyTask(game, seed, True) for game in games for seed in SEEDS]

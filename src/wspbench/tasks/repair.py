@@ -1,0 +1,307 @@
+"""The repair family: fix a broken network in one reply. A network that PPO trained on a MinAtar game (`ppo.py`,
+seed 0) gets one documented, seeded damage (DAMAGES); the prompt shows the game, the damaged weights and the
+damaged and trained networks' scores, and the reply's ```edits block is applied ON TOP of the damaged network
+(so `+=` and `*=` act on its weights). The score is the game score after the edits, normalised between the
+damaged network's score (0) and the trained network's (1) on the same episodes, and clipped to [0, 1].
+
+`repair/<game>/<damage>`. Which unit, channel or actions a damage hits was chosen by `benchmarks/damage.py` on
+training episodes (the first seeded choice that costs at least MIN_DROP of the trained network's return) and is
+kept, with both networks' returns on the scoring episodes, in `trained/damages.json`; a game on which the
+trained network scores nothing has no repair tasks. The reference reply is the exact inverse edit (score 1);
+`zero` is an empty edit (score 0). docs/reading.md shows a prompt in full.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import cache, cached_property
+from importlib import resources
+
+import numpy as np
+
+from wspbench.answers.edits import float32_list
+from wspbench.games.minatar import MinAtarGame, all_games
+from wspbench.networks import MINATAR_NETWORK, Weights
+from wspbench.tasks.minatar import MinAtarTask, seed_rule
+from wspbench.tasks.spec import Game, Progress, Protocol, Score, Task, weights_record
+
+REPAIR_PROMPT_VERSION = "repair-v1"
+DAMAGES_FILE = "damages.json"  # in `trained/`, written by benchmarks/damage.py
+DAMAGES_FORMAT = "wspbench.damages/1"
+TRAINED_SEED = 0  # the network that is damaged: the baseline's
+BIAS_SHIFT = 10.0
+FLIPPED_UNITS = 8  # one unit's flip costs PPO's networks only 3 to 15% of their return (benchmarks/damage.py)
+MIN_DROP = 0.3  # a damage must cost at least this share of the trained network's mean return
+MIN_EPISODES = 50  # fewer scoring or training episodes are raised to this: the two networks' returns differ too
+# little in fewer (damage.py keeps a damage only when the trained network is ahead on every first n >= 50 of them)
+MIN_CAP = 1e-9
+DAMAGES = {  # name: what it does, given its parameter (the prompt lists these without saying which one it was)
+    "swap_actions": "the columns of two actions in W3 are swapped",
+    "flip_units": f"the signs of {FLIPPED_UNITS} layer-1 units' incoming weights (their columns of W1 and biases "
+    "in b1) are flipped",
+    "zero_channel": "the 100 rows of W1 that read one input channel are set to 0",
+    "bias_shift": f"one action's output bias in b3 is raised by {BIAS_SHIFT:g}, so that this action dominates",
+}
+
+
+def damage(weights: Weights, kind: str, parameter: list[int]) -> Weights:
+    """A damaged copy of `weights`: `parameter` is [action, action] (swap_actions), the units (flip_units),
+    [channel] (zero_channel) or [action] (bias_shift)."""
+    damaged = {name: np.array(tensor, copy=True) for name, tensor in weights.items()}
+    if kind == "swap_actions":
+        a, b = parameter
+        damaged["W3"][:, [a, b]] = damaged["W3"][:, [b, a]]
+    elif kind == "flip_units":
+        damaged["W1"][:, parameter] *= -1
+        damaged["b1"][parameter] *= -1
+    elif kind == "zero_channel":
+        (channel,) = parameter
+        damaged["W1"][channel::6, :] = 0
+    elif kind == "bias_shift":
+        (action,) = parameter
+        damaged["b3"][action] += np.float32(BIAS_SHIFT)
+    else:
+        raise ValueError(f"unknown damage {kind!r} (damages: {', '.join(DAMAGES)})")
+    return damaged
+
+
+def inverse(trained: Weights, kind: str, parameter: list[int]) -> str:
+    """The edits that turn the damaged network back into exactly `trained` (float32 values written exactly)."""
+    if kind == "swap_actions":
+        lines = [f"W3[:, {a}] = {float32_list(trained['W3'][:, a])}" for a in parameter]
+    elif kind == "flip_units":
+        lines = [line for unit in parameter for line in (f"W1[:, {unit}] *= -1", f"b1[{unit}] *= -1")]
+    elif kind == "zero_channel":
+        (channel,) = parameter
+        lines = [f"W1[{i}] = {float32_list(trained['W1'][i])}" for i in range(channel, 600, 6)]
+    elif kind == "bias_shift":
+        (action,) = parameter
+        lines = [f"b3[{action}] = {float32_list(trained['b3'][action : action + 1])[1:-1]}"]
+    else:
+        raise ValueError(f"unknown damage {kind!r}")
+    return "```edits\n" + "\n".join(lines) + "\n```\n"
+
+
+class RepairTask(Task):
+    family = "repair"
+    network = MINATAR_NETWORK
+    answer_format = "edits"
+    prompt_version = REPAIR_PROMPT_VERSION
+
+    def __init__(self, binding: MinAtarGame, kind: str, entry: dict, trained_returns: list[float]):
+        self.binding, self.kind, self.entry = binding, kind, entry
+        self.parameter = [int(p) for p in entry["parameter"]]
+        self.id = f"repair/{binding.game}/{kind}"
+        self.playing = MinAtarTask(binding)  # the game as its own task plays it
+        self.known = {"damaged": dict(enumerate(entry["damaged"])), "trained": dict(enumerate(trained_returns))}
+        self.default_episodes = self.max_episodes = min(len(entry["damaged"]), len(trained_returns))
+
+    @cached_property
+    def game(self) -> Game:
+        game = self.playing.game
+        return Game(
+            game.name,
+            f"repair a PPO network whose {DAMAGES[self.kind].split(' (')[0]}",
+            self.cap(self.scoring_episodes()),
+            game.max_steps,
+            game.input_shape,
+            game.input_names,
+            game.action_names,
+            game.source_path,
+        )
+
+    @cached_property
+    def trained(self) -> Weights:
+        from wspbench.tasks.ppo import trained_network
+
+        return trained_network(self.playing, TRAINED_SEED)[0]
+
+    @cached_property
+    def damaged(self) -> Weights:
+        return damage(self.trained, self.kind, self.parameter)
+
+    # --- the prompt ---------------------------------------------------------------------------------
+    def messages(self, protocol: Protocol = Protocol()) -> list[dict]:
+        from wspbench.tasks.minatar_prompt import MINATAR_SYSTEM
+
+        return [{"role": "system", "content": MINATAR_SYSTEM}, {"role": "user", "content": _prompt(self, protocol)}]
+
+    def game_source(self) -> str:
+        return self.playing.game_source()
+
+    # --- answers ------------------------------------------------------------------------------------
+    def read(self, text: str) -> tuple[Weights, dict]:
+        from wspbench.answers import parse_edits
+
+        weights, edit_count = parse_edits(text, self.network, base=self.damaged)
+        changed = sum(int(np.count_nonzero(weights[name] != self.damaged[name])) for name in weights)
+        return weights, {"edit_count": edit_count, "changed_weights": changed}
+
+    def write(self, weights: Weights) -> str:
+        from wspbench.answers.edits import write_edits
+
+        return write_edits(weights, self.network, base=self.damaged)
+
+    def answer_record(self, weights: Weights) -> dict:
+        return weights_record(weights, base=self.damaged)  # what the reply changed in the damaged network
+
+    def parse_feedback(self, error: str) -> str:
+        return (
+            f"I could not use that: {error}. Reply with your reasoning, then one ```edits block (it is applied "
+            "to the damaged network again)."
+        )
+
+    def offline_answer(self, model: str) -> str | None:
+        if model == "reference":
+            return f"Undo the damage ({DAMAGES[self.kind]}).\n" + inverse(self.trained, self.kind, self.parameter)
+        return "No change.\n```edits\n```\n" if model == "zero" else None
+
+    # --- scoring ------------------------------------------------------------------------------------
+    def scoring_episodes(self, count: int | None = None) -> list[int]:
+        """The first `count` scoring episodes, at least MIN_EPISODES and at most max_episodes of them."""
+        count = self.default_episodes if count is None else count
+        return self.playing.scoring_episodes(count and max(count, MIN_EPISODES))[: self.max_episodes]
+
+    def scoring_rule(self, count: int) -> str:
+        return (
+            f"the mean return gained over the damaged network in {count} seeded episodes, divided by the trained "
+            "network's gain on them and clipped to [0, 1]"
+        )
+
+    def training_episodes(self, count: int) -> list[int]:
+        return self.playing.training_episodes(max(count, MIN_EPISODES))
+
+    def play(
+        self,
+        weights: Weights,
+        episodes: Sequence[int],
+        engine: str = "auto",
+        workers: int | None = None,
+        progress: Progress | None = None,
+    ) -> tuple[list[float], list[int], dict]:
+        """Each episode's return gained over the damaged network's in that same episode (paired, so that intervals
+        see only the repair's own variation), and the mean return itself."""
+        values, lengths, details = self.playing.play(weights, episodes, engine, workers, progress)
+        damaged = self.returns("damaged", episodes, engine, workers)
+        gains = [value - before for value, before in zip(values, damaged, strict=True)]
+        return gains, lengths, {**details, "mean_return": float(np.mean(values))}
+
+    def cap(self, episodes: Sequence[int]) -> float:
+        """The trained network's mean gain over the damaged one on these episodes (MIN_CAP where the damage costs
+        nothing on them, e.g. in a single episode)."""
+        gain = np.mean(np.subtract(self.returns("trained", episodes), self.returns("damaged", episodes)))
+        return max(float(gain), MIN_CAP)
+
+    def returns(self, network: str, episodes: Sequence[int], engine: str = "auto", workers: int | None = None) -> list:
+        """The "damaged" or "trained" network's return in each episode: kept for the scoring episodes
+        (`trained/damages.json`), played once per process for others (training episodes)."""
+        known = self.known[network]
+        missing = [episode for episode in dict.fromkeys(episodes) if episode not in known]
+        if missing:
+            weights = self.damaged if network == "damaged" else self.trained
+            known.update(zip(missing, self.playing.play(weights, missing, engine, workers)[0], strict=True))
+        return [known[episode] for episode in episodes]
+
+    def watch(self, weights: Weights, episode: int, observe) -> tuple[float, int, dict]:
+        return self.playing.watch(weights, episode, observe)
+
+    def environment(self, episode: int):
+        return self.playing.environment(episode)
+
+    # --- feedback rounds ----------------------------------------------------------------------------
+    def feedback(self, score: Score) -> str:
+        if score.error:
+            return self.parse_feedback(score.error)
+        damaged = float(np.mean(self.returns("damaged", score.episodes)))
+        return (
+            f"Your repaired network on {len(score.episodes)} training episodes (ids {score.episodes[0]}.."
+            f"{score.episodes[-1]}; the scoring episodes are others): mean return {score.metadata['mean_return']:.2f}, "
+            f"mean episode length {score.mean_length:.1f} steps. On these episodes the damaged network's mean return "
+            f"is {damaged:.2f} and the trained network's {damaged + score.score_cap:.2f}: normalised score "
+            f"{score.normalized:.4f}.\nImprove the repair. Reply with your reasoning, then one ```edits block (it is "
+            "applied to the damaged network again)."
+        )
+
+    # --- records ------------------------------------------------------------------------------------
+    def seeds(self, protocol: Protocol = Protocol()) -> dict:
+        choice = {key: self.entry[key] for key in ("parameter", "seed", "tried", "training_drop")}
+        return {**super().seeds(protocol), "episode_seed": seed_rule(), "damage": {"kind": self.kind, **choice}}
+
+    def calibration(self) -> dict[str, float]:
+        return {"zero": 0.0, "reference": 1.0}  # the damaged and the trained network, by the score's definition
+
+
+def _prompt(task: RepairTask, protocol: Protocol) -> str:
+    from wspbench.tasks.minatar_prompt import (
+        actions_section,
+        edits_section,
+        episodes_rule,
+        game_facts,
+        game_section,
+        network_section,
+        observation_section,
+        weights_section,
+    )
+
+    facts = game_facts(task.binding)
+    episodes = task.scoring_episodes(protocol.episodes)
+    n = len(episodes)
+    damaged = float(np.mean(task.returns("damaged", episodes)))
+    trained = float(np.mean(task.returns("trained", episodes)))
+    kinds = "\n".join(f"  - {text}" for text in DAMAGES.values())
+    if protocol.name == "one-shot":
+        mode = "You write ONE reply; it is graded as it is."
+    else:
+        mode = (
+            f"You may reply up to {protocol.rounds} times; after each reply your repaired network plays "
+            f"{protocol.train_episodes} TRAINING episodes (other seeds than the scoring episodes) and you are told "
+            "the results. The reply with the best training score is graded once on the scoring episodes."
+        )
+    sections = [
+        f"""THE TASK
+A small neural network was trained by reinforcement learning (PPO) to play the game {facts.game}; then it was
+damaged by ONE of these edits (which one, and which units, actions or channel it hit, is for you to find):
+{kinds}
+Repair it: write edits that undo the damage, so that the network plays as well as before. {mode}
+You get no code execution, no calculator and no data: only the weights below and the game's source.
+- Your ```edits block is applied ON TOP of the damaged network: `=` overwrites, `+=`, `-=` and `*=` adjust its
+  weights. Weights you do not edit keep their damaged values. An empty block changes nothing.
+- Only the LAST ```edits block of a reply counts.""",
+        game_section(facts),
+        observation_section(facts.channel_notes),
+        actions_section(facts.action_notes),
+        network_section(),
+        weights_section(task.damaged, "THE DAMAGED NETWORK"),
+        f"""SCORING
+{episodes_rule(n, facts.max_steps)}
+Over these episodes the damaged network's mean return is {damaged:.2f}; the trained network's, before the damage,
+was {trained:.2f}. Your score is the return your repaired network gains over the damaged one (the mean over the
+episodes of your return minus the damaged network's return in the same episode), divided by the trained network's
+gain ({trained - damaged:.2f}) and clipped to [0, 1]: 0 for the damaged network, 1 for the trained one or better. A
+reply whose edits block is missing or rejected scores 0.""",
+        edits_section("the float32 tensors of the damaged network"),
+    ]
+    return "\n\n".join(sections) + "\n\nReply with your reasoning, then one ```edits block.\n"
+
+
+@cache
+def load_damages() -> dict:
+    """`trained/damages.json` ({} when it is missing): the chosen damages and both networks' returns."""
+    path = resources.files("wspbench.tasks") / "trained" / DAMAGES_FILE
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text())
+    if data.get("format") != DAMAGES_FORMAT:
+        raise ValueError(f"{DAMAGES_FILE} is not a {DAMAGES_FORMAT} file")
+    return data
+
+
+def tasks() -> list[Task]:
+    stored = load_damages().get("games", {})
+    return [
+        RepairTask(game, kind, stored[game.game]["damages"][kind], stored[game.game]["trained"])
+        for game in all_games()
+        for kind in DAMAGES
+        if kind in stored.get(game.game, {}).get("damages", {})
+    ]

@@ -1,0 +1,192 @@
+"""The reading and repair families (`wspbench/tasks/identify.py`, `wspbench/tasks/repair.py`): their tasks, prompts,
+grading, shipped damage data and their place in `wsp run`."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from wspbench.cli import app
+from wspbench.games.minatar import all_games
+from wspbench.networks import MINATAR_NETWORK
+from wspbench.tasks import get_task, select
+from wspbench.tasks.identify import SEEDS, candidates
+from wspbench.tasks.ppo import trained_answer, trained_network
+from wspbench.tasks.repair import DAMAGES, MIN_EPISODES, damage, inverse, load_damages
+from wspbench.tasks.spec import Protocol
+
+RUNNER = CliRunner()
+NUMBER = re.compile(r"-?\d+\.\d{3}\b")
+
+
+# --- identify -----------------------------------------------------------------------------------------
+def test_identify_covers_every_game_with_every_seed_and_states_its_chance_level():
+    games = [game.game for game in all_games()]
+    choice = [task.id for task in select("identify-choice/*")]
+    assert choice == [f"identify-choice/{g}/{s}" for g in sorted(games) for s in SEEDS] and len(SEEDS) >= 2
+    originals = sorted(game.game for game in all_games() if game.source == "original")
+    assert [task.id for task in select("identify/*")] == [f"identify/{g}/{s}" for g in originals for s in SEEDS]
+    assert len(candidates()) == len(games) == 25  # chance level of the choice variant: 1/25
+    assert select("identify") == select("identify/*") + select("identify-choice/*")  # the family: both variants
+
+
+@pytest.mark.parametrize("task_id", ["identify/breakout/0", "identify-choice/snake_trail/1"])
+def test_the_identify_prompt_lists_every_weight_rounded_and_names_no_game(task_id):
+    task = get_task(task_id)
+    system, user = (message["content"] for message in task.messages())
+    listing = user.split("THE WEIGHTS", 1)[1].split("THE ANSWER", 1)[0]
+    numbers = [float(n) for n in NUMBER.findall(listing)]
+    assert len(numbers) == sum(int(np.prod(shape)) for shape in MINATAR_NETWORK.shapes.values()) == 20_486
+    weights, _ = trained_network(task, task.seed)
+    flat = np.concatenate([weights[name].ravel() for name in MINATAR_NETWORK.shapes])
+    assert np.allclose(numbers, np.round(flat.astype(np.float64), 3), atol=1e-9)
+    named = {game.game for game in candidates()} | {game.game.replace("_", " ") for game in candidates()}
+    if task.choice:
+        assert all(f"  {game.game}: {game.description}" in user for game in candidates())
+    else:
+        assert not [name for name in named if re.search(rf"\b{name}\b", user, re.IGNORECASE)]
+    assert "six" in user and "i = (row*10 + col)*6 + channel" in user and "```game" in user
+    assert task.game_source() == "" and task.protocols == ("one-shot",)
+    with pytest.raises(ValueError, match="one-shot only"):
+        task.messages(Protocol("feedback", 2, 10, 10))
+
+
+def test_identify_grades_the_named_game():
+    task = get_task("identify/space_invaders/1")
+    assert task.grade(task.offline_answer("reference")).normalized == 1.0
+    assert task.grade(task.offline_answer("zero")).normalized == 0.0  # "asterix", the first candidate
+    for spelling in ("Space Invaders", "`space-invaders`", "minatar/space_invaders.", "SPACE_INVADERS"):
+        score = task.grade(f"I think it shoots aliens.\n```game\n{spelling}\n```\n")
+        assert score.normalized == 1.0 and score.episodes == (0,) and score.values == (1.0,), spelling
+    assert task.grade("```game\nbreakout\n```\n```game\nspace invaders\n```").normalized == 1.0  # the last counts
+    assert task.grade("```game\npong\n```").normalized == 0.0  # a name, but not of any game: wrong, not rejected
+    assert "no ```game block" in task.grade("space_invaders").error
+    assert "one line" in task.grade("```game\nbreakout\nfreeway\n```").error
+    assert "one line" in task.grade("```game\n```").error
+    started = time.perf_counter()  # many unclosed openers: linear, not quadratic
+    assert task.grade("```game\n" * 120_000).error is not None
+    assert time.perf_counter() - started < 5
+
+
+def test_zero_scores_the_chance_level_on_the_choice_variant():
+    tasks = select("identify-choice/*")
+    right = sum(task.grade(task.offline_answer("zero")).normalized for task in tasks)
+    assert right / len(tasks) == 1 / len(candidates())
+    assert all(task.grade(task.offline_answer("reference")).normalized == 1.0 for task in tasks)
+    assert trained_answer(tasks[0]) is None  # an identify task has no network to answer with
+
+
+# --- repair -------------------------------------------------------------------------------------------
+def test_every_damage_and_its_inverse_edit_are_exact():
+    generator = np.random.default_rng(0)
+    weights = {name: generator.normal(size=shape).astype(np.float32) for name, shape in MINATAR_NETWORK.shapes.items()}
+    from wspbench.answers import parse_edits
+
+    for kind, parameter in {
+        "swap_actions": [1, 4],
+        "flip_units": [0, 3, 7, 9, 11, 20, 30, 31],
+        "zero_channel": [2],
+        "bias_shift": [5],
+    }.items():
+        damaged = damage(weights, kind, parameter)
+        assert any(not np.array_equal(damaged[n], weights[n]) for n in weights), kind
+        repaired, _ = parse_edits(inverse(weights, kind, parameter), MINATAR_NETWORK, base=damaged)
+        assert all(np.array_equal(repaired[n], weights[n]) for n in weights), kind
+    assert set(DAMAGES) == {"swap_actions", "flip_units", "zero_channel", "bias_shift"}
+
+
+def test_the_repair_tasks_come_from_the_shipped_damages():
+    data = load_damages()
+    tasks = select("repair/*")
+    assert [t.id for t in tasks] == [
+        f"repair/{game.game}/{kind}"
+        for game in all_games()
+        for kind in DAMAGES
+        if kind in data["games"].get(game.game, {}).get("damages", {})
+    ]
+    assert len(tasks) >= 60 and {"ferry", "treasure_dive"} <= set(data["skipped_games"])
+    for task in tasks:
+        damaged, _ = task.read(task.offline_answer("zero"))
+        assert all(np.array_equal(damaged[n], task.damaged[n]) for n in damaged)
+        repaired, about = task.read(task.offline_answer("reference"))
+        assert all(np.array_equal(repaired[n], task.trained[n]) for n in repaired), task.id
+        assert about["changed_weights"] > 0
+        gains = np.cumsum(np.subtract(task.returns("trained", range(200)), task.returns("damaged", range(200))))
+        assert np.all(gains[MIN_EPISODES - 1 :] > 0), task.id  # every score has a positive denominator
+
+
+@pytest.mark.parametrize("task_id", ["repair/breakout/swap_actions", "repair/space_invaders/bias_shift"])
+def test_stored_returns_are_what_the_grader_plays_and_the_reference_scores_1(task_id):
+    task = get_task(task_id)
+    episodes = task.scoring_episodes(MIN_EPISODES)
+    assert episodes == list(range(MIN_EPISODES)) and task.scoring_episodes(1) == episodes
+    trained = task.playing.score(task.trained, episodes, workers=1)
+    damaged = task.playing.score(task.damaged, episodes, workers=1)
+    assert list(trained.values) == task.returns("trained", episodes)
+    assert list(damaged.values) == task.returns("damaged", episodes)
+    reference = task.grade(task.offline_answer("reference"), episodes, workers=1)
+    assert reference.normalized == 1.0 and reference.metadata["mean_return"] == trained.raw
+    assert reference.score_cap == pytest.approx(trained.raw - damaged.raw)
+    assert task.grade(task.offline_answer("zero"), episodes, workers=1).normalized == 0.0
+    assert task.grade(trained_answer(task), episodes, workers=1).normalized == 1.0
+
+
+def test_a_repair_edit_acts_on_the_damaged_network():
+    task = get_task("repair/breakout/bias_shift")
+    (action,) = task.parameter
+    undone = task.grade(f"```edits\nb3[{action}] -= 10\n```", workers=1)  # float32 rounding: not exactly the inverse
+    assert undone.normalized > 0.9 and undone.metadata["edit_count"] == 1
+    weights, _ = task.read(f"```edits\nb3[{action}] -= 10\n```")
+    assert np.array_equal(weights["W1"], task.damaged["W1"])  # untouched tensors keep their damaged values
+    record = task.answer_record(weights)
+    assert record["format"] == "changed" and [row[0] for row in record["changed"]["b3"]] == [action]
+    prompt = task.messages()[1]["content"]
+    assert "ON TOP of the damaged network" in prompt and "THE DAMAGED NETWORK" in prompt
+    assert task.game_source() in prompt and all(text in prompt for text in DAMAGES.values())
+
+
+def test_repair_feedback_compares_with_both_networks_on_the_training_episodes():
+    task = get_task("repair/breakout/swap_actions")
+    train = task.grade(task.offline_answer("zero"), task.training_episodes(5), workers=1)
+    assert len(train.episodes) == MIN_EPISODES and train.episodes[0] == 100_000
+    assert train.normalized == 0.0 and "damaged network's mean return" in task.feedback(train)
+
+
+# --- through the command line -------------------------------------------------------------------------
+def test_wsp_run_reference_reads_and_repairs_offline(tmp_path):
+    result = RUNNER.invoke(
+        app,
+        ["run", "--model", "reference", "--tasks", "identify/*,repair/breakout/*", "--out", str(tmp_path / "r")],
+    )
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(path.read_text()) for path in (tmp_path / "r" / "tasks").glob("*.json")]
+    assert {row["task"] for row in rows} == {t.id for t in select("identify/*,repair/breakout/*")}
+    assert all(row["test"]["normalized"] == 1.0 for row in rows)
+
+
+def test_wsp_run_skips_what_does_not_fit(tmp_path):
+    result = RUNNER.invoke(
+        app,
+        [
+            "run",
+            "--model",
+            "zero",
+            "--tasks",
+            "identify/breakout/0,original/breakout",
+            "--max-prompt-tokens",
+            "20000",
+            "--episodes",
+            "2",
+            "--out",
+            str(tmp_path / "r"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "skipped 1 tasks whose prompts have more than 20,000 tokens" in result.output
+    feedback = RUNNER.invoke(app, ["run", "--model", "zero", "--tasks", "identify/*", "--protocol", "feedback"])
+    assert feedback.exit_code == 2 and "no feedback protocol" in feedback.output
