@@ -147,7 +147,7 @@ def test_dry_run_prints_the_prompts_and_token_counts_and_calls_nothing(server, m
     assert result.output.count("--- system (") == 2 and result.output.count("--- user (") == 2
     text = clean(result.output)
     assert "dry run: 2 tasks" in text and "no model was called and nothing was written" in text
-    assert "tokens: tiktoken" in text or "tokens: estimated: characters / 4" in text
+    assert "tokens: tiktoken" in text or "tokens: estimated: pre-tokenizer pieces" in text
 
 
 def test_token_counts_are_a_stated_estimate_without_tiktoken(monkeypatch):
@@ -155,7 +155,8 @@ def test_token_counts_are_a_stated_estimate_without_tiktoken(monkeypatch):
 
     monkeypatch.setitem(sys.modules, "tiktoken", None)  # import tiktoken raises ImportError
     count, how = token_counter("gpt-4o")
-    assert count("x" * 9) == 3 and how == "estimated: characters / 4 (tiktoken is not installed)"
+    assert count("x" * 9) == 3 and how.startswith("estimated: pre-tokenizer pieces or characters / 4")
+    assert how.endswith("(tiktoken is not installed)") and count("[0.125, -0.5]") == 10
 
 
 def test_token_counts_use_tiktoken_when_its_encoding_loads_else_a_stated_estimate(monkeypatch):
@@ -176,7 +177,7 @@ def test_token_counts_use_tiktoken_when_its_encoding_loads_else_a_stated_estimat
 
     monkeypatch.setattr(tiktoken, "get_encoding", offline)
     count, how = token_counter("gpt-4o")
-    assert count("x" * 9) == 3 and how.startswith("estimated: characters / 4") and "no network" in how
+    assert count("x" * 9) == 3 and how.startswith("estimated: pre-tokenizer") and "no network" in how
     monkeypatch.setattr(tiktoken, "get_encoding", lambda name: time.sleep(5))
     count, how = token_counter("gpt-4o", wait_s=0.1)  # a download that stalls is given up
     assert count("abcd") == 1 and "no answer within 0.1 s" in how

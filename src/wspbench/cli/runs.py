@@ -127,6 +127,9 @@ def run(
         "of authorization, *key* and *token* headers redacted.",
     ),
     limit: int = typer.Option(None, min=1, help="Run only the first N of the selected tasks."),
+    max_prompt_tokens: int = typer.Option(
+        None, min=1, help="Skip tasks whose opening prompt has more tokens (the identify prompts have about 100k)."
+    ),
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Print each task's prompts and token counts; call no model, write nothing."
     ),
@@ -161,6 +164,7 @@ def run(
         chosen = select(tasks)[:limit]
     except UnknownTask as error:
         raise typer.BadParameter(str(error), param_hint="--tasks") from None
+    chosen = _fitting(chosen, protocol, max_prompt_tokens, model, episodes)
     if dry_run:  # before the client: a dry run needs no key and calls nothing
         _dry_run(
             chosen,
@@ -247,6 +251,38 @@ def run(
     console.print(f"run directory: {run_dir.path}", markup=False)
     if any(row["status"] != "ok" for row in rows):
         raise typer.Exit(1)
+
+
+def _fitting(chosen: list, protocol: str, max_prompt_tokens: int | None, model: str, episodes: int | None) -> list:
+    """The chosen tasks that can run under this protocol and whose prompts fit; says which were skipped and why,
+    and makes it a usage error when none is left."""
+    from wspbench.tasks.spec import Protocol
+
+    skipped = [task.id for task in chosen if protocol not in task.protocols]
+    if skipped:
+        errors.print(f"skipped {len(skipped)} tasks that have no {protocol} protocol: {_ids(skipped)}", markup=False)
+        chosen = [task for task in chosen if protocol in task.protocols]
+    if max_prompt_tokens is not None and chosen:
+        from wspbench.harness.tokens import token_counter
+
+        count, how = token_counter(model)
+        spec = Protocol(protocol, episodes=episodes)
+        sizes = {task.id: sum(count(m["content"]) for m in task.messages(spec)) for task in chosen}
+        over = [task_id for task_id, size in sizes.items() if size > max_prompt_tokens]
+        if over:
+            errors.print(
+                f"skipped {len(over)} tasks whose prompts have more than {max_prompt_tokens:,} tokens ({how}): "
+                f"{_ids(over)}",
+                markup=False,
+            )
+            chosen = [task for task in chosen if task.id not in over]
+    if not chosen:
+        raise typer.BadParameter("no selected task is left to run", param_hint="--tasks")
+    return chosen
+
+
+def _ids(ids: list[str], shown: int = 6) -> str:
+    return ", ".join(ids[:shown]) + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
 
 
 def _dry_run(chosen: list, config, model: str) -> None:
