@@ -526,3 +526,25 @@ def test_a_toy_family_from_one_file_is_exported_and_graded(tmp_path):
         assert details["task"] == "toy/sign" and details["episodes"] == [0, 1, 2, 3]
     finally:
         unregister_family("toy")
+
+
+@pytest.mark.parametrize("task_id", ["identify-choice/ferry/0", "repair/breakout/bias_shift"])
+def test_reading_and_repair_tasks_are_exported_and_verified(tmp_path, task_id):
+    """A reading task's folder: its instruction holds the whole prompt and says how the reply is scored, and the
+    verifier's grading step gives the reference reply 1 and the zero reply 0."""
+    item = exported(select(task_id), 50)[0]
+    (folder,) = export_harbor(tmp_path / "out", [item], wheel=stand_in_wheel(tmp_path))
+    instruction = (folder / "instruction.md").read_text()
+    assert item.task.messages()[1]["content"].rstrip() in instruction
+    assert (
+        f"```{item.task.answer_format} block" in instruction
+        and item.task.scoring_rule(len(item.episodes)) in instruction
+    )
+    for model, expected in (("reference", 1.0), ("zero", 0.0)):
+        answer = tmp_path / f"{model}.md"
+        answer.write_text(item.task.offline_answer(model))
+        logs = tmp_path / model
+        assert run(task_id, answer, logs, item.verifier_env()) == GRADED
+        reward, details = rewards(logs)
+        assert reward == {"reward": expected, "normalized_score": expected, "parse_success": 1.0}, model
+        assert details["task"] == task_id and details["episodes"] == list(item.episodes)

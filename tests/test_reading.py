@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,11 +15,12 @@ from typer.testing import CliRunner
 from wspbench.cli import app
 from wspbench.games.minatar import all_games
 from wspbench.networks import MINATAR_NETWORK
+from wspbench.statistics import aggregate_interval
 from wspbench.tasks import get_task, select
-from wspbench.tasks.identify import SEEDS, candidates
+from wspbench.tasks.identify import SEEDS, candidates, summary
 from wspbench.tasks.ppo import trained_answer, trained_network
 from wspbench.tasks.repair import DAMAGES, MIN_EPISODES, damage, inverse, load_damages
-from wspbench.tasks.spec import Protocol
+from wspbench.tasks.spec import Protocol, Score
 
 RUNNER = CliRunner()
 NUMBER = re.compile(r"-?\d+\.\d{3}\b")
@@ -47,7 +49,11 @@ def test_the_identify_prompt_lists_every_weight_rounded_and_names_no_game(task_i
     assert np.allclose(numbers, np.round(flat.astype(np.float64), 3), atol=1e-9)
     named = {game.game for game in candidates()} | {game.game.replace("_", " ") for game in candidates()}
     if task.choice:
-        assert all(f"  {game.game}: {game.description}" in user for game in candidates())
+        assert all(f"  {game.game}: {summary(game)}" in user for game in candidates())
+        assert (
+            summary(candidates()[9])
+            == "Carry passengers across a river, timing each dash through the debris lanes between sandbars."
+        )
     else:
         assert not [name for name in named if re.search(rf"\b{name}\b", user, re.IGNORECASE)]
     assert "six" in user and "i = (row*10 + col)*6 + channel" in user and "```game" in user
@@ -131,6 +137,9 @@ def test_stored_returns_are_what_the_grader_plays_and_the_reference_scores_1(tas
     assert list(damaged.values) == task.returns("damaged", episodes)
     reference = task.grade(task.offline_answer("reference"), episodes, workers=1)
     assert reference.normalized == 1.0 and reference.metadata["mean_return"] == trained.raw
+    assert reference.interval() == (1.0, 1.0) and aggregate_interval([reference.sample()] * 3) == (1.0, 1.0)
+    assert Score.from_json(json.loads(json.dumps(reference.to_json()))) == reference  # with its episode caps
+    assert list(reference.episode_caps) == list(np.subtract(trained.values, damaged.values))
     assert reference.score_cap == pytest.approx(trained.raw - damaged.raw)
     assert task.grade(task.offline_answer("zero"), episodes, workers=1).normalized == 0.0
     assert task.grade(trained_answer(task), episodes, workers=1).normalized == 1.0
@@ -155,6 +164,14 @@ def test_repair_feedback_compares_with_both_networks_on_the_training_episodes():
     train = task.grade(task.offline_answer("zero"), task.training_episodes(5), workers=1)
     assert len(train.episodes) == MIN_EPISODES and train.episodes[0] == 100_000
     assert train.normalized == 0.0 and "damaged network's mean return" in task.feedback(train)
+
+
+def test_docs_show_two_prompts_as_the_registry_renders_them():
+    """docs/reading.md holds one identify and one repair prompt in full (benchmarks/reading.py --write-doc)."""
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "reading.md").read_text()
+    for task_id in ("identify/breakout/0", "repair/breakout/swap_actions"):
+        system, user = (message["content"] for message in get_task(task_id).messages())
+        assert f"`````text\n{system}\n`````" in doc and f"`````text\n{user}`````" in doc, task_id
 
 
 # --- through the command line -------------------------------------------------------------------------

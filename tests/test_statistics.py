@@ -79,3 +79,12 @@ def test_aggregate_interval_covers_the_population_mean_about_95_percent_of_the_t
         low, high = aggregate_interval(samples)
         covered += low <= 0.5 <= high
     assert 0.87 <= covered / trials <= 0.99
+
+
+def test_a_cap_measured_on_the_episodes_is_resampled_with_them():
+    """Repair tasks: each episode's cap (the trained network's gain) is drawn with its value, so a reply equal to
+    the trained network scores 1 in every resample, even in those where the trained network is not ahead."""
+    caps = (2.0, -1.0, 0.5, 0.25)
+    assert aggregate_interval([Sample(caps, 0.4375, (0, 1, 2, 3), caps)]) == (1.0, 1.0)
+    low, high = aggregate_interval([Sample((0.0,) * 4, 0.4375, (0, 1, 2, 3), caps)])
+    assert low == 0.0 and 0.0 < high <= 1.0  # no gain: 0, except where the resampled cap is not positive

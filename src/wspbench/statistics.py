@@ -63,11 +63,13 @@ def episodes_for(values: Sequence[float], cap: float, half_width: float = 0.01) 
 @dataclass(frozen=True)
 class Sample:
     """One task's graded episodes: their values (empty for a rejected answer, which scores 0), the task's
-    cap, and the episode ids (two runs are paired episode by episode when these are equal)."""
+    cap, the episode ids (two runs are paired episode by episode when these are equal) and, where the cap is
+    measured on the same episodes (repair tasks), each episode's cap."""
 
     values: tuple[float, ...]
     cap: float
     episodes: tuple[int, ...] = ()
+    caps: tuple[float, ...] = ()  # per-episode caps (repair), resampled with the values; empty: `cap` is fixed
 
 
 def _resampled_scores(sample: Sample, picks: np.ndarray | None) -> np.ndarray:
@@ -76,7 +78,13 @@ def _resampled_scores(sample: Sample, picks: np.ndarray | None) -> np.ndarray:
         return np.zeros(RESAMPLES)
     values = np.asarray(sample.values, dtype=np.float64)
     means = values[picks].mean(axis=1)
-    return np.clip(means, 0.0, sample.cap) / sample.cap
+    if not sample.caps:
+        return np.clip(means, 0.0, sample.cap) / sample.cap
+    caps = np.asarray(sample.caps, dtype=np.float64)[picks].mean(axis=1)
+    # a resample in which the cap is not positive (the trained network not ahead of the damaged one): 1 for a reply
+    # at least as good as the cap, as the score's "1 for the trained network or better", else 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(caps > 0, np.clip(means, 0.0, caps) / caps, (means >= caps).astype(np.float64))
 
 
 def _picks(generator: np.random.Generator, n: int) -> np.ndarray | None:

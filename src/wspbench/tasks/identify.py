@@ -12,6 +12,7 @@ the answer away. docs/reading.md shows a prompt in full.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from functools import cache, cached_property
 
@@ -129,6 +130,12 @@ def candidates() -> tuple[MinAtarGame, ...]:
     return tuple(sorted(all_games(), key=lambda game: game.game))
 
 
+def summary(game: MinAtarGame) -> str:
+    """The game's one-line description without a leading title that repeats its name ("Ferry: carry ...")."""
+    title, _, rest = game.description.partition(": ")
+    return rest[:1].upper() + rest[1:] if rest and title.lower().replace(" ", "_") == game.game else game.description
+
+
 def named_game(text: str) -> str:
     """The name in the reply's last ```game block, in the registry's spelling (lower case, `_` for spaces and
     `-`, without a `source/` prefix); AnswerError without one. Linear in the reply's length."""
@@ -160,7 +167,7 @@ def _prompt(task: IdentifyTask) -> str:
     weights, about = task.shown
     options = candidates()
     if task.choice:
-        listed = "\n".join(f"  {game.game}: {game.description}" for game in options)
+        listed = "\n".join(f"  {game.game}: {summary(game)}" for game in options)
         which = f"It is one of these {len(options)} games (name: description):\n{listed}"
     else:
         which = "No list of candidates is given: name the game."
@@ -171,8 +178,11 @@ environment steps) to play one game on a 10x10 grid. Read the weights and say wh
 {which}
 You get no code execution, no calculator and no environment: only the weights.""",
         observation_section(
-            "Each game puts its objects on these six channels; not every game uses every channel (a trained network's "
-            "weights from a channel that is never on keep their random initial values)."
+            textwrap.fill(
+                "Each game puts its objects on these six channels; not every game uses every channel (a trained "
+                "network's weights from a channel that is never on keep their random initial values).",
+                width=104,
+            )
         ),
         actions_section("Not every game uses every action; the others act like no-op."),
         network_section(),

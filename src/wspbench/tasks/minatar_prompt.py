@@ -287,9 +287,9 @@ def _rounded(values) -> str:
 def weights_section(weights: dict, heading: str) -> str:
     """THE WEIGHTS of a reading or repair prompt: how they are listed, then the listing."""
     return f"""{heading}
-Every weight and bias, rounded to {WEIGHT_DECIMALS} decimals, one row per line as the edits language writes it
-(W1[i] is input i's row: its weights to the 32 units of layer 1; W2[j] unit j of layer 1 to layer 2;
-W3[k] unit k of layer 2 to the six logits):
+Every weight and bias, rounded to {WEIGHT_DECIMALS} decimals, one row per line in numpy's notation (W1[i] is input
+i's row: its weights to the 32 units of layer 1; W2[j] unit j of layer 1 to layer 2; W3[k] unit k of layer 2
+to the six logits):
 ```
 {weights_listing(weights)}
 ```"""

@@ -14,6 +14,7 @@ trained network scores nothing has no repair tasks. The reference reply is the e
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Sequence
 from functools import cache, cached_property
 from importlib import resources
@@ -35,7 +36,6 @@ FLIPPED_UNITS = 8  # one unit's flip costs PPO's networks only 3 to 15% of their
 MIN_DROP = 0.3  # a damage must cost at least this share of the trained network's mean return
 MIN_EPISODES = 50  # fewer scoring or training episodes are raised to this: the two networks' returns differ too
 # little in fewer (damage.py keeps a damage only when the trained network is ahead on every first n >= 50 of them)
-MIN_CAP = 1e-9
 DAMAGES = {  # name: what it does, given its parameter (the prompt lists these without saying which one it was)
     "swap_actions": "the columns of two actions in W3 are swapped",
     "flip_units": f"the signs of {FLIPPED_UNITS} layer-1 units' incoming weights (their columns of W1 and biases "
@@ -99,11 +99,11 @@ class RepairTask(Task):
 
     @cached_property
     def game(self) -> Game:
-        game = self.playing.game
+        game, episodes = self.playing.game, self.scoring_episodes()
         return Game(
             game.name,
             f"repair a PPO network whose {DAMAGES[self.kind].split(' (')[0]}",
-            self.cap(self.scoring_episodes()),
+            float(np.mean(np.subtract(self.returns("trained", episodes), self.returns("damaged", episodes)))),
             game.max_steps,
             game.input_shape,
             game.input_names,
@@ -180,18 +180,17 @@ class RepairTask(Task):
         workers: int | None = None,
         progress: Progress | None = None,
     ) -> tuple[list[float], list[int], dict]:
-        """Each episode's return gained over the damaged network's in that same episode (paired, so that intervals
-        see only the repair's own variation), and the mean return itself."""
+        """Each episode's return gained over the damaged network's in that same episode, the mean return itself,
+        and as `episode_caps` the trained network's gain in each episode: paired, so that intervals see only how the
+        repair differs from the trained network."""
         values, lengths, details = self.playing.play(weights, episodes, engine, workers, progress)
         damaged = self.returns("damaged", episodes, engine, workers)
-        gains = [value - before for value, before in zip(values, damaged, strict=True)]
-        return gains, lengths, {**details, "mean_return": float(np.mean(values))}
-
-    def cap(self, episodes: Sequence[int]) -> float:
-        """The trained network's mean gain over the damaged one on these episodes (MIN_CAP where the damage costs
-        nothing on them, e.g. in a single episode)."""
-        gain = np.mean(np.subtract(self.returns("trained", episodes), self.returns("damaged", episodes)))
-        return max(float(gain), MIN_CAP)
+        trained = self.returns("trained", episodes, engine, workers)
+        return (
+            list(np.subtract(values, damaged)),
+            lengths,
+            {**details, "mean_return": float(np.mean(values)), "episode_caps": list(np.subtract(trained, damaged))},
+        )
 
     def returns(self, network: str, episodes: Sequence[int], engine: str = "auto", workers: int | None = None) -> list:
         """The "damaged" or "trained" network's return in each episode: kept for the scoring episodes
@@ -249,21 +248,29 @@ def _prompt(task: RepairTask, protocol: Protocol) -> str:
     n = len(episodes)
     damaged = float(np.mean(task.returns("damaged", episodes)))
     trained = float(np.mean(task.returns("trained", episodes)))
+    scoring = (
+        f"Over these episodes the damaged network's mean return is {damaged:.2f}; the trained network's, before the "
+        f"damage, was {trained:.2f}. Your score is the return your repaired network gains over the damaged one (the "
+        "mean over the episodes of your return minus the damaged network's return in the same episode), divided by "
+        f"the trained network's gain ({trained - damaged:.2f}) and clipped to [0, 1]: 0 for the damaged network, 1 "
+        "for the trained one or better. A reply whose edits block is missing or rejected scores 0."
+    )
     kinds = "\n".join(f"  - {text}" for text in DAMAGES.values())
     if protocol.name == "one-shot":
         mode = "You write ONE reply; it is graded as it is."
     else:
         mode = (
             f"You may reply up to {protocol.rounds} times; after each reply your repaired network plays "
-            f"{protocol.train_episodes} TRAINING episodes (other seeds than the scoring episodes) and you are told "
-            "the results. The reply with the best training score is graded once on the scoring episodes."
+            f"{len(task.training_episodes(protocol.train_episodes))} TRAINING episodes (other seeds than the scoring "
+            "episodes) and you are told the results. The reply with the best training score is graded once on the "
+            "scoring episodes."
         )
     sections = [
         f"""THE TASK
 A small neural network was trained by reinforcement learning (PPO) to play the game {facts.game}; then it was
 damaged by ONE of these edits (which one, and which units, actions or channel it hit, is for you to find):
 {kinds}
-Repair it: write edits that undo the damage, so that the network plays as well as before. {mode}
+{_wrap(f"Repair it: write edits that undo the damage, so that the network plays as well as before. {mode}")}
 You get no code execution, no calculator and no data: only the weights below and the game's source.
 - Your ```edits block is applied ON TOP of the damaged network: `=` overwrites, `+=`, `-=` and `*=` adjust its
   weights. Weights you do not edit keep their damaged values. An empty block changes nothing.
@@ -275,14 +282,14 @@ You get no code execution, no calculator and no data: only the weights below and
         weights_section(task.damaged, "THE DAMAGED NETWORK"),
         f"""SCORING
 {episodes_rule(n, facts.max_steps)}
-Over these episodes the damaged network's mean return is {damaged:.2f}; the trained network's, before the damage,
-was {trained:.2f}. Your score is the return your repaired network gains over the damaged one (the mean over the
-episodes of your return minus the damaged network's return in the same episode), divided by the trained network's
-gain ({trained - damaged:.2f}) and clipped to [0, 1]: 0 for the damaged network, 1 for the trained one or better. A
-reply whose edits block is missing or rejected scores 0.""",
+{_wrap(scoring)}""",
         edits_section("the float32 tensors of the damaged network"),
     ]
     return "\n\n".join(sections) + "\n\nReply with your reasoning, then one ```edits block.\n"
+
+
+def _wrap(text: str) -> str:
+    return textwrap.fill(text, width=112)
 
 
 @cache

@@ -27,6 +27,7 @@ from wspbench.statistics import Sample, episodes_for, mean_interval, normalize, 
 PROTOCOLS = ("one-shot", "feedback")
 OFFLINE_MODELS = ("reference", "zero", "trained")  # built-in models that need no endpoint
 SCORE_FORMAT = "wspbench.score/1"
+MIN_CAP = 1e-9  # a cap measured on episodes (repair) is at least this
 Progress = Callable[[int], None]
 
 __all__ = [
@@ -93,6 +94,7 @@ class Score:
     error: str | None = None
     metadata: dict = field(default_factory=dict)  # the family's own details (edit count, per-level causes...)
     seconds: float = 0.0
+    episode_caps: tuple[float, ...] = ()  # per-episode caps whose mean is score_cap (repair), else empty
 
     @property
     def parsed(self) -> bool:
@@ -108,6 +110,9 @@ class Score:
         n = len(self.values)
         if self.error is not None or n == 0:
             return 0.0, 0.0
+        if self.episode_caps:  # paired with the cap, episode by episode: the mean difference, around the cap
+            low, high = mean_interval([v - c for v, c in zip(self.values, self.episode_caps, strict=True)])
+            return normalize(self.score_cap + low, self.score_cap), normalize(self.score_cap + high, self.score_cap)
         if all(v in (0.0, 1.0) for v in self.values) and self.score_cap == 1.0:
             return wilson(int(sum(self.values)), n)
         low, high = mean_interval(self.values)
@@ -119,18 +124,24 @@ class Score:
 
     def episodes_for(self, half_width: float = 0.01) -> int:
         """Episodes (levels) needed for a 95% half-width of `half_width` on the normalised score."""
-        return episodes_for(self.values, self.score_cap, half_width) if self.error is None else 0
+        if self.error is not None:
+            return 0
+        if self.episode_caps:  # the spread of the difference to the cap, as in `interval`
+            return episodes_for(np.subtract(self.values, self.episode_caps), self.score_cap, half_width)
+        return episodes_for(self.values, self.score_cap, half_width)
 
     def sample(self) -> Sample:
         """The episodes, for intervals over tasks (`wspbench/statistics.py`); a rejected answer has none."""
         if self.error is not None:
             return Sample((), self.score_cap)
-        return Sample(self.values, self.score_cap, self.episodes)
+        return Sample(self.values, self.score_cap, self.episodes, self.episode_caps)
 
     def to_json(self) -> dict:
         data = asdict(self)
-        for key in ("episodes", "values", "lengths"):
+        for key in ("episodes", "values", "lengths", "episode_caps"):
             data[key] = list(data[key])
+        if not self.episode_caps:
+            del data["episode_caps"]
         return {
             "format": SCORE_FORMAT,
             **data,
@@ -157,6 +168,7 @@ class Score:
                 error=data.get("error"),
                 metadata=dict(data.get("metadata") or {}),
                 seconds=float(data.get("seconds") or 0.0),
+                episode_caps=tuple(float(c) for c in data.get("episode_caps") or ()),
             )
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"not a wspbench score: {safe_message(error)}") from None
@@ -279,7 +291,8 @@ class Task(ABC):
         workers: int | None = None,
         progress: Progress | None = None,
     ) -> tuple[list[float], list[int], dict]:
-        """Play `episodes`: each one's value and length, and the family's metadata."""
+        """Play `episodes`: each one's value and length, and the family's metadata. A family whose cap depends on
+        the episodes (repair) also returns `episode_caps`, each episode's share of the cap, in the metadata."""
 
     @abstractmethod
     def watch(self, weights: Weights, episode: int, observe: Callable[[Step], None]) -> tuple[float, int, dict]:
@@ -302,7 +315,8 @@ class Task(ABC):
         started = time.perf_counter()
         values, lengths, details = self.play(weights, episodes, engine, workers, progress)
         raw = float(np.mean(values))  # the reference's rounding (pairwise summation)
-        cap = self.cap(episodes)
+        caps = tuple(float(c) for c in details.pop("episode_caps", ()))
+        cap = max(float(np.mean(caps)), MIN_CAP) if caps else self.game.score_cap
         return Score(
             self.id,
             normalize(raw, cap),
@@ -313,12 +327,8 @@ class Task(ABC):
             tuple(int(n) for n in lengths),
             metadata={**(metadata or {}), **details},
             seconds=round(time.perf_counter() - started, 3),
+            episode_caps=caps,
         )
-
-    def cap(self, episodes: Sequence[int]) -> float:
-        """The raw score that counts as 1.0 on these episodes (the game's cap; repair tasks: the trained network's
-        gain over the damaged one on these very episodes)."""
-        return self.game.score_cap
 
     def grade(
         self,

@@ -1,0 +1,89 @@
+"""The reading (identify) and repair families in numbers, and the two prompts docs/reading.md shows in full.
+
+    python benchmarks/reading.py               # tasks per family, chance levels, prompt tokens, the damages
+    python benchmarks/reading.py --write-doc   # rewrite the full prompts at the end of docs/reading.md
+
+Token counts come from `wspbench/harness/tokens.py`: tiktoken's o200k_base when its encoding can be loaded,
+else the stated estimate (pre-tokenizer pieces). tests/test_reading.py checks that the doc's prompts are the
+ones the registry renders now.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+from pathlib import Path
+
+import numpy as np
+
+from wspbench.harness.tokens import token_counter
+from wspbench.tasks import get_task, select
+from wspbench.tasks.identify import candidates
+from wspbench.tasks.repair import DAMAGES, load_damages
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "reading.md"
+MARKER = "<!-- The prompts below are written by benchmarks/reading.py --write-doc; do not edit them by hand. -->"
+SHOWN = ("identify/breakout/0", "repair/breakout/swap_actions")
+FENCE = "`````"  # longer than the ``` fences inside the prompts
+
+
+def prompt_section(task_id: str) -> str:
+    system, user = (message["content"] for message in get_task(task_id).messages())
+    return (
+        f"### `{task_id}`\n\nSystem message:\n\n{FENCE}text\n{system}\n{FENCE}\n\n"
+        f"User message:\n\n{FENCE}text\n{user}{FENCE}\n"
+    )
+
+
+def write_doc() -> None:
+    text = DOC.read_text()
+    head = text.split(MARKER, 1)[0]
+    DOC.write_text(head + MARKER + "\n\n" + "\n".join(prompt_section(task_id) for task_id in SHOWN))
+    print(f"wrote the prompts of {', '.join(SHOWN)} into {DOC}")
+
+
+def numbers() -> None:
+    count, how = token_counter("gpt-4o")
+    print(f"prompt tokens: {how}\n")
+    print("| tasks | count | chance | prompt tokens (min / mean / max) | prompt characters (max) |")
+    print("|---|---:|---:|---|---:|")
+    for selector, chance in (
+        ("identify/*", "1/5 naming one of MinAtar's 5 games; 0 otherwise"),
+        ("identify-choice/*", f"1/{len(candidates())} = {1 / len(candidates()):.3f}"),
+        ("repair/*", "-"),
+    ):
+        prompts = ["\n".join(m["content"] for m in task.messages()) for task in select(selector)]
+        tokens = [count(text) for text in prompts]
+        print(
+            f"| `{selector}` | {len(prompts)} | {chance} | {min(tokens):,} / {statistics.mean(tokens):,.0f} / "
+            f"{max(tokens):,} | {max(map(len, prompts)):,} |"
+        )
+    data = load_damages()
+    print("\n| game | " + " | ".join(DAMAGES) + " |")
+    print("|---|" + "---|" * len(DAMAGES))
+    for game, entry in data["games"].items():
+        trained = float(np.mean(entry["trained"]))
+        cells = []
+        for kind in DAMAGES:
+            damage = entry["damages"].get(kind)
+            if damage is None:
+                cells.append("-")
+                continue
+            damaged = float(np.mean(damage["damaged"]))
+            cells.append(f"{damage['parameter']}: {damaged:.3g} of {trained:.3g}")
+        print(f"| {game} | " + " | ".join(cells) + " |")
+    for game, why in data["skipped_games"].items():
+        print(f"- no repair tasks for {game}: {why}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write-doc", action="store_true", help="rewrite the prompts in docs/reading.md")
+    if parser.parse_args().write_doc:
+        write_doc()
+    else:
+        numbers()
+
+
+if __name__ == "__main__":
+    main()
