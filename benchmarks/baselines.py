@@ -8,7 +8,10 @@ player and search come after the others, in passes of their own, and each is mea
 `--redo` measures a task again, `--skip scripted,search` leaves those out. `docs/baselines.md` is written from
 them. One command reproduces them all:
 
-    python benchmarks/baselines.py [--tasks all] [--workers N] [--redo] [--skip scripted,search]
+    python benchmarks/baselines.py [--tasks minatar,superbeam*] [--workers N] [--redo] [--skip scripted,search]
+
+The reading and repair tasks (docs/reading.md) have none of these baselines: their answer is a game's name or an
+edit of a given network, and their zero and reference scores are 0 and 1 by construction.
 """
 
 from __future__ import annotations
@@ -137,6 +140,8 @@ def trained_answer_digest(task: Task) -> str | None:
     return None if answer is None else hashlib.sha256(answer.encode()).hexdigest()
 
 
+WRITING = "minatar,superbeam*"  # the tasks that write a network from scratch
+
 # Measured after the others, each in a pass over all tasks of its own, so that the cheap baselines of every task
 # come first; an entry gets one when it lacks it (a search, when it lacks one with SEARCH_BUDGET).
 EXTRAS = {"trained": trained, "scripted": scripted, "search": search}
@@ -214,7 +219,9 @@ def scripted_cell(entry: dict) -> str:
 
 
 def ppo_budget() -> str:
-    budgets = {json.dumps(about["budget"], sort_keys=True) for task in select("all") if (about := trained_about(task))}
+    budgets = {
+        json.dumps(about["budget"], sort_keys=True) for task in select(WRITING) if (about := trained_about(task))
+    }
     if len(budgets) != 1:
         return "budgets differ between games: see each game's json" if budgets else "not trained yet"
     budget = json.loads(budgets.pop())
@@ -227,7 +234,7 @@ def ppo_budget() -> str:
 
 
 def training_minutes() -> float:
-    games = {task.game.name: trained_about(task) for task in select("all")}
+    games = {task.game.name: trained_about(task) for task in select(WRITING)}
     return sum(about["seconds"] for about in games.values() if about) / 60
 
 
@@ -255,7 +262,7 @@ def locked():
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", default="all")
+    parser.add_argument("--tasks", default=WRITING, help="the writing tasks (reading tasks have no such baselines)")
     parser.add_argument("--workers", type=int, default=None, help="grading processes (default: all cores)")
     parser.add_argument("--redo", action="store_true", help="measure tasks already in the file again")
     parser.add_argument("--skip", default="", help=f"comma-separated baselines to leave out: {', '.join(EXTRAS)}")

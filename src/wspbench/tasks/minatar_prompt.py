@@ -14,6 +14,8 @@ import textwrap
 from dataclasses import dataclass
 from functools import cache
 
+import numpy as np
+
 from wspbench.answers import edits
 from wspbench.games.minatar import (
     ACTION_NAMES,
@@ -280,8 +282,25 @@ def weights_listing(weights: dict) -> str:
 
 
 def _rounded(values) -> str:
-    texts = (f"{float(v):.{WEIGHT_DECIMALS}f}" for v in values)
-    return "[" + ", ".join("0." + "0" * WEIGHT_DECIMALS if t.strip("-0.") == "" else t for t in texts) + "]"
+    """`[a, b, ...]` rounded to WEIGHT_DECIMALS decimals; the texts come from a table, as every suite digest
+    renders each reading prompt's 20,486 numbers."""
+    steps = np.rint(np.asarray(values, dtype=np.float64) * 10**WEIGHT_DECIMALS).astype(np.int64).tolist()
+    table, limit = _decimals(), _TABLE_LIMIT
+    return "[" + ", ".join(table[step + limit] if -limit <= step <= limit else _decimal(step) for step in steps) + "]"
+
+
+_TABLE_LIMIT = 20_000  # |steps| the table holds: |w| <= 20
+
+
+@cache
+def _decimals() -> list[str]:
+    return [_decimal(step) for step in range(-_TABLE_LIMIT, _TABLE_LIMIT + 1)]
+
+
+def _decimal(step: int) -> str:
+    """A whole number of 10**-WEIGHT_DECIMALS as a decimal: -1234 -> "-1.234", 0 -> "0.000"."""
+    scale = 10**WEIGHT_DECIMALS
+    return f"{'-' if step < 0 else ''}{abs(step) // scale}.{abs(step) % scale:0{WEIGHT_DECIMALS}d}"
 
 
 def weights_section(weights: dict, heading: str) -> str:

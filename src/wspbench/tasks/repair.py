@@ -1,13 +1,14 @@
 """The repair family: fix a broken network in one reply. A network that PPO trained on a MinAtar game (`ppo.py`,
 seed 0) gets one documented, seeded damage (DAMAGES); the prompt shows the game, the damaged weights and the
 damaged and trained networks' scores, and the reply's ```edits block is applied ON TOP of the damaged network
-(so `+=` and `*=` act on its weights). The score is the game score after the edits, normalised between the
-damaged network's score (0) and the trained network's (1) on the same episodes, and clipped to [0, 1].
+(so `+=` and `*=` act on its weights). The score is the return the edited network gains over the damaged one,
+episode by episode, divided by the trained network's gain on the same episodes and clipped to [0, 1]: 0 for the
+damaged network, 1 for the trained one.
 
 `repair/<game>/<damage>`. Which unit, channel or actions a damage hits was chosen by `benchmarks/damage.py` on
 training episodes (the first seeded choice that costs at least MIN_DROP of the trained network's return) and is
-kept, with both networks' returns on the scoring episodes, in `trained/damages.json`; a game on which the
-trained network scores nothing has no repair tasks. The reference reply is the exact inverse edit (score 1);
+kept, with both networks' returns on the scoring episodes, in `trained/damages.json`; a game whose trained network
+learned little (damage.py's rule) has no repair tasks. The reference reply is the exact inverse edit (score 1);
 `zero` is an empty edit (score 0). docs/reading.md shows a prompt in full.
 """
 
@@ -32,7 +33,7 @@ DAMAGES_FILE = "damages.json"  # in `trained/`, written by benchmarks/damage.py
 DAMAGES_FORMAT = "wspbench.damages/1"
 TRAINED_SEED = 0  # the network that is damaged: the baseline's
 BIAS_SHIFT = 10.0
-FLIPPED_UNITS = 8  # one unit's flip costs PPO's networks only 3 to 15% of their return (benchmarks/damage.py)
+FLIPPED_UNITS = 8  # one unit's flip cost PPO's networks at most 15% of their return (docs/reading.md)
 MIN_DROP = 0.3  # a damage must cost at least this share of the trained network's mean return
 MIN_EPISODES = 50  # fewer scoring or training episodes are raised to this: the two networks' returns differ too
 # little in fewer (damage.py keeps a damage only when the trained network is ahead on every first n >= 50 of them)
@@ -102,7 +103,7 @@ class RepairTask(Task):
         game, episodes = self.playing.game, self.scoring_episodes()
         return Game(
             game.name,
-            f"repair a PPO network whose {DAMAGES[self.kind].split(' (')[0]}",
+            f"repair a PPO network after this damage: {DAMAGES[self.kind]}",
             float(np.mean(np.subtract(self.returns("trained", episodes), self.returns("damaged", episodes)))),
             game.max_steps,
             game.input_shape,
