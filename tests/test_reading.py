@@ -74,6 +74,8 @@ def test_identify_grades_the_named_game():
     assert "no ```game block" in task.grade("space_invaders").error
     assert "one line" in task.grade("```game\nbreakout\nfreeway\n```").error
     assert "one line" in task.grade("```game\n```").error
+    assert task.grade("İ" * 50 + "```GAME  \nspace invaders\n```").normalized == 1.0  # "İ".lower() is 2 characters
+    assert "no ```game block" in task.grade("```gamespace_invaders```").error
     started = time.perf_counter()  # many unclosed openers: linear, not quadratic
     assert task.grade("```game\n" * 120_000).error is not None
     assert time.perf_counter() - started < 5

@@ -12,6 +12,7 @@ the answer away. docs/reading.md shows a prompt in full.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Sequence
 from functools import cache, cached_property
@@ -28,6 +29,7 @@ SEEDS = (0, 1)  # the training seeds of the networks shown (`trained/<game>.<see
 MAX_NAME_CHARS = 100
 SYSTEM = "You read neural-network weights and say what the network does. Follow the task constraints exactly."
 BLOCK = "```game"
+_OPENER = re.compile(r"```game[^\S\n]*\n", re.IGNORECASE)  # the tag, then the end of its line
 
 
 class IdentifyTask(Task):
@@ -143,13 +145,12 @@ def named_game(text: str) -> str:
         raise AnswerError("the answer must be text")
     if len(text) > MAX_ANSWER_CHARS:
         raise AnswerError(f"the answer has {len(text):,} characters; at most {MAX_ANSWER_CHARS:,} are read")
-    body, position, lowered = None, 0, text.lower()
-    while (start := lowered.find(BLOCK, position)) >= 0:
-        newline = text.find("\n", start)
-        close = text.find("```", newline + 1) if newline >= 0 else -1
+    body, position = None, 0
+    while (tag := _OPENER.search(text, position)) is not None:
+        close = text.find("```", tag.end())
         if close < 0:
             break
-        body, position = text[newline + 1 : close], close + 3
+        body, position = text[tag.end() : close], close + 3
     if body is None:
         raise AnswerError(f"the answer has no {BLOCK} block (write the game's name inside {BLOCK} ... ```)")
     lines = [line.strip() for line in body.splitlines() if line.strip()]
