@@ -1,15 +1,16 @@
 """Choose the damage of every repair task and measure it: writes src/wspbench/tasks/trained/damages.json.
 
-For each MinAtar game whose shipped seed-0 PPO network (benchmarks/train.py) has learned something (its baseline
-score, in baselines.json, is at least LEARNED times the better of the trivial and the best random baseline), and
-for each kind of damage in `repair.DAMAGES`: the possible parameters
-(a pair of actions, a channel, an action; for flip_units, FLIPPED_UNITS layer-1 units drawn without replacement)
-are tried in an order drawn from numpy's default_rng(seed), seed = crc32("<game>/<kind>"), at most MAX_TRIES of them,
-each played on the
-TRAINING_EPISODES training episodes; the first whose mean return falls by at least MIN_DROP of the trained network's
-is kept. Then the trained and the damaged network play the SCORING_EPISODES first scoring episodes, whose returns the
-task normalises with; a damage is dropped if the trained network's mean return is not above the damaged one's on
-every first n of them, n >= repair.MIN_EPISODES (so that every score has a positive denominator).
+The network that is damaged is each game's PPO network of seed `repair.TRAINED_SEED` (benchmarks/train.py), one
+that no identify task shows. A game gets repair tasks when that network has learned something: its mean return
+on TRAINING_EPISODES training episodes is positive and at least LEARNED times the best of the zero network and
+the six constant-action networks (`baselines.constant_weights`) on the same episodes. Then, for each kind of
+damage in `repair.DAMAGES`, the possible parameters (a pair of actions, a channel, an action; for flip_units,
+FLIPPED_UNITS layer-1 units drawn without replacement) are tried in an order drawn from numpy's default_rng(seed),
+seed = crc32("<game>/<kind>"), at most MAX_TRIES of them, each played on the training episodes; the first whose
+mean return falls by at least MIN_DROP of the trained network's is kept. Then the trained and the damaged network
+play the SCORING_EPISODES first scoring episodes, whose returns the task normalises with; a damage is dropped if
+the trained network's mean return is not above the damaged one's on every first n of them, n >= repair.MIN_EPISODES (so
+that every score has a positive denominator). Scoring episodes never choose a damage or a game.
 
     python benchmarks/damage.py [--games breakout,ferry] [--workers 2]
 """
@@ -64,14 +65,14 @@ def measure(name: str) -> tuple[str, dict]:
     trained = trained_network(task, repair.TRAINED_SEED)[0]
     started = time.perf_counter()
     train_episodes = task.training_episodes(TRAINING_EPISODES)
-    entry = baselines.load()["tasks"][task.id]
-    floor = max(entry["zero"]["score"], entry["constant"]["score"], entry["random"]["best"])
-    if entry["trained"]["score"] < LEARNED * floor or entry["trained"]["score"] <= 0:
-        return name, {
-            "skipped": f"its trained network scores {entry['trained']['score']:.4f}, the best trivial or "
-            f"random baseline {floor:.4f}"
-        }
     trained_train, _ = mean_return(task, trained, train_episodes)
+    trivial = [task.network.zeros()] + [baselines.constant_weights(task.network, a) for a in range(6)]
+    floor = max(mean_return(task, weights, train_episodes)[0] for weights in trivial)
+    if trained_train <= 0 or trained_train < LEARNED * floor:
+        return name, {
+            "skipped": f"its trained network's mean return on training episodes is {trained_train:.4g}, the best "
+            f"of the zero and constant-action networks {floor:.4g}"
+        }
     _, trained_scoring = mean_return(task, trained, task.scoring_episodes(SCORING_EPISODES))
     entry = {"trained": trained_scoring, "trained_training_return": trained_train, "damages": {}, "skipped": {}}
     for kind in repair.DAMAGES:

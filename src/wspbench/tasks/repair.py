@@ -31,7 +31,7 @@ from wspbench.tasks.spec import Game, Progress, Protocol, Score, Task, weights_r
 REPAIR_PROMPT_VERSION = "repair-v1"
 DAMAGES_FILE = "damages.json"  # in `trained/`, written by benchmarks/damage.py
 DAMAGES_FORMAT = "wspbench.damages/1"
-TRAINED_SEED = 0  # the network that is damaged: the baseline's
+TRAINED_SEED = 2  # the network that is damaged: a third one per game, which no identify task shows (SEEDS 0, 1)
 BIAS_SHIFT = 10.0
 FLIPPED_UNITS = 8  # one unit's flip cost PPO's networks at most 15% of their return (docs/reading.md)
 MIN_DROP = 0.3  # a damage must cost at least this share of the trained network's mean return
