@@ -12,7 +12,7 @@ play the SCORING_EPISODES first scoring episodes, whose returns the task normali
 the trained network's mean return is not above the damaged one's on every first n of them, n >= repair.MIN_EPISODES (so
 that every score has a positive denominator). Scoring episodes never choose a damage or a game.
 
-    python benchmarks/damage.py [--games breakout,ferry] [--workers 2]
+    python benchmarks/damage.py [--games breakout,ferry] [--workers 2]   # --games: measure these again, keep the rest
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import os
 import time
 import zlib
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
@@ -38,7 +39,7 @@ LEARNED = 1.5
 TRAINING_EPISODES = 100
 SCORING_EPISODES = 200
 MAX_TRIES = 8
-OUT = repair.resources.files("wspbench.tasks") / "trained" / repair.DAMAGES_FILE
+OUT = Path(__file__).parents[1] / "src" / "wspbench" / "tasks" / "trained" / repair.DAMAGES_FILE
 CHOICES = {
     "swap_actions": [list(pair) for pair in itertools.combinations(range(6), 2)],
     "zero_channel": [[channel] for channel in range(6)],
@@ -109,9 +110,14 @@ def main() -> None:
     parser.add_argument("--games", default="", help="comma-separated game names (default: every MinAtar game)")
     parser.add_argument("--workers", type=int, default=os.cpu_count())
     args = parser.parse_args()
-    names = [g.game for g in all_games()] if not args.games else args.games.split(",")
+    every = [game.game for game in all_games()]
+    names = every if not args.games else args.games.split(",")
     with ProcessPoolExecutor(args.workers) as pool:
         measured = dict(pool.map(measure, names))
+    if args.games and OUT.is_file():  # the other games keep what the file says of them
+        old = json.loads(OUT.read_text())
+        kept = {**old["games"], **{name: {"skipped": why} for name, why in old["skipped_games"].items()}}
+        measured = {name: measured.get(name, kept.get(name)) for name in every if name in measured or name in kept}
     data = {
         "format": repair.DAMAGES_FORMAT,
         "trained_seed": repair.TRAINED_SEED,
@@ -123,9 +129,7 @@ def main() -> None:
         "games": {name: entry for name, entry in measured.items() if "damages" in entry},
         "skipped_games": {name: entry["skipped"] for name, entry in measured.items() if "damages" not in entry},
     }
-    with open(str(OUT), "w") as handle:
-        json.dump(data, handle, separators=(",", ":"))
-        handle.write("\n")
+    OUT.write_text(json.dumps(data, separators=(",", ":")) + "\n")
     print(f"wrote {OUT}: {sum(len(e['damages']) for e in data['games'].values())} repair tasks")
 
 
