@@ -70,7 +70,10 @@ def test_identify_grades_the_named_game():
         score = task.grade(f"I think it shoots aliens.\n```game\n{spelling}\n```\n")
         assert score.normalized == 1.0 and score.episodes == (0,) and score.values == (1.0,), spelling
     assert task.grade("```game\nbreakout\n```\n```game\nspace invaders\n```").normalized == 1.0  # the last counts
-    assert task.grade("```game\npong\n```").normalized == 0.0  # a name, but not of any game: wrong, not rejected
+    pong = task.grade("```game\n**Pong**\n```")  # a name, but not of any game: wrong, not rejected
+    assert pong.normalized == 0.0 and pong.error is None
+    assert pong.metadata == {"answer": "pong", "note": "'pong' is not one of the 25 game names: a wrong answer"}
+    assert "'***' is not one of" in task.grade("```game\n***\n```").metadata["note"]
     assert "no ```game block" in task.grade("space_invaders").error
     assert "one line" in task.grade("```game\nbreakout\nfreeway\n```").error
     assert "one line" in task.grade("```game\n```").error
@@ -79,6 +82,29 @@ def test_identify_grades_the_named_game():
     started = time.perf_counter()  # many unclosed openers: linear, not quadratic
     assert task.grade("```game\n" * 120_000).error is not None
     assert time.perf_counter() - started < 5
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "**breakout**",
+        "Breakout!",
+        "MinAtar Breakout",
+        "\uff22\uff52\uff45\uff41\uff4b\uff4f\uff55\uff54",  # full-width letters
+        "break\u200bout",  # a zero-width space
+        "\ufeffbreakout\u200d",
+        "*The game:* `Breakout`.",
+        "original/breakout",
+        "MinAtar-Breakout game",
+        "_Breakout_",
+    ],
+)
+def test_identify_reads_a_plausibly_written_name(written):
+    task = get_task("identify/breakout/0")
+    score = task.grade(f"It bounces a ball.\n```game\n{written}\n```\n")
+    assert score.normalized == 1.0 and score.metadata == {"answer": "breakout"}, written
+    spaced = get_task("identify-choice/space_invaders/0").grade("```game\n**SpaceInvaders**\n```")
+    assert spaced.normalized == 1.0
 
 
 def test_zero_scores_the_chance_level_on_the_choice_variant():

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+import unicodedata
 from collections.abc import Sequence
 from functools import cache, cached_property
 
@@ -30,6 +31,11 @@ MAX_NAME_CHARS = 100
 SYSTEM = "You read neural-network weights and say what the network does. Follow the task constraints exactly."
 BLOCK = "```game"
 _OPENER = re.compile(r"```game[^\S\n]*\n", re.IGNORECASE)  # the tag, then the end of its line
+_EDGES = " \t*_`'\".,;:!?()[]{}<>~"  # markdown emphasis, quotes and punctuation around a name
+_MARKUP = dict.fromkeys(map(ord, '*`~"'))  # emphasis, code and quotes: in no game's name
+_SEPARATORS = re.compile(r"[\s_:-]+")
+_PREFIXES = ("minatar_", "the_game_", "game_", "the_", "original_", "synth_", "synthetic_")  # "MinAtar Breakout"
+_SUFFIXES = ("_game",)
 
 
 class IdentifyTask(Task):
@@ -81,12 +87,15 @@ class IdentifyTask(Task):
 
     # --- answers ------------------------------------------------------------------------------------
     def read(self, text: str) -> tuple[Weights, dict]:
-        """The named game as a one-hot vector over `candidates()` (all zeros for a name that is none of them)."""
+        """The named game as a one-hot vector over `candidates()` (all zeros for a name that is none of them:
+        a wrong answer, with a note saying what was read)."""
         name = named_game(text)
         index = {game.game: i for i, game in enumerate(candidates())}.get(name)
         vote = np.zeros(len(candidates()), dtype=np.float32)
-        if index is not None:
-            vote[index] = 1.0
+        if index is None:
+            note = f"{name!r:.80} is not one of the {len(candidates())} game names: a wrong answer"
+            return {"game": vote}, {"answer": name, "note": note}
+        vote[index] = 1.0
         return {"game": vote}, {"answer": name}
 
     def offline_answer(self, model: str) -> str | None:
@@ -158,8 +167,26 @@ def named_game(text: str) -> str:
         raise AnswerError(
             f"the {BLOCK} block must hold one line: the game's name (at most {MAX_NAME_CHARS} characters)"
         )
-    name = lines[0].strip("`'\".").lower().replace("-", "_").replace(" ", "_")
-    return name.rsplit("/", 1)[-1]
+    return normal_name(lines[0])
+
+
+def normal_name(line: str) -> str:
+    """A written name in the registry's spelling, where that is safe: Unicode width (NFKC), no invisible
+    characters, no markdown or punctuation around it, lower case, `_` for spaces and `-`, without a `source/`
+    prefix or a known prefix ("MinAtar ", "the game "); a name that is none of the games is returned as read
+    so. Linear in the line's length."""
+    text = "".join(c for c in unicodedata.normalize("NFKC", line) if unicodedata.category(c) != "Cf")
+    text = _SEPARATORS.sub("_", text.lower().translate(_MARKUP).strip(_EDGES)).rsplit("/", 1)[-1].strip(_EDGES)
+    names = {game.game for game in candidates()}
+    joined = {game.game.replace("_", ""): game.game for game in candidates()}  # "SpaceInvaders"
+    bare = text
+    for _ in range(3):  # "the game MinAtar Breakout"
+        bare = next((bare.removeprefix(p) for p in _PREFIXES if bare.startswith(p)), bare)
+        bare = next((bare.removesuffix(p) for p in _SUFFIXES if bare.endswith(p)), bare).strip(_EDGES)
+    for found in (text, bare):
+        if found in names or found in joined:
+            return joined.get(found, found)
+    return text or line.lower()  # "***": say what was read
 
 
 def _prompt(task: IdentifyTask) -> str:
