@@ -201,3 +201,24 @@ def test_a_real_process_prints_no_traceback(tmp_path):
         check=False,
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr and "unknown task" in done.stderr
+
+
+TYPOS = [
+    ["grade", "original/brekout", "{good}"],
+    ["grade", "-g", "brekout", "{good}"],
+    ["run", "--model", "zero", "--tasks", "original/brekout"],
+    ["run", "--model", "zero", "--tasks", "original/*,original/brekout"],
+    ["export", "jsonl", "{jsonl}", "--tasks", "original/brekout"],
+    ["replay", "original/brekout", "{good}"],
+    ["weights", "{good}", "--task", "original/brekout"],
+]
+
+
+@pytest.mark.parametrize("args", TYPOS, ids=[" ".join(a)[:60] for a in TYPOS])
+def test_a_typo_gets_a_suggestion_not_the_suite(files, args):
+    """`wsp grade original/brekout` printed 83 lines with all 170 ids; now one close id and where to look."""
+    result = RUNNER.invoke(app, [arg.format(**files) for arg in args], env=WIDE)
+    assert result.exit_code == 2, result.output
+    output = " ".join(result.output.split())
+    assert "did you mean original/breakout?" in output and "`wsp games` lists the" in output
+    assert "repair/" not in output and "identify" not in output and len(result.output.splitlines()) <= 6

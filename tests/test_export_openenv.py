@@ -38,6 +38,8 @@ out["step"] = client.post("/step", json={"action": {"task": "original/breakout",
 out["bad"] = client.post("/step", json={"action": {"task": "superbeam", "answer": "no weights"}}).json()
 unknown = client.post("/reset", json={"task": "original/nope"})
 out["unknown"] = [unknown.status_code, unknown.json()]
+typo = client.post("/reset", json={"task": "original/brekout"})
+out["typo"] = [typo.status_code, typo.json()]
 with client.websocket_connect("/ws") as first, client.websocket_connect("/ws") as second:  # the default: several
     for socket_ in (first, second):
         socket_.send_text(json.dumps({"type": "reset", "data": {"task": "original/asterix"}}))
@@ -92,6 +94,8 @@ def test_reset_prompts_and_step_grades():
     }
     assert out["bad"]["reward"] == 0.0 and "no JSON object" in out["bad"]["observation"]["result"]["error"]
     assert out["unknown"][0] == 400 and "unknown task 'original/nope'" in out["unknown"][1]["detail"]
+    status, typo = out["typo"]  # a few close ids, never the whole suite
+    assert status == 400 and "did you mean original/breakout?" in typo["detail"] and "repair/" not in typo["detail"]
     assert out["sessions"] == ["observation", "observation"]
 
 

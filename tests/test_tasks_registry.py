@@ -59,16 +59,39 @@ def test_get_task_takes_an_id_or_a_bare_game_name():
     [
         ("original__freeway", "did you mean original/freeway?"),
         ("Freeway", "did you mean original/freeway?"),
-        ("minatar/original/freeway", ""),
-        ("original-freeway", ""),
+        ("minatar/original/freeway", "did you mean original/freeway?"),
+        ("original-freeway", "did you mean original/freeway?"),
+        ("original/brekout", "did you mean original/breakout?"),
+        ("brekout", "did you mean original/breakout?"),
+        ("synth/breakout", "did you mean original/breakout?"),
+        ("space invaders", "did you mean original/space_invaders?"),
+        ("superbeem", "did you mean superbeam?"),
+        ("identify-choice/fery/0", "did you mean identify-choice/ferry/0, identify-choice/ferry/1 or "),
+        ("repair/breakout/swap_action", "did you mean repair/breakout/swap_actions, "),
         ("pong", ""),
+        ("x" * 10_000, ""),
     ],
 )
-def test_other_spellings_are_unknown_tasks(spelling, hint):
+def test_other_spellings_are_unknown_tasks_with_a_few_suggestions(spelling, hint):
     with pytest.raises(UnknownTask, match="unknown task") as caught:
         get_task(spelling)
-    assert isinstance(caught.value, ValueError) and hint in str(caught.value)
-    assert "original/breakout" in str(caught.value)  # the message lists the ids to choose from
+    message = str(caught.value)
+    assert isinstance(caught.value, ValueError) and hint in message
+    assert message.endswith(f"`wsp games` lists the {len(all_tasks())} tasks") and len(message) < 250  # no dump
+    assert message.count("/") <= 2 + 3 * 2 and "repair/asterix" not in message
+    with pytest.raises(UnknownTask, match="no task matches") as caught:
+        select(f"original/asterix,{spelling}")
+    assert hint in str(caught.value) and len(str(caught.value)) < 250
+
+
+def test_a_long_list_of_ids_is_summarised_per_family():
+    from wspbench.tasks.registry import summary
+
+    ids = [task.id for task in all_tasks()][9:]  # as `runs compare` leaves out all but 9 tasks
+    line = summary(ids)
+    assert line.startswith(f"{len(ids)} tasks: synth 16 (synth/comet_catch, synth/crossfire, synth/duck_shot, ...)")
+    assert "; repair 83 (repair/asterix/swap_actions, " in line and len(line) < 800
+    assert summary(["superbeam"]) == "1 task: superbeam 1 (superbeam)"
 
 
 def test_selectors():
@@ -93,13 +116,15 @@ def test_suite_digest_covers_the_tasks():
     }
 
 
-def test_a_registered_family_changes_the_suite(toy):
-    assert suite().tasks == len(all_tasks())
-    with_toy = suite().digest
+def test_a_registered_family_leaves_the_suite_as_it_is(toy):
+    """The suite (its digest) is the built-in tasks': a plugin's tasks are served, and reported apart."""
+    from wspbench.tasks.registry import plugin_tasks
+
+    with_toy = suite()
+    assert with_toy.tasks == len(all_tasks()) - 1 and plugin_tasks() == [toy]
     unregister_family("toy")
-    assert suite().digest != with_toy
+    assert suite() == with_toy and plugin_tasks() == []
     register_family("toy", toy_family.tasks)
-    assert suite().digest == with_toy
 
 
 # --- the toy family, through the library -------------------------------------------------------------
@@ -128,7 +153,10 @@ def test_the_toy_family_is_in_wsp_games(toy):
     table = RUNNER.invoke(app, ["games"], env=WIDE)
     assert table.exit_code == 0 and "toy/sign" in table.stdout
     shown = RUNNER.invoke(app, ["suite", "--json"])
-    assert json.loads(shown.stdout)["tasks"] == len(all_tasks())
+    assert json.loads(shown.stdout) == {**suite().to_json(), "plugin_tasks": ["toy/sign"]}
+    assert json.loads(shown.stdout)["tasks"] == len(all_tasks()) - 1
+    shown = RUNNER.invoke(app, ["suite"], env=WIDE)
+    assert "plugins, outside the suite and its digest: 1 task: toy 1 (toy/sign)" in shown.stdout
 
 
 @pytest.mark.parametrize("spelling", [["toy/sign"], ["sign"], ["--game", "sign"]])
@@ -181,3 +209,147 @@ def test_an_installed_package_adds_a_family_through_its_entry_point(tmp_path, mo
         assert "toy/sign" not in [task.id for task in all_tasks()]  # a broken plugin is left out, not fatal
     finally:
         registry._tasks = None
+
+
+PLUGINS = """
+import dataclasses
+
+from tests.toy_family import SignTask
+
+
+class Copy(SignTask):
+    id = "original/breakout"  # a built-in task's id
+
+
+class Shadow(SignTask):
+    id = "toy2/breakout"  # a built-in game's name
+    family = "toy2"
+    game = dataclasses.replace(SignTask.game, name="breakout")
+
+
+class Family(SignTask):
+    id = "original/pong"  # a built-in family's prefix
+
+
+def raises():
+    raise RuntimeError("a bug in the plugin")
+
+
+def none():
+    return None
+
+
+def objects():
+    return [object()]
+
+
+def repeats():
+    yield Copy()
+    yield Shadow()
+    yield Family()
+
+
+def exits():
+    raise SystemExit(3)
+
+
+def good():
+    return [SignTask()]
+"""
+BAD = {"raising": "raises", "none": "none", "objects": "objects", "exiting": "exits", "missing": "no_such:tasks"}
+
+
+@pytest.fixture
+def plugins(tmp_path, monkeypatch, caplog):
+    """Installed plugin packages (a dist-info folder on sys.path, its entry points in modules written here):
+    one good family, one with bad tasks among good ones, and one broken in each way."""
+    from wspbench.tasks import registry
+
+    builtin = suite()
+    (tmp_path / "wsp_plugins.py").write_text(PLUGINS)
+    info = tmp_path / "wsp_plugins-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: wsp-plugins\nVersion: 1.0\n")
+    points = {**BAD, "good": "good", "repeating": "repeats"}
+    (info / "entry_points.txt").write_text(
+        "[wspbench.families]\n"
+        + "".join(f"{name} = {v if ':' in v else 'wsp_plugins:' + v}\n" for name, v in points.items())
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(registry, "_tasks", None)
+    caplog.set_level("WARNING", logger="wspbench.tasks.registry")
+    try:
+        yield builtin, caplog
+    finally:
+        registry._tasks = None
+
+
+def test_broken_plugins_are_left_out_with_one_warning_each(plugins):
+    from wspbench.tasks.registry import plugin_tasks
+
+    builtin, caplog = plugins
+    ids = [task.id for task in all_tasks()]
+    assert [task.id for task in plugin_tasks()] == ["toy/sign", "toy2/breakout"] and ids[-2:] == [
+        "toy/sign",
+        "toy2/breakout",
+    ]
+    assert len(ids) == len(set(ids)) == builtin.tasks + 2 and suite() == builtin  # the digest runs record
+    warnings = [record.getMessage() for record in caplog.records]
+    for name in BAD:
+        assert len([w for w in warnings if w.startswith(f"task family {name} (")]) == 1, (name, warnings)
+    assert any("original/breakout repeats the id of an earlier task" in w for w in warnings)
+    assert any("original/pong: its family 'toy' or id prefix is a built-in family's" in w for w in warnings)
+    assert any("object is not a Task" in w for w in warnings) and any("NoneType" in w for w in warnings)
+    assert len(warnings) == len(BAD) + 2
+    assert get_task("original/breakout").family == "minatar"
+    assert get_task("breakout").id == "original/breakout" and [t.id for t in select("breakout")] == [
+        "original/breakout"
+    ]
+    assert get_task("toy2/breakout").family == "toy2"
+
+
+def test_every_command_works_with_broken_plugins_installed(plugins, tmp_path):
+    from tests.test_verifier import ANSWER, seed_trajectory
+    from wspbench.verifier import verify
+
+    builtin, _ = plugins
+    games = RUNNER.invoke(app, ["games", "--json"])
+    assert games.exit_code == 0 and "toy/sign" in games.stdout and "Traceback" not in games.output
+    sign = get_task("toy/sign")
+    graded = RUNNER.invoke(app, ["grade", "toy/sign", "--json", "-"], input=sign.offline_answer("reference"))
+    assert graded.exit_code == 0 and json.loads(graded.stdout)["normalized"] == 1.0
+    breakout = RUNNER.invoke(app, ["grade", "breakout", "--json", "-"], input="no answer")
+    assert breakout.exit_code == 1 and json.loads(breakout.stdout)["task"] == "original/breakout"
+    shown = RUNNER.invoke(app, ["suite", "--json"])
+    assert {k: v for k, v in json.loads(shown.stdout).items() if k != "plugin_tasks"} == builtin.to_json()
+    trajectory = tmp_path / "trajectory.json"
+    trajectory.write_text(json.dumps(seed_trajectory(ANSWER)))
+    environ = {"WEIGHT_SPACE_GAME": "breakout", "WEIGHT_SPACE_SOURCE": "original", "WEIGHT_SPACE_EPISODES": "2"}
+    reward = verify(trajectory, tmp_path / "reward.json", environ=environ, workers=1)
+    assert reward["game"] == "breakout" and "error" not in reward, reward
+
+
+def test_runs_compare_summarises_the_tasks_it_leaves_out(tmp_path):
+    """`runs compare` printed all 161 left-out ids; now their count and a few per family."""
+    common = ["--model", "zero", "--workers", "1", "--concurrency", "1"]
+    for name, tasks in (("many", "identify/*,identify-choice/*"), ("one", "identify/breakout/0")):
+        done = RUNNER.invoke(app, ["run", *common, "--tasks", tasks, "--out", str(tmp_path / name)], env=WIDE)
+        assert done.exit_code == 0, done.output
+    table = RUNNER.invoke(app, ["runs", "compare", str(tmp_path / "many"), str(tmp_path / "one")], env=WIDE)
+    assert table.exit_code == 0, table.output
+    left_out = " ".join(table.output.split("left out", 1)[1].split())
+    assert left_out == (
+        "(not finished in every run): 59 tasks: identify-choice 50 (identify-choice/asterix/0, "
+        "identify-choice/asterix/1, identify-choice/beacon_keeper/0, ...); identify 9 (identify/asterix/0, "
+        "identify/asterix/1, identify/breakout/1, ...)"
+    )
+    assert "identify-choice/treasure_dive" not in left_out
+
+
+def test_inspect_suggests_a_close_task_too():
+    pytest.importorskip("inspect_ai")
+    from wspbench.integrations.inspect_ai import weight_programming
+
+    with pytest.raises(Exception, match=r"did you mean original/breakout\?") as caught:
+        weight_programming(task="original/brekout")
+    assert "`wsp games` lists the" in str(caught.value) and "repair/" not in str(caught.value)

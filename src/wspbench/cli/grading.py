@@ -267,15 +267,18 @@ def baselines(as_json: bool = typer.Option(False, "--json", help="Print the base
 def suite(as_json: bool = typer.Option(False, "--json", help="Print the suite as JSON.")) -> None:
     """Print the suite's name, version, task count and digest (runs compare only within one suite).
 
-    The digest covers every task's prompt, game source, cap, calibration and episodes."""
+    The digest covers every built-in task's prompt, game source, cap, calibration and episodes; plugin tasks
+    are listed apart, outside it."""
     from wspbench.tasks import suite as current
+    from wspbench.tasks.registry import plugin_tasks, summary
 
-    found = current()
+    found, plugins = current(), [task.id for task in plugin_tasks()]
     if as_json:
-        print(json.dumps(found.to_json()))
+        print(json.dumps({**found.to_json(), **({"plugin_tasks": plugins} if plugins else {})}))
         return
     console.print(
-        f"{found.name} {found.version}: {found.tasks} tasks, digest {found.digest}",
+        f"{found.name} {found.version}: {found.tasks} tasks, digest {found.digest}"
+        + (f"; plugins, outside the suite and its digest: {summary(plugins)}" if plugins else ""),
         markup=False,
         highlight=False,
         soft_wrap=True,

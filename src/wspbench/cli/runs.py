@@ -406,8 +406,10 @@ def runs_compare(
         markup=False,
     )
     if result["tasks_left_out"]:
+        from wspbench.tasks.registry import summary
+
         console.print(
-            f"left out (not finished in every run): {', '.join(result['tasks_left_out'])}", markup=False, style="yellow"
+            f"left out (not finished in every run): {summary(result['tasks_left_out'])}", markup=False, style="yellow"
         )
     if not result["same_suite"]:
         errors.print(

@@ -72,7 +72,7 @@ class WspObservation(Observation):
 
 
 def find_task(task_id) -> Task:
-    """The task named by a request, or TaskError with a short message (an unknown id lists the ids)."""
+    """The task named by a request, or TaskError with a short message (an unknown id: a few close ids)."""
     if not isinstance(task_id, str) or not task_id or len(task_id) > 200:
         raise TaskError("task must be a task id such as original/breakout")
     try:

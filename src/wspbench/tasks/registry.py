@@ -5,36 +5,57 @@ built-in families are listed in FAMILIES; an installed package adds one through 
 `wspbench.families` (`name = "module:tasks"`); `register_family` adds one at run time (the toy family of
 `tests/test_tasks_registry.py`). Building the list is cheap: a task loads its game only when
 it is graded or prompted, so `wsp --help` and `wsp games` stay fast.
+
+Plugin families (installed or registered) are someone else's code: each of their tasks is checked, and a
+family or task that fails is left out with one warning naming it, so that it cannot stop a command. A plugin
+never takes a built-in id or game name, and the suite (its digest) covers the built-in families only, so
+installing a plugin does not change the suite that runs record.
 """
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import hashlib
 import importlib
+import itertools
 import logging
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from wspbench.tasks.spec import Task
+from wspbench.tasks.spec import Task, group_of, safe_message
 
 SUITE_NAME = "wspbench"
 SUITE_VERSION = "3"  # CHANGELOG.md; bump with any change that moves a score: a prompt, a game, a cap, the episodes
 FAMILIES = ("wspbench.tasks.minatar", "wspbench.tasks.superbeam", "wspbench.tasks.identify", "wspbench.tasks.repair")
 ENTRY_POINTS = "wspbench.families"
+MAX_PLUGIN_TASKS = 10_000  # tasks read from one plugin family
+PLUGIN_ID = re.compile(r"[a-z0-9_][a-z0-9_.-]{0,39}(/[a-z0-9_][a-z0-9_.-]{0,39}){1,3}")  # `family/name[/...]`
+SUGGESTIONS = 3  # at most this many "did you mean" ids
 
 log = logging.getLogger(__name__)
-_registered: dict[str, Callable[[], list[Task]]] = {}
-_tasks: dict[str, Task] | None = None
-_suite: tuple[dict[str, Task], Suite] | None = None  # the suite of one `_tasks` dict
+_registered: dict[str, Callable[[], Iterable[Task]]] = {}
+_tasks: Registry | None = None
+_suite: tuple[Registry, Suite] | None = None  # the suite of one loaded registry
 
 
 class UnknownTask(ValueError):
-    """A task id or selector that names no task: a usage error, with the ids to choose from."""
+    """A task id or selector that names no task: a usage error, with a few close ids to choose from."""
 
 
-def register_family(name: str, tasks: Callable[[], list[Task]]) -> None:
-    """Add a family: `tasks()` returns its Task objects. Registering a name again replaces it."""
+@dataclass(frozen=True)
+class Registry:
+    """The loaded tasks: every task by id (built-in first), the built-in ids, and the task each bare game
+    name names (a built-in task before a plugin's)."""
+
+    tasks: dict[str, Task]
+    builtin: frozenset[str]
+    names: dict[str, Task]
+
+
+def register_family(name: str, tasks: Callable[[], Iterable[Task]]) -> None:
+    """Add a plugin family: `tasks()` returns its Task objects. Registering a name again replaces it."""
     global _tasks
     _registered[name] = tasks
     _tasks = None
@@ -46,36 +67,93 @@ def unregister_family(name: str) -> None:
     _tasks = None
 
 
-def _installed_families() -> list[Callable[[], list[Task]]]:
-    """The `tasks` functions of installed plugin packages; a plugin that fails to load is left out, with a
+def _installed_families() -> list[tuple[str, Callable]]:
+    """(name, `tasks` function) of installed plugin packages; a plugin that fails to load is left out, with a
     warning, so that one broken package cannot stop every command."""
     from importlib.metadata import entry_points
 
     makers = []
     for point in entry_points(group=ENTRY_POINTS):
+        name = f"{point.name} ({point.value})"
         try:
-            makers.append(point.load())
+            makers.append((name, point.load()))
         except Exception as error:  # noqa: BLE001 - someone else's package
-            log.warning("task family %s (%s) is left out: %s: %s", point.name, point.value, type(error).__name__, error)
+            log.warning("task family %s is left out: %s", name, safe_message(error))
     return makers
 
 
-def _all() -> dict[str, Task]:
+def _plugin_tasks(name: str, make: Callable, taken: dict[str, Task], reserved: frozenset[str]) -> list[Task]:
+    """The valid tasks of one plugin family (ids not in `taken`, families and id prefixes not in `reserved`);
+    each one left out is named in a warning."""
+    try:
+        made = list(itertools.islice(make(), MAX_PLUGIN_TASKS + 1))
+    except (Exception, SystemExit) as error:  # noqa: BLE001 - someone else's code, e.g. tasks() returning None
+        log.warning("task family %s is left out: its tasks() failed: %s", name, safe_message(error))
+        return []
+    if len(made) > MAX_PLUGIN_TASKS:
+        log.warning("task family %s is left out: it has more than %d tasks", name, MAX_PLUGIN_TASKS)
+        return []
+    kept: dict[str, Task] = {}
+    for task in made:
+        problem = _problem(task, taken, reserved, kept)
+        if problem:
+            log.warning("task family %s: a task is left out: %s", name, problem)
+        else:
+            kept[task.id] = task
+    return list(kept.values())
+
+
+def _problem(task, taken: dict[str, Task], reserved: frozenset[str], kept: dict[str, Task]) -> str | None:
+    """Why a plugin's task cannot join the registry, or None."""
+    if not isinstance(task, Task):
+        return f"{type(task).__name__:.40} is not a Task"
+    try:
+        task_id, family, game = task.id, task.family, task.game.name
+    except Exception as error:  # noqa: BLE001 - a property of someone else's class
+        return f"its id, family or game cannot be read: {safe_message(error)}"
+    if not isinstance(task_id, str) or not PLUGIN_ID.fullmatch(task_id):
+        return f"its id {task_id!r:.60} is not lower-case family/name (letters, digits, _ . -)"
+    if not isinstance(family, str) or not isinstance(game, str):
+        return f"{task_id}: its family and game name must be text"
+    if task_id in taken or task_id in kept:
+        return f"{task_id} repeats the id of {'another' if task_id in kept else 'an earlier'} task"
+    if group_of(task_id) in reserved or family in reserved:
+        return f"{task_id}: its family {family!r:.40} or id prefix is a built-in family's"
+    return None
+
+
+def _names(tasks: Iterable[Task]) -> dict[str, Task]:
+    """The task each bare game name names, among `tasks`: the one that plays that game under its own name."""
+    found: dict[str, list[Task]] = {}
+    for task in tasks:
+        if task.id == task.game.name or task.id.endswith("/" + task.game.name):
+            found.setdefault(task.game.name, []).append(task)
+    return {name: named[0] for name, named in found.items() if len(named) == 1}
+
+
+def _load() -> Registry:
     global _tasks
     if _tasks is None:
-        found: dict[str, Task] = {}
-        makers = [importlib.import_module(module).tasks for module in FAMILIES]
-        makers += [*_installed_families(), *_registered.values()]
-        for make in makers:
-            for task in make():
-                if task.id in found:
+        tasks: dict[str, Task] = {}
+        for module in FAMILIES:
+            for task in importlib.import_module(module).tasks():
+                if task.id in tasks:
                     raise ValueError(f"two tasks have the id {task.id!r}")
-                found[task.id] = task
-        log.debug(
-            "%d tasks from %d families (%s registered)", len(found), len(makers), ", ".join(_registered) or "none"
-        )
-        _tasks = found
+                tasks[task.id] = task
+        builtin = frozenset(tasks)
+        reserved = frozenset(group_of(task.id) for task in tasks.values()) | {t.family for t in tasks.values()}
+        families = [*_installed_families(), *_registered.items()]
+        for name, make in families:
+            tasks.update((task.id, task) for task in _plugin_tasks(name, make, tasks, reserved))
+        plugins = [task for task_id, task in tasks.items() if task_id not in builtin]
+        names = _names(plugins) | _names(tasks[task_id] for task_id in builtin)  # built-in game names win
+        _tasks = Registry(tasks, builtin, names)
+        log.debug("%d tasks, %d from %d plugin families", len(tasks), len(plugins), len(families))
     return _tasks
+
+
+def _all() -> dict[str, Task]:
+    return _load().tasks
 
 
 def all_tasks() -> list[Task]:
@@ -83,23 +161,30 @@ def all_tasks() -> list[Task]:
     return list(_all().values())
 
 
+def plugin_tasks() -> list[Task]:
+    """The tasks of plugin families: served by every command, outside the suite and its digest."""
+    loaded = _load()
+    return [task for task_id, task in loaded.tasks.items() if task_id not in loaded.builtin]
+
+
 def get_task(task_id: str) -> Task:
-    """The task with this canonical id; a bare game name is accepted when it names one task.
-    UnknownTask (a ValueError) otherwise, saying what to write instead."""
-    tasks = _all()
-    if task_id in tasks:
-        return tasks[task_id]
-    by_game = [task for task in tasks.values() if _plays(task, task_id)]
-    if len(by_game) == 1:
-        return by_game[0]
-    raise UnknownTask(f"unknown task {task_id!r:.80}{_hint(task_id)}; tasks: {', '.join(tasks)}")
+    """The task with this canonical id; a bare game name is accepted when it names one task (a built-in
+    task first). UnknownTask (a ValueError) otherwise, with a few close ids."""
+    loaded = _load()
+    if isinstance(task_id, str):
+        if task_id in loaded.tasks:
+            return loaded.tasks[task_id]
+        if task_id in loaded.names:
+            return loaded.names[task_id]
+    raise UnknownTask(f"unknown task {str(task_id)!r:.80}{_hint(str(task_id))}")
 
 
 def select(selector: str) -> list[Task]:
     """Tasks matching a selector: comma-separated `all`, ids, bare game names, families or fnmatch patterns
     over the ids (`original/*`, `synth/f*`); in suite order of first mention, without repeats. An item that
     is a task's id names that task alone (`superbeam`; `superbeam*` is every SUPERBEAM task)."""
-    tasks = _all()
+    loaded = _load()
+    tasks = loaded.tasks
     chosen: dict[str, Task] = {}
     for item in (part.strip() for part in selector.split(",")):
         if not item:
@@ -112,35 +197,56 @@ def select(selector: str) -> list[Task]:
             task
             for task in tasks.values()
             if fnmatch.fnmatchcase(task.id, pattern)
-            or _plays(task, pattern)
+            or loaded.names.get(pattern) is task
             or task.id.startswith(pattern + "/")
             or task.family == pattern
         ]
         if not matches:
-            raise UnknownTask(f"no task matches {item!r:.80}{_hint(item)}; tasks: {', '.join(tasks)}")
+            raise UnknownTask(f"no task matches {item!r:.80}{_hint(item)}")
         chosen.update((task.id, task) for task in matches)
     if not chosen:
         raise UnknownTask("the task selector is empty")
     return list(chosen.values())
 
 
-def _plays(task: Task, name: str) -> bool:
-    """Whether a bare game name names this task: the task that plays that game under its own name
-    (`breakout` is original/breakout, not identify/breakout/0 or repair/breakout/swap_actions)."""
-    return task.game.name == name and (task.id == name or task.id.endswith("/" + name))
+def suggestions(text: str) -> list[str]:
+    """At most SUGGESTIONS ids close to what was typed: another case or file-name spelling
+    (`original-breakout`, `original__breakout`), the right game under another source, or a near miss
+    (difflib) over the ids and the bare game names."""
+    loaded = _load()
+    lower = text.strip()[:100].lower()
+    spellings = dict.fromkeys(
+        [lower, lower.replace("__", "/"), lower.replace("-", "/", 1), lower.replace("-", "_"), lower.replace(" ", "_")]
+    )
+    named = {name: task.id for name, task in loaded.names.items()} | {task_id: task_id for task_id in loaded.tasks}
+    found = [named[spelling] for spelling in spellings if spelling in named]
+    if "/" in lower and (game := lower.replace("-", "_").rsplit("/", 1)[-1]) in loaded.names:
+        found.append(loaded.names[game].id)
+    for spelling in [] if found else spellings:  # another spelling of one id is the answer
+        found += [named[close] for close in difflib.get_close_matches(spelling, named, SUGGESTIONS, 0.75)]
+    return [task_id for task_id in dict.fromkeys(found) if task_id != text][:SUGGESTIONS]
 
 
 def _hint(text: str) -> str:
-    """A near miss: other case, a file-name spelling (`original-breakout`, `original__breakout`), `-` for `_`,
-    or the right game under another source."""
-    text = text.strip()
-    lower = text.lower()
-    spellings = {lower, lower.replace("__", "/"), lower.replace("-", "/", 1), lower.replace("-", "_")}
-    game = lower.replace("-", "_").rsplit("/", 1)[-1]
-    for task in _all().values():
-        if (spellings & {task.id, task.game.name} and task.id != text) or ("/" in text and game == task.game.name):
-            return f" (did you mean {task.id}?)"
-    return ""
+    """The close ids as "(did you mean ...?)", and where to find every id: never the whole list."""
+    close = suggestions(text)
+    if len(close) > 1:
+        close = [", ".join(close[:-1]) + " or " + close[-1]]
+    mean = f" (did you mean {close[0]}?)" if close else ""
+    return f"{mean}; `wsp games` lists the {len(_all())} tasks"
+
+
+def summary(ids: Iterable[str], shown: int = 3) -> str:
+    """A long list of task ids in one short line: the count, then per group its count and first few ids."""
+    groups: dict[str, list[str]] = {}
+    for task_id in ids:
+        groups.setdefault(group_of(task_id), []).append(task_id)
+    parts = [
+        f"{group} {len(members)} ({', '.join(members[:shown])}{', ...' if len(members) > shown else ''})"
+        for group, members in groups.items()
+    ]
+    total = sum(len(members) for members in groups.values())
+    return f"{total} task{'' if total == 1 else 's'}: " + "; ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -158,10 +264,12 @@ class Suite:
 
 
 def suite() -> Suite:
-    """The suite of the registered tasks (computed once per set of families: it renders every prompt)."""
+    """The suite of the built-in tasks (computed once per loaded registry: it renders every prompt). Plugin
+    tasks are not in it, so installing one leaves the digest that runs record unchanged."""
     global _suite
-    if _suite is None or _suite[0] is not _all():
-        tasks = all_tasks()
+    loaded = _load()
+    if _suite is None or _suite[0] is not loaded:
+        tasks = [task for task_id, task in loaded.tasks.items() if task_id in loaded.builtin]
         combined = hashlib.sha256("".join(f"{t.id}={t.digest()}\n" for t in tasks).encode()).hexdigest()
-        _suite = (_all(), Suite(SUITE_NAME, SUITE_VERSION, combined, len(tasks)))
+        _suite = (loaded, Suite(SUITE_NAME, SUITE_VERSION, combined, len(tasks)))
     return _suite[1]
