@@ -118,13 +118,14 @@ def run(
     extra_body: str = typer.Option(
         None,
         callback=extra_body_option,
-        help="A JSON object merged into each request body, e.g. '{\"top_k\": 20}' (recorded in the run).",
+        help="A JSON object merged into each request body, e.g. '{\"top_k\": 20}' (recorded in the run, the "
+        "values of credential keys such as api_key, *token*, *secret*, *password* redacted).",
     ),
     header: list[str] = typer.Option(
         None,
         callback=header_option,
-        help="NAME:VALUE, an HTTP header sent with each request (repeatable); recorded in the run, the values "
-        "of authorization, *key* and *token* headers redacted.",
+        help="NAME:VALUE, an HTTP header sent with each request (repeatable); recorded in the run, every "
+        "value redacted but those of content-type, accept, user-agent, referer, x-title and a few more.",
     ),
     limit: int = typer.Option(None, min=1, help="Run only the first N of the selected tasks."),
     max_prompt_tokens: int = typer.Option(
@@ -211,7 +212,7 @@ def run(
         raise typer.BadParameter(f"{task.id}: {error}", param_hint="--episodes") from None
     grader = connected_executor(executor, ray_address)
     safe_model = "".join(c if c.isalnum() or c in "-_." else "_" for c in model)
-    run_dir = RunDir(out or Path("runs") / f"{safe_model}-{protocol}")
+    run_dir = RunDir(out or Path("runs") / f"{safe_model}-{protocol}", client.redactor)
     try:
         manifest = run_dir.open(build_manifest(config, chosen, about["api_key_env"]))
     except RunDirError as error:
