@@ -161,3 +161,19 @@ def test_a_run_with_every_kind_of_credential_leaves_no_trace_of_any(server, tmp_
     assert "HTTP 401" in done.stdout + done.stderr  # the echoed error was shown, scrubbed
     found = {(place, secret): leaks(text, secret) for place, text in places.items() for secret in SECRETS}
     assert not {where: what for where, what in found.items() if what}
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "says"),
+    [
+        ("--base-url", f"http://{URL_USER}:{PASSWORD_HEADER}@127.0.0.1:port/v1", "not a URL"),
+        ("--base-url", f"{URL_USER}:{PASSWORD_HEADER}@127.0.0.1/v1", "give an http(s) URL"),
+        ("--header", f"Bearer {PASSWORD_HEADER}", "give NAME:VALUE"),
+    ],
+)
+def test_a_usage_error_never_quotes_a_credential(server, monkeypatch, tmp_path, option, value, says):
+    monkeypatch.setenv(KEY_ENV, KEY)
+    result = wsp_run(server, tmp_path / "run", "--tasks", "original/breakout", option, value)
+    assert result.exit_code == 2 and says in " ".join(result.output.split()), result.output
+    assert not leaks(result.output, PASSWORD_HEADER) and "Traceback" not in result.output
+    assert server.requests == [] and not (tmp_path / "run").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import typer
 
@@ -41,11 +42,26 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not a JSON number")  # NaN never equals itself: a run could not resume
 
 
+def base_url_option(value: str | None) -> str | None:
+    """A typer callback: --base-url is an http(s) URL; the error never quotes it (it may hold a password)."""
+    if value is None:
+        return None
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - a ValueError for a port that is not a number
+    except ValueError as error:
+        raise typer.BadParameter(f"not a URL ({str(error).split(' as ')[0]})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise typer.BadParameter("give an http(s) URL, such as http://localhost:8000/v1")
+    return value
+
+
 def header_option(values: list[str] | None) -> list[str]:
-    """A typer callback: each --header is NAME:VALUE (an HTTP header name; a value on one line)."""
+    """A typer callback: each --header is NAME:VALUE (an HTTP header name; a value on one line). An error
+    quotes a header's name, never its value (a credential)."""
     for item in values or []:
         if ":" not in item:
-            raise typer.BadParameter(f"{item[:60]!r} is not NAME:VALUE")
+            raise typer.BadParameter("a header has no ':' (give NAME:VALUE)")
     for name, value in _headers(values).items():
         if not HEADER_NAME.fullmatch(name):
             raise typer.BadParameter(f"{name[:60]!r} is not an HTTP header name (give NAME:VALUE)")
@@ -86,7 +102,9 @@ def run(
     out: Path = typer.Option(
         None, help="Run directory (default runs/<model>-<protocol>); re-running with the same directory resumes it."
     ),
-    base_url: str = typer.Option(None, help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1."),
+    base_url: str = typer.Option(
+        None, callback=base_url_option, help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1."
+    ),
     api_key_env: str = typer.Option("OPENAI_API_KEY", help="Name of the environment variable with the API key."),
     timeout: float = typer.Option(600.0, min=0.001, callback=finite, help="Seconds to wait for one reply."),
     max_tries: int = typer.Option(4, min=1, max=100, help="Tries per request (rate limits, server errors, timeouts)."),
