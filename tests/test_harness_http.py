@@ -18,7 +18,8 @@ from typer.testing import CliRunner
 
 from wspbench.cli import app
 from wspbench.grading import find_task, grade_answer
-from wspbench.harness.clients import ModelError, OpenAIClient, scrub
+from wspbench.harness.clients import ModelError, OpenAIClient
+from wspbench.harness.redaction import Redactor
 from wspbench.tasks import get_task
 
 RUNNER = CliRunner()
@@ -65,8 +66,9 @@ def failure(status: int, retry_after: str | None = None, message: str | None = N
 
 class ChatServer:
     """Scripted replies per task: the first key of `script` found in the request's user prompt picks
-    the queue; each request pops one entry ({status, body, headers, delay}). Each request's body and
-    headers (names in lower case) are kept in `requests`."""
+    the queue; each request pops one entry ({status, body, headers, delay}, or a function of the kept
+    request that returns one). Each request's path, body and headers (names in lower case) are kept in
+    `requests`."""
 
     def __init__(self):
         self.script: dict[str, list[dict]] = {}
@@ -86,6 +88,8 @@ class ChatServer:
                     }
                 )
                 entry = server.next_entry(body)
+                if callable(entry):  # an entry made from the request itself (an echoing server)
+                    entry = entry(server.requests[-1])
                 if entry.get("delay"):
                     server.release.wait(entry["delay"])
                 data = entry["raw"] if "raw" in entry else json.dumps(entry.get("body")).encode()
@@ -261,9 +265,9 @@ def test_missing_key_is_a_clear_error(monkeypatch):
         OpenAIClient("m", None, KEY_ENV)
 
 
-def test_scrub_removes_the_key_and_pieces_of_it():
-    text = scrub(f"bad key {KEY} (you sent sk-test-DUMMY-7f3a...60aa)", KEY)
-    assert "DUMMY-7f" not in text and KEY not in text and "***" in text
+def test_scrub_removes_the_key_and_pieces_of_half_of_it_or_more():
+    text = Redactor([KEY]).text(f"bad key {KEY} (you sent sk-test-DUMMY-7f3a...60aa)")
+    assert text == "bad key *** (you sent ***...60aa)"
 
 
 PING = [{"role": "system", "content": "s"}, {"role": "user", "content": "ping"}]
@@ -369,10 +373,12 @@ def test_odd_reply_shapes_are_retried_or_read_without_raising(server, key):
     assert (reply.content, reply.finish_reason, reply.attempts) == ("part one, part two", None, 4)
 
 
-def test_a_reply_that_echoes_the_key_is_stored_with_a_marker(server, key):
+def test_a_reply_that_echoes_the_key_is_handed_on_as_sent_and_stored_with_a_marker(server, key):
     server.script["ping"] = [completion(f"your key is {KEY}, ok", reasoning=f"I saw {KEY[3:20]}")]
     client = OpenAIClient("scripted-model", server.url, KEY_ENV, timeout_s=10, max_tries=1)
-    text = json.dumps(client.complete(PING).to_json())
+    reply = client.complete(PING)
+    assert (reply.content, reply.reasoning) == (f"your key is {KEY}, ok", f"I saw {KEY[3:20]}")  # graded as sent
+    text = json.dumps(client.redactor.tree(reply.to_json()))  # what a run directory stores
     assert not [KEY[i : i + 8] for i in range(len(KEY) - 7) if KEY[i : i + 8] in text] and "***" in text
 
 

@@ -61,7 +61,7 @@ OPTIONS = [
     "--extra-body",
     '{"top_k": 20, "chat_template_kwargs": {"enable_thinking": false}}',
     "--header",
-    "X-Trace: run-42",
+    "X-Title: run-42",
     "--header",
     f"X-Api-Key: {HEADER_SECRET}",
     "--header",
@@ -78,7 +78,7 @@ def test_each_option_reaches_the_server_and_the_record_with_credentials_redacted
     body, headers = sent["json"], sent["headers"]
     assert (body["top_p"], body["seed"], body["reasoning_effort"], body["temperature"]) == (0.5, 7, "low", 0.2)
     assert body["top_k"] == 20 and body["chat_template_kwargs"] == {"enable_thinking": False}
-    assert headers["x-trace"] == "run-42" and headers["x-api-key"] == HEADER_SECRET
+    assert headers["x-title"] == "run-42" and headers["x-api-key"] == HEADER_SECRET
     assert headers["x-session-token"] == TOKEN_SECRET and headers["authorization"] == f"Bearer {KEY}"
     params = json.loads((out / "manifest.json").read_text())["config"]["request_params"]
     assert params == {
@@ -87,7 +87,7 @@ def test_each_option_reaches_the_server_and_the_record_with_credentials_redacted
         "seed": 7,
         "reasoning_effort": "low",
         "extra_body": {"top_k": 20, "chat_template_kwargs": {"enable_thinking": False}},
-        "headers": {"X-Trace": "run-42", "X-Api-Key": "<redacted>", "x-session-token": "<redacted>"},
+        "headers": {"X-Title": "run-42", "X-Api-Key": "<redacted>", "x-session-token": "<redacted>"},
     }
     written = result.output + "".join(p.read_text() for p in out.rglob("*") if p.is_file())
     assert not traces(written, HEADER_SECRET) and not traces(written, TOKEN_SECRET)  # the echo too

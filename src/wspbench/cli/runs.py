@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import typer
 
@@ -41,11 +42,26 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not a JSON number")  # NaN never equals itself: a run could not resume
 
 
+def base_url_option(value: str | None) -> str | None:
+    """A typer callback: --base-url is an http(s) URL; the error never quotes it (it may hold a password)."""
+    if value is None:
+        return None
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - a ValueError for a port that is not a number
+    except ValueError as error:
+        raise typer.BadParameter(f"not a URL ({str(error).split(' as ')[0]})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise typer.BadParameter("give an http(s) URL, such as http://localhost:8000/v1")
+    return value
+
+
 def header_option(values: list[str] | None) -> list[str]:
-    """A typer callback: each --header is NAME:VALUE (an HTTP header name; a value on one line)."""
+    """A typer callback: each --header is NAME:VALUE (an HTTP header name; a value on one line). An error
+    quotes a header's name, never its value (a credential)."""
     for item in values or []:
         if ":" not in item:
-            raise typer.BadParameter(f"{item[:60]!r} is not NAME:VALUE")
+            raise typer.BadParameter("a header has no ':' (give NAME:VALUE)")
     for name, value in _headers(values).items():
         if not HEADER_NAME.fullmatch(name):
             raise typer.BadParameter(f"{name[:60]!r} is not an HTTP header name (give NAME:VALUE)")
@@ -86,7 +102,9 @@ def run(
     out: Path = typer.Option(
         None, help="Run directory (default runs/<model>-<protocol>); re-running with the same directory resumes it."
     ),
-    base_url: str = typer.Option(None, help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1."),
+    base_url: str = typer.Option(
+        None, callback=base_url_option, help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1."
+    ),
     api_key_env: str = typer.Option("OPENAI_API_KEY", help="Name of the environment variable with the API key."),
     timeout: float = typer.Option(600.0, min=0.001, callback=finite, help="Seconds to wait for one reply."),
     max_tries: int = typer.Option(4, min=1, max=100, help="Tries per request (rate limits, server errors, timeouts)."),
@@ -118,13 +136,14 @@ def run(
     extra_body: str = typer.Option(
         None,
         callback=extra_body_option,
-        help="A JSON object merged into each request body, e.g. '{\"top_k\": 20}' (recorded in the run).",
+        help="A JSON object merged into each request body, e.g. '{\"top_k\": 20}' (recorded in the run, the "
+        "values of credential keys such as api_key, *token*, *secret*, *password* redacted).",
     ),
     header: list[str] = typer.Option(
         None,
         callback=header_option,
-        help="NAME:VALUE, an HTTP header sent with each request (repeatable); recorded in the run, the values "
-        "of authorization, *key* and *token* headers redacted.",
+        help="NAME:VALUE, an HTTP header sent with each request (repeatable); recorded in the run, every "
+        "value redacted but those of content-type, accept, user-agent, referer, x-title and a few more.",
     ),
     limit: int = typer.Option(None, min=1, help="Run only the first N of the selected tasks."),
     max_prompt_tokens: int = typer.Option(
@@ -211,7 +230,7 @@ def run(
         raise typer.BadParameter(f"{task.id}: {error}", param_hint="--episodes") from None
     grader = connected_executor(executor, ray_address)
     safe_model = "".join(c if c.isalnum() or c in "-_." else "_" for c in model)
-    run_dir = RunDir(out or Path("runs") / f"{safe_model}-{protocol}")
+    run_dir = RunDir(out or Path("runs") / f"{safe_model}-{protocol}", client.redactor)
     try:
         manifest = run_dir.open(build_manifest(config, chosen, about["api_key_env"]))
     except RunDirError as error:

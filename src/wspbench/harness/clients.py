@@ -2,19 +2,22 @@
 the `openai` package, and the built-in offline models, which answer through the same protocol code.
 
 The API key is read from an environment variable whose *name* is configured; the key itself is kept in
-the client only, and every error message and reply is scrubbed of it before it can reach a log or a
-record. Retries are ours (the SDK's are off) so that each try, its wait and its error are visible: rate
-limits, server errors, timeouts and dropped connections are retried with exponential backoff (honouring a
-usable Retry-After); other errors (bad request, wrong key, unknown model, a reply over the size cap) fail
-at once.
+the client only. A reply is handed on as the model sent it (it is graded as sent); the client's
+`redactor` (`harness/redaction.py`) holds the key and every other credential of the request, and what a
+run stores or prints passes through it; error messages are scrubbed here, where they are made.
+
+Retries are ours (the SDK's are off) so that each try, its wait and its error are visible: rate limits,
+server errors, timeouts and dropped connections are retried with exponential backoff (honouring a usable
+Retry-After); other errors (bad request, wrong key, unknown model, a reply over the size cap) fail at once.
 
 A server is not trusted to end its reply: each try has one deadline for the whole request (a server that
 trickles a byte a second cannot stretch it), and the reply body is read as a stream and abandoned past
 MAX_REPLY_BYTES instead of being buffered whole.
 
 Request options (`wsp run --top-p --seed --reasoning-effort --extra-body --header`) go with every request
-and into the run's config (`request_params`), where the value of a credential header (authorization,
-*key*, *token*) is REDACTED; like the key, such values are scrubbed from every reply and error.
+and into the run's config (`request_params`), where every header value but a public one's, and every
+--extra-body value under a credential-like key, is REDACTED; like the key, and like the userinfo and
+credential query parameters of the base URL, those values are secrets of the redactor.
 """
 
 from __future__ import annotations
@@ -31,30 +34,31 @@ import time
 from collections.abc import Callable
 from contextlib import suppress
 from datetime import UTC, datetime
-from urllib.parse import urlsplit
 
 import openai
 
 from wspbench.harness.record import Reply
+from wspbench.harness.redaction import (
+    Redactor,
+    body_secrets,
+    public_header,
+    recorded_body,
+    recorded_headers,
+    safe_endpoint,
+    url_secrets,
+)
 from wspbench.tasks.ppo import trained_answer
 from wspbench.tasks.spec import OFFLINE_MODELS
 
 RETRY_STATUSES = (408, 409, 429)
 MAX_WAIT_S = 60.0
 MAX_REPLY_BYTES = 8 * 1024 * 1024  # a 1,000,000-character answer plus reasoning fits many times over
-REDACTED = "<redacted>"
-SECRET_HEADER_WORDS = ("authorization", "key", "token", "secret", "cookie")
 Status = Callable[[str], None]
 
 
 class Notice(str):
     """A status text worth keeping on the console (a retry, a truncated reply), not only in the live line:
     the display (`harness/display.py`) prints it as a line of its own."""
-
-
-def secret_header(name: str) -> bool:
-    """Whether a header's value is a credential, recorded only as REDACTED (authorization, *key*, *token*)."""
-    return any(word in name.lower() for word in SECRET_HEADER_WORDS)
 
 
 class ModelError(RuntimeError):
@@ -71,6 +75,7 @@ class OfflineClient:
     with the shipped network trained by PPO (`wspbench/tasks/ppo.py`)."""
 
     kind = "offline"
+    redactor = Redactor()  # no secrets
 
     def __init__(self, name: str):
         if name not in OFFLINE_MODELS:
@@ -111,7 +116,7 @@ class OpenAIClient:
         max_reply_bytes: int = MAX_REPLY_BYTES,
     ):
         key = os.environ.get(api_key_env, "")
-        self._secret = key  # scrubbed from everything stored; the local placeholder below is no secret
+        secrets = [key]  # the local placeholder below is no secret
         if not key:
             if base_url is None:
                 raise ModelError(
@@ -131,8 +136,8 @@ class OpenAIClient:
         self.params = {k: v for k, v in sent.items() if v is not None}
         self.extra_body = dict(extra_body or {})
         self.headers = dict(headers or {})
-        # the key and every credential header value are scrubbed from what is stored
-        self._secrets = [s for s in (self._secret, *(v for k, v in self.headers.items() if secret_header(k))) if s]
+        secrets += [v for k, v in self.headers.items() if not public_header(k)]
+        self.redactor = Redactor([*secrets, *body_secrets(self.extra_body), *url_secrets(base_url)])
         self._key = key
         self._local = threading.local()  # one SDK client per calling thread: an abandoned one is closed alone
 
@@ -146,18 +151,13 @@ class OpenAIClient:
         }
 
     def request_params(self) -> dict:
-        """What is sent with each request, as the run's config records it: credential headers redacted."""
+        """What is sent with each request, as the run's config records it: credentials redacted."""
         params = dict(self.params)
         if self.extra_body:
-            params["extra_body"] = dict(self.extra_body)
+            params["extra_body"] = recorded_body(self.extra_body)
         if self.headers:
-            params["headers"] = {k: REDACTED if secret_header(k) else v for k, v in self.headers.items()}
+            params["headers"] = recorded_headers(self.headers)
         return params
-
-    def _scrub(self, text: str) -> str:
-        for secret in self._secrets:
-            text = scrub(text, secret)
-        return text
 
     def complete(self, messages: list[dict], task=None, status: Status | None = None, sample: int = 0) -> Reply:
         """The reply to `messages`; reply `sample` of a task (`--samples`) sends the run's seed plus `sample`."""
@@ -170,11 +170,11 @@ class OpenAIClient:
             started = time.perf_counter()
             try:
                 data = self._request(messages, params)
-                reply = _reply(data, time.perf_counter() - started, attempt, self._scrub)
+                reply = _reply(data, time.perf_counter() - started, attempt)
                 reply.retries = failed
                 return reply
             except _TooLarge as error:
-                failed.append(self._scrub(str(error)[:500]))
+                failed.append(self.redactor.text(str(error))[:500])
                 raise ModelError(f"{self.name}: {error} (not retried)", failed) from None
             except (openai.APIConnectionError, _Retryable) as error:  # APITimeoutError is one
                 last = self._describe(error)
@@ -250,7 +250,8 @@ class OpenAIClient:
                     if time.monotonic() > deadline:
                         raise _Retryable(f"timed out: no complete reply within {self.timeout_s:g} s")
             except _http_library().HTTPError as error:  # the body broke off, stalled or could not be decoded
-                raise _Retryable(f"the reply broke off: {type(error).__name__}: {str(error)[:200]}") from None
+                text = self.redactor.text(str(error))[:200]
+                raise _Retryable(f"the reply broke off: {type(error).__name__}: {text}") from None
         try:
             data = json.loads(bytes(body))
         except (ValueError, RecursionError):
@@ -276,7 +277,7 @@ class OpenAIClient:
             text = str(error)
         else:
             text = f"{type(error).__name__}: {error}"
-        return self._scrub(text[:500])
+        return self.redactor.text(text)[:500]
 
 
 class _Retryable(Exception):
@@ -330,8 +331,9 @@ def _retry_after_seconds(value: str | None) -> float | None:
     return seconds if math.isfinite(seconds) and seconds >= 0 else None
 
 
-def _reply(data: dict, latency: float, attempt: int, clean: Callable[[str], str]) -> Reply:
-    """A Reply from the raw JSON, taking only fields of the expected types, scrubbed of secrets by `clean`."""
+def _reply(data: dict, latency: float, attempt: int) -> Reply:
+    """A Reply from the raw JSON, taking only fields of the expected types, as sent (it is graded as sent;
+    the run directory scrubs what it stores)."""
     choices = data.get("choices")
     choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
     message = choice.get("message")
@@ -341,17 +343,17 @@ def _reply(data: dict, latency: float, attempt: int, clean: Callable[[str], str]
     for name in ("reasoning_content", "reasoning"):  # vLLM/DeepSeek, OpenRouter/HF router
         value = message.get(name)
         if isinstance(value, str) and value:
-            reasoning = clean(value)
+            reasoning = value
             break
     finish, model = choice.get("finish_reason"), data.get("model")
     return Reply(
-        clean(_text(message.get("content"))),
+        _text(message.get("content")),
         reasoning,
-        clean(finish[:100]) if isinstance(finish, str) else None,
+        finish[:100] if isinstance(finish, str) else None,
         _usage(data.get("usage")),
         round(latency, 3),
         attempt,
-        clean(model[:200]) if isinstance(model, str) else None,
+        model[:200] if isinstance(model, str) else None,
     )
 
 
@@ -381,27 +383,6 @@ def _usage(usage) -> dict | None:
             if inner:
                 kept[str(key)[:100]] = inner
     return kept or None
-
-
-def scrub(text: str, secret: str) -> str:
-    """`text` without the secret or any 8-character piece of it (servers echo keys, sometimes masked)."""
-    if len(secret) < 8:
-        return text.replace(secret, "***") if secret else text
-    for start in range(len(secret) - 7):
-        piece = secret[start : start + 8]
-        if piece in text:
-            text = text.replace(piece, "***")
-    return text
-
-
-def safe_endpoint(base_url: str | None) -> str | None:
-    """The endpoint without credentials or query: scheme://host[:port]/path."""
-    if base_url is None:
-        return "https://api.openai.com/v1"
-    parts = urlsplit(base_url)
-    host = parts.hostname or ""
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{host}{port}{parts.path}"
 
 
 def make_client(model: str, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY", **options):

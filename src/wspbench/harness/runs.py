@@ -16,6 +16,10 @@ refused (RunDirLocked). A file that cannot be written stops the run (RunWriteErr
 no temporary file left and no finished record lost. A record or manifest that cannot be read is renamed
 to `*.corrupt`, named in `notes`, and its task runs again. A directory written by another version of
 wspbench (another record schema) is refused and left exactly as it is.
+
+Every file is written through the run's Redactor (the client's, `harness/redaction.py`), and so is every
+record the display shows: no credential of the request reaches the directory or the console, while the
+protocol grades the replies as they were sent. A reply replayed on resume is the stored one, scrubbed.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from wspbench.harness.record import (
     current_suite,
     slug,
 )
+from wspbench.harness.redaction import Redactor
 from wspbench.harness.summary import run_scores, summary_markdown, summary_rows
 from wspbench.tasks.spec import Task, safe_message
 
@@ -88,8 +93,9 @@ def build_manifest(config: RunConfig, tasks: list[Task], api_key_env: str | None
 
 
 class RunDir:
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, redactor: Redactor | None = None):
         self.path = Path(path)
+        self.redactor = redactor or Redactor()  # the client's: what is written is scrubbed of its secrets
         self.tasks = self.path / "tasks"
         self.notes: list[str] = []  # what open() found and set aside, for the command to show
         self._lock = None
@@ -127,7 +133,7 @@ class RunDir:
         _make_dir(self.tasks)
         for stale in [*self.path.glob(".*.tmp"), *self.tasks.glob(".*.tmp")]:  # a write cut short by a kill
             stale.unlink(missing_ok=True)
-        _write_json(self.path / "manifest.json", manifest.to_json())
+        self._write_json(self.path / "manifest.json", manifest.to_json())
         for partial in self.tasks.glob("*.partial.json"):  # left by a killed run: keep it aside
             self._set_aside(partial)
         for path in sorted(self.tasks.glob("*.json")):
@@ -225,13 +231,13 @@ class RunDir:
         return best
 
     def save_partial(self, record: TaskRecord) -> None:
-        _write_json(self.tasks / f"{slug(record.task, record.sample)}.partial.json", record.to_json())
+        self._write_json(self.tasks / f"{slug(record.task, record.sample)}.partial.json", record.to_json())
 
     def save(self, record: TaskRecord) -> None:
         final = self.tasks / f"{slug(record.task, record.sample)}.json"
         if final.is_file():  # a failed earlier try: keep it
             self._set_aside(final)
-        _write_json(final, record.to_json())
+        self._write_json(final, record.to_json())
         (self.tasks / f"{slug(record.task, record.sample)}.partial.json").unlink(missing_ok=True)
 
     def records(self) -> list[TaskRecord]:
@@ -245,8 +251,8 @@ class RunDir:
     def write_summary(self) -> list[dict]:
         manifest, records = self.manifest(), self.records()
         rows, scores = summary_rows(records, manifest), run_scores(manifest, records)
-        _write_json(self.path / "summary.json", {"manifest": manifest.to_json(), "scores": scores, "rows": rows})
-        _write_text(self.path / "summary.md", summary_markdown(manifest, rows, scores))
+        self._write_json(self.path / "summary.json", {"manifest": manifest.to_json(), "scores": scores, "rows": rows})
+        _write_text(self.path / "summary.md", self.redactor.text(summary_markdown(manifest, rows, scores)))
         return rows
 
     def read(self) -> tuple[Manifest, list[TaskRecord]]:
@@ -261,6 +267,13 @@ class RunDir:
         """The manifest and the summary rows, read from the records."""
         manifest, records = self.read()
         return manifest, summary_rows(records, manifest)
+
+    def _write_json(self, path: Path, data: dict) -> None:
+        _write_text(path, json.dumps(self.redactor.tree(data), indent=1, default=_jsonable))
+
+    def shown(self, record: TaskRecord) -> TaskRecord:
+        """The record as it is stored: scrubbed of the run's secrets, for the console."""
+        return TaskRecord.from_json(self.redactor.tree(record.to_json())) if self.redactor else record
 
     def _read(self, path: Path) -> TaskRecord:
         """A task record (finished or partial): RunDirError for another wspbench's record (left as it is),
@@ -353,7 +366,7 @@ def run_batch(
                     sample=sample,
                 )
             run_dir.save(record)
-            display.done(label, record)
+            display.done(label, run_dir.shown(record))
 
         def worker() -> None:
             while not failures:
@@ -379,7 +392,7 @@ def run_batch(
             error = failures[0]
             if isinstance(error, RunDirError):
                 raise error
-            raise RunDirError(f"the run stopped: {safe_message(error)}") from error
+            raise RunDirError(f"the run stopped: {run_dir.redactor.text(safe_message(error))}") from error
         run_dir.write_summary()
         return list(dict.fromkeys(t.id for t, _ in todo))
     finally:
@@ -393,10 +406,6 @@ def _read_json(path: Path):
     except (OSError, ValueError, RecursionError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else type(error).__name__
         raise CorruptFile(f"{path} cannot be read ({reason})") from None
-
-
-def _write_json(path: Path, data: dict) -> None:
-    _write_text(path, json.dumps(data, indent=1, default=_jsonable))
 
 
 def _write_text(path: Path, text: str) -> None:
