@@ -190,3 +190,153 @@ def test_offline_reference_run_and_leaderboard(tmp_path):
     board = RUNNER.invoke(app, ["runs", "compare", str(tmp_path / "zero"), str(tmp_path / "reference")], env=WIDE)
     assert board.exit_code == 0
     assert board.stdout.index("reference") < board.stdout.index("zero")
+
+
+def test_piped_tables_are_never_cut():
+    """Standard output that is not a terminal (here captured, and $COLUMNS narrow): whole ids, no ellipsis, each
+    row on one line; for `wsp games` and for the wide `wsp baselines` table."""
+    games = RUNNER.invoke(app, ["games"], env={"COLUMNS": "80"})
+    assert games.exit_code == 0 and "…" not in games.stdout
+    lines = games.stdout.splitlines()
+    for task in all_tasks():
+        assert any(line.startswith(f"│ {task.id} ") and task.game.description in line for line in lines), task.id
+    board = RUNNER.invoke(app, ["baselines"], env={"COLUMNS": "80"})
+    assert board.exit_code == 0 and "…" not in board.stdout
+    rows = [line for line in board.stdout.splitlines() if line.startswith("│ ")]
+    assert rows and all(line.count("│") == 10 for line in rows)  # nine columns, each row whole on one line
+    piped = subprocess.run(
+        [sys.executable, "-m", "wspbench.cli", "games"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=_env(COLUMNS="60"),
+    )
+    assert "…" not in piped.stdout and "│ identify-choice/treasure_dive/1 " in piped.stdout
+
+
+def test_help_shows_text_as_written():
+    """No rich markup in help: `wspbench[ray]` stays whole, flags show no `<bool>`; `--tasks` names the reading
+    families."""
+    grade = " ".join(RUNNER.invoke(app, ["grade", "--help"]).stdout.split())
+    assert "pip install 'wspbench[ray]'" in grade and "<bool>" not in grade
+    assert "<bool>" not in RUNNER.invoke(app, ["--help"]).stdout
+    run = " ".join(RUNNER.invoke(app, ["run", "--help"]).stdout.split()).replace("- ", "-")  # click breaks at "-"
+    assert all(family in run for family in ("identify/*", "identify-choice/*", "repair/*"))
+
+
+@pytest.mark.parametrize(
+    ("task_id", "args"),
+    [
+        ("synth/ferry", ["--protocol", "feedback", "--rounds", "3", "--episodes", "50"]),
+        ("original/breakout", []),
+        ("identify-choice/ferry/0", []),
+        ("superbeam", ["--protocol", "feedback"]),
+    ],
+)
+def test_prompt_prints_the_messages_a_model_gets(task_id, args):
+    """`task.messages` under the RunConfig that `wsp run` with these options builds (harness/protocols.py)."""
+    from wspbench.harness.record import RunConfig
+
+    options = dict(zip(args[::2], args[1::2], strict=True))
+    config = RunConfig(
+        "m",
+        protocol=options.get("--protocol", "one-shot"),
+        rounds=int(options.get("--rounds", 4)),
+        episodes=int(options.get("--episodes", 1000)),
+        train_episodes=100,
+    )
+    expected = get_task(task_id).messages(config.protocol_spec)
+    shown = RUNNER.invoke(app, ["prompt", task_id, *args, "--json"])
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.stdout) == expected
+    text = RUNNER.invoke(app, ["prompt", task_id, *args])
+    assert text.stdout == "".join(f"--- {m['role']} ---\n{m['content']}\n" for m in expected)
+
+
+def test_prompt_refuses_a_protocol_the_task_has_not():
+    result = RUNNER.invoke(app, ["prompt", "identify/asterix/0", "--protocol", "feedback"])
+    assert result.exit_code == 2 and "runs under one-shot" in result.output
+
+
+def _table(stdout: str) -> dict[str, str]:
+    """A two-column table's rows as {metric: value}."""
+    cells = [[cell.strip() for cell in line.strip("│").split("│")] for line in stdout.splitlines() if "│" in line]
+    return {row[0]: row[1] for row in cells if len(row) == 2}
+
+
+def test_episodes_for_says_when_no_count_of_the_tasks_episodes_would_do():
+    """SUPERBEAM has 20 levels: a reply that wins some needs thousands for ± 0.01, which do not exist; an
+    identify task has one question, which shows no spread."""
+    superbeam = get_task("superbeam")
+    result = RUNNER.invoke(
+        app, ["grade", "superbeam", "-", "--workers", "1"], input=superbeam.offline_answer("reference")
+    )
+    assert result.exit_code == 0, result.output
+    assert _table(result.stdout)["episodes for ± 0.01"] == "n/a (more than the 20 the task has)"
+    identify = get_task("identify/asterix/0")
+    result = RUNNER.invoke(app, ["grade", identify.id, "-"], input=identify.offline_answer("reference"))
+    assert result.exit_code == 0, result.output
+    assert _table(result.stdout)["episodes for ± 0.01"] == "n/a (one episode shows no spread)"
+
+
+def test_games_shows_the_measured_superbeam_baselines():
+    from wspbench.tasks import baselines
+
+    rows = {row["id"]: row for row in json.loads(RUNNER.invoke(app, ["games", "--json"]).stdout)}
+    measured = baselines.of_task("superbeam")
+    assert (rows["superbeam"]["zero"], rows["superbeam"]["reference"]) == (
+        measured["zero"]["score"],
+        measured["reference"]["score"],
+    )
+    table = RUNNER.invoke(app, ["games"]).stdout
+    assert any(line.startswith("│ superbeam ") and "0.850" in line for line in table.splitlines())
+
+
+def test_weights_names_the_network_it_read_not_a_task(tmp_path):
+    out = tmp_path / "w.png"
+    guessed = RUNNER.invoke(app, ["weights", "-", "--out", str(out)], input=ANSWER)
+    assert guessed.exit_code == 0, guessed.output
+    said = " ".join(guessed.stdout.split())
+    assert "the edits answer of a 600 -> 32 -> 32 -> 6" in said and "original/" not in said
+    named = RUNNER.invoke(app, ["weights", "-", "--out", str(out), "--task", "synth/ferry"], input=ANSWER)
+    assert "the answer read as synth/ferry reads it" in " ".join(named.stdout.split())
+    superbeam = RUNNER.invoke(
+        app, ["weights", "-", "--out", str(out)], input=get_task("superbeam").offline_answer("reference")
+    )
+    assert "the json answer of a 8 -> 16 -> 6" in " ".join(superbeam.stdout.split())
+
+
+def _env(**extra: str) -> dict[str, str]:
+    """This process's environment (the sources under test on PYTHONPATH), with `extra`."""
+    import os
+
+    return {**os.environ, **extra}
+
+
+def test_compiling_the_engine_says_so_once_and_warm_runs_say_nothing(tmp_path):
+    """A cold numba cache (here an empty NUMBA_CACHE_DIR): one line on stderr before compiling; stopped there.
+    With the cache built (`wsp warmup`), neither `wsp warmup` nor a grade prints it."""
+    from wspbench.evaluation.compiled.engine import COMPILING, warm_up
+
+    cold = subprocess.Popen(
+        [sys.executable, "-m", "wspbench.cli", "warmup"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(NUMBA_CACHE_DIR=str(tmp_path)),
+    )
+    try:
+        assert cold.stderr.readline().strip() == COMPILING
+    finally:
+        cold.kill()
+        cold.wait()
+    assert "first run only, about" in COMPILING and "wsp warmup" in COMPILING
+    warm_up()  # this test process's cache, which the commands below share
+    shown = {}
+    for args in (["warmup"], ["grade", "original/breakout", "-", "--episodes", "2", "--workers", "1"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "wspbench.cli", *args], input=ANSWER, capture_output=True, text=True, env=_env()
+        )
+        assert done.returncode == 0 and "compiling" not in done.stderr, done.stderr
+        shown[args[0]] = done.stdout
+    assert "loaded from the cache" in shown["warmup"] and "original/breakout" in shown["grade"]

@@ -29,6 +29,9 @@ def test_episodes_for_a_half_width_follows_the_normal_approximation():
     assert (high - low) / 2 * math.sqrt(100 / needed) == pytest.approx(0.01, rel=1e-3)
     assert episodes_for([3.0] * 40, 10.0) == 40  # no spread: what was played is enough
     assert episodes_for([0.0, 10.0] * 500, 10.0, 0.01) == episodes_for([0.0, 1.0] * 500, 1.0, 0.01)  # per cap
+    assert episodes_for([1.0], 1.0) is None  # one episode shows no spread
+    assert episodes_for(values, 1.0, 0.01, available=needed) == needed
+    assert episodes_for(values, 1.0, 0.01, available=needed - 1) is None  # more than the task has
 
 
 def test_score_reports_half_width_and_episodes_needed():

@@ -49,15 +49,19 @@ def wilson(successes: int, n: int) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def episodes_for(values: Sequence[float], cap: float, half_width: float = 0.01) -> int:
+def episodes_for(
+    values: Sequence[float], cap: float, half_width: float = 0.01, available: int | None = None
+) -> int | None:
     """Episodes needed for a 95% half-width of `half_width` on the normalised score (the normal
     approximation, with the standard deviation these episodes show; at least as many as were played when
-    they vary not at all)."""
+    they vary not at all). None when it cannot be said: fewer than two episodes show no spread, or more
+    episodes would be needed than the task has (`available`: SUPERBEAM's 20 levels)."""
     n = len(values)
     if n < 2:
-        return n
+        return None
     sd = float(np.std(np.asarray(values, dtype=np.float64), ddof=1)) / cap
-    return max(n, math.ceil((Z95 * sd / half_width) ** 2)) if sd > 0 else n
+    needed = max(n, math.ceil((Z95 * sd / half_width) ** 2)) if sd > 0 else n
+    return None if available is not None and needed > available else needed
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.table import Table
 from typer.core import TyperGroup
 
 from wspbench.inputs import InputFileError, InputTooLarge, output_file, read_bounded
@@ -23,6 +24,7 @@ COMMAND_ORDER = (
     "run",
     "grade",
     "games",
+    "prompt",
     "suite",
     "verify",
     "runs",
@@ -32,6 +34,8 @@ COMMAND_ORDER = (
     "export",
     "superbeam",
     "chip8",
+    "baselines",
+    "warmup",
 )
 
 
@@ -49,9 +53,30 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: `wspbench[ray]` stays as written, and flags show no `<bool>`
     cls=OrderedCommands,
 )
-console = Console()
+
+
+class Output(Console):
+    """Standard output. On a terminal, rich's usual width; elsewhere (a pipe, a file) a table gets the width its
+    content needs, whatever $COLUMNS says, so that `wsp games | grep` sees whole ids and no cell is cut with an
+    ellipsis."""
+
+    def print(self, *objects, **options) -> None:
+        tables = [item for item in objects if isinstance(item, Table)]
+        if self.is_terminal or not tables:
+            return super().print(*objects, **options)
+        chosen, wide = self._width, self.options.update_width(UNBOUNDED)
+        self.width = max(self.width, *(self.measure(table, options=wide).maximum for table in tables))
+        try:
+            return super().print(*objects, **options)
+        finally:
+            self._width = chosen  # back to rich's own choice ($COLUMNS, else the terminal's or 80)
+
+
+UNBOUNDED = 1_000_000
+console = Output()
 errors = Console(stderr=True, soft_wrap=True)  # error lines hold paths: never broken across lines
 log = logging.getLogger(__name__)
 

@@ -50,8 +50,19 @@ def find_task(task_id: str | None, game: str | None, source: str | None):
     return task
 
 
-def grade_table(name: str, score):
-    """One graded answer (`Score`) as a two-column table: the facts its JSON holds, scalars only."""
+def episodes_needed(score, available: int) -> str:
+    """The "episodes for ± 0.01" cell: a count the task has, or why there is none."""
+    needed = score.episodes_for(0.01, available)
+    if needed is not None:
+        return f"{needed:,}"
+    if len(score.episodes) < 2:
+        return "n/a (one episode shows no spread)"
+    return f"n/a (more than the {available:,} the task has)"
+
+
+def grade_table(name: str, score, available: int):
+    """One graded answer (`Score`) as a two-column table: the facts its JSON holds, scalars only; `available`:
+    how many scoring episodes the task has."""
     from rich.table import Table
     from rich.text import Text
 
@@ -70,7 +81,7 @@ def grade_table(name: str, score):
     low, high = score.interval()
     rows = [
         ("95% interval", f"{low:.4f} .. {high:.4f} (± {score.half_width():.4f})"),
-        ("episodes for ± 0.01", f"{score.episodes_for(0.01):,}"),
+        ("episodes for ± 0.01", episodes_needed(score, available)),
         ("raw score (mean value)", f"{score.raw:.3f}"),
         ("score cap", f"{score.score_cap:g}"),
         ("mean episode length", f"{score.mean_length:.2f}"),
@@ -162,7 +173,7 @@ def grade(
     if as_json:
         print(json.dumps(score.to_json()))
     else:
-        console.print(grade_table("stdin" if answer == "-" else answer, score))
+        console.print(grade_table("stdin" if answer == "-" else answer, score, task.max_episodes))
     if score.error is not None:
         raise typer.Exit(1)
 
@@ -170,10 +181,16 @@ def grade(
 def game_rows() -> list[dict]:
     """What `wsp games` shows of each task: the facts its prompt and its grade use."""
     from wspbench.tasks import all_tasks
+    from wspbench.tasks import baselines as measured
 
+    baselines = measured.load().get("tasks", {})
     rows = []
     for task in all_tasks():
         calibration = task.calibration()
+        entry = baselines.get(task.id)
+        if entry and not {"zero", "reference"} <= calibration.keys() and measured.is_current(task.id, entry):
+            # no calibration (SUPERBEAM): the scores `wsp baselines` shows, from benchmarks/baselines.py
+            calibration = {"zero": entry["zero"]["score"], "reference": entry["reference"]["score"], **calibration}
         rows.append(
             {
                 "id": task.id,
@@ -200,8 +217,8 @@ def games(as_json: bool = typer.Option(False, "--json", help="Print the tasks as
     from rich.table import Table
 
     table = Table(
-        caption="zero: the all-zero network; reference: the shipped program (normalised, "
-        "from benchmarks/calibrate_synth.py); - not measured"
+        caption="zero: the all-zero network; reference: the shipped program (normalised, from "
+        "benchmarks/calibrate_synth.py, else from `wsp baselines`); - not measured"
     )
     for column in ("task", "family", "cap", "max length", "zero", "reference", "description"):
         table.add_column(column, justify="left" if column in ("task", "family", "description") else "right")
@@ -211,6 +228,38 @@ def games(as_json: bool = typer.Option(False, "--json", help="Print the tasks as
             row["id"], row["family"], f"{row['score_cap']:g}", f"{row['max_steps']:,}", *scores, row["description"]
         )
     console.print(table)
+
+
+@app.command()
+def prompt(
+    task_id: str = typer.Argument(..., metavar="TASK", help="Task id or game name (see `wsp games`)."),
+    protocol: str = typer.Option("one-shot", help="one-shot or feedback (as `wsp run --protocol`)."),
+    rounds: int = typer.Option(4, min=1, max=1000, help="Feedback rounds, as `wsp run --rounds` (feedback)."),
+    episodes: int = typer.Option(
+        1000, min=1, max=MAX_EPISODES, help="Held-out scoring episodes, as `wsp run --episodes` (the prompt says it)."
+    ),
+    train_episodes: int = typer.Option(
+        100, min=1, max=MAX_EPISODES, help="Training episodes per round, as `wsp run --train-episodes` (feedback)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the messages list as JSON."),
+) -> None:
+    """Print the exact opening messages a model gets for a task under `wsp run` with these options (the
+    harness's own call; nothing is sent or written)."""
+    from wspbench.harness.record import RunConfig
+
+    task = find_task(task_id, None, None)
+    if protocol not in task.protocols:
+        raise typer.BadParameter(
+            f"{task.id} runs under {', '.join(task.protocols)}, not {protocol!r:.40}", param_hint="--protocol"
+        )
+    config = RunConfig("prompt", protocol=protocol, rounds=rounds, episodes=episodes, train_episodes=train_episodes)
+    messages = task.messages(config.protocol_spec)
+    if as_json:
+        print(json.dumps(messages))
+        return
+    for message in messages:  # plain print: the text exactly, no markup or emoji codes read by rich
+        print(f"--- {message['role']} ---")
+        print(message["content"])
 
 
 @app.command()
@@ -282,6 +331,25 @@ def suite(as_json: bool = typer.Option(False, "--json", help="Print the suite as
         markup=False,
         highlight=False,
         soft_wrap=True,
+    )
+
+
+@app.command()
+def warmup() -> None:
+    """Build the compiled game engine now (about a minute, once per machine and version), so that the first
+    grade of an original MinAtar game does not wait for it."""
+    import time
+
+    from wspbench.evaluation.compiled.engine import needs_compiling, warm_up
+
+    compiling = needs_compiling()
+    started = time.perf_counter()
+    warm_up()  # prints the compiling notice on stderr when it compiles
+    seconds = time.perf_counter() - started
+    console.print(
+        f"the game engine is ready ({'compiled' if compiling else 'loaded from the cache'} in {seconds:.1f} s)",
+        markup=False,
+        highlight=False,
     )
 
 

@@ -108,7 +108,17 @@ def weights_command(
     text = answer_or_exit(answer)
     with rejected_or_unwritable(out):
         task_id, size = weights_png(text, out, task or family)
-    console.print(f"wrote {out} ({size[0]}x{size[1]}; the answer read as {task_id} reads it)", markup=False)
+    if task or family:
+        how = f"the answer read as {task_id} reads it"
+    else:  # the first task of that network and format read it: name the network, not a task it may not be for
+        from wspbench.tasks import get_task
+
+        found = get_task(task_id)
+        how = (
+            f"read as the {found.answer_format} answer of a {found.network.describe()} network; "
+            "--task TASK reads it as that task does"
+        )
+    console.print(f"wrote {out} ({size[0]}x{size[1]}; {how})", markup=False)
 
 
 @contextmanager

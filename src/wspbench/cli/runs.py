@@ -80,7 +80,9 @@ def _headers(values: list[str] | None) -> dict[str, str]:
 def run(
     model: str = typer.Option(..., help="Model name at the endpoint, or an offline model: reference, zero, trained."),
     tasks: str = typer.Option(
-        "original/*", help="Tasks: all, original/*, synth/*, original/breakout, superbeam, comma-separated."
+        "original/*",
+        help="Tasks, comma-separated: all, original/*, synth/*, superbeam, an id (original/breakout), or the "
+        "reading families identify/*, identify-choice/*, repair/* (`wsp games` lists every id).",
     ),
     protocol: str = typer.Option("one-shot", help="one-shot or feedback."),
     rounds: int = typer.Option(4, min=1, max=1000, help="Feedback rounds (feedback protocol)."),

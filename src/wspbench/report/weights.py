@@ -232,7 +232,7 @@ def weights_png(
     task, weights = read_answer(answer, task_id)
     weights = {name: np.asarray(value, dtype=np.float64) for name, value in weights.items()}
     nonzero = sum(int(np.count_nonzero(v)) for v in weights.values())
-    about = task.id if task_id is not None else f"an {task.answer_format} answer"  # any task of that network
+    about = task.id if task_id is not None else f"{task.answer_format} answer"  # any task of that network
     heading = f"{title or about + ': network ' + task.network.describe()}  ({nonzero} non-zero weights)"
     if reads_grid(task):
         draw_grid(task, weights, out, heading)

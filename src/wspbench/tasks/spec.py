@@ -122,13 +122,14 @@ class Score:
         low, high = self.interval()
         return (high - low) / 2
 
-    def episodes_for(self, half_width: float = 0.01) -> int:
-        """Episodes (levels) needed for a 95% half-width of `half_width` on the normalised score."""
+    def episodes_for(self, half_width: float = 0.01, available: int | None = None) -> int | None:
+        """Episodes (levels) needed for a 95% half-width of `half_width` on the normalised score; None when
+        it cannot be said (one episode, or more than the `available` ones: `statistics.episodes_for`)."""
         if self.error is not None:
             return 0
         if self.episode_caps:  # the spread of the difference to the cap, as in `interval`
-            return episodes_for(np.subtract(self.values, self.episode_caps), self.score_cap, half_width)
-        return episodes_for(self.values, self.score_cap, half_width)
+            return episodes_for(np.subtract(self.values, self.episode_caps), self.score_cap, half_width, available)
+        return episodes_for(self.values, self.score_cap, half_width, available)
 
     def sample(self) -> Sample:
         """The episodes, for intervals over tasks (`wspbench/statistics.py`); a rejected answer has none."""

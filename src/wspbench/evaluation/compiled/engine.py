@@ -11,6 +11,7 @@ progress report is due, or on an error.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -37,6 +38,9 @@ NEXT, UNDECIDED, FINISHED = range(3)
 DONE, OVERFLOWED = 0, -1
 REPORT_EVERY = 16
 QUICK_LIMIT = 1e-3  # the widest whole-program bound worth a first, bound-free decision
+COMPILE_SECONDS = 60  # the first compilation, measured with `wsp warmup` on 2 busy cores (about 50-70 s)
+COMPILING = f"compiling the game engine, first run only, about {COMPILE_SECONDS} s (`wsp warmup` builds it ahead)"
+log = logging.getLogger(__name__)
 
 
 @njit(cache=True)
@@ -226,6 +230,8 @@ def play(
     progress: Callable[[int], None] | None = None,
 ) -> list[tuple[float, int]]:
     """Returns and lengths of `episode_ids`, equal to the reference loop's."""
+    if needs_compiling():
+        log.warning(COMPILING)
     for name, shape in network.shapes.items():  # the compiled code trusts these (it does not check indices)
         if np.shape(weights[name]) != shape or not np.isfinite(weights[name]).all():
             raise ValueError(f"{name} must be a finite array of shape {shape}")
@@ -295,6 +301,16 @@ def play(
         if outcome == DONE and (slot_item < 0).all():
             break
     return list(zip(returns.tolist(), lengths.tolist(), strict=True))
+
+
+def needs_compiling() -> bool:
+    """Whether numba's cache lacks usable code for a function `play` calls (the first run on a machine, or the
+    sources changed), so that the next `play` compiles for about COMPILE_SECONDS. Reads numba's cache index
+    (a private interface): when it cannot be read, the answer is True."""
+    try:
+        return any(not f._cache._cache_file._load_index() for f in (start_episode, run))
+    except Exception:  # noqa: BLE001 - another numba version, an unreadable index: say it may compile
+        return True
 
 
 def warm_up() -> None:
