@@ -182,7 +182,8 @@ def family_lines(scores: dict) -> list[str]:
     k = scores["samples"]
     lines = []
     for row in scores["families"]:
-        line = f"{row['family']:<16} {row['mean_test_score']:.4f} ({interval_text(row['ci95'])}), {row['tasks']} tasks"
+        tasks = f"{row['tasks']} task{'' if row['tasks'] == 1 else 's'}"
+        line = f"{row['family']:<16} {row['mean_test_score']:.4f} ({interval_text(row['ci95'])}), {tasks}"
         if k > 1:
             line += f"; best of {k} {row['best_of_k']:.4f} ({interval_text(row['best_of_k_ci95'])})"
         lines.append(line)

@@ -180,7 +180,8 @@ def shared_text(entries: list[Entry], label_of: dict[int, str], rows: list[Model
     every = {e.task for e in entries}
     text = f"over the {len(shared)} tasks {'every model' if len(rows) > 1 else 'the model'} finished"
     if len(every) > len(shared):
-        text += f" ({len(every) - len(shared)} other tasks left out: not finished by every model)"
+        why = "not finished by every model" if len(rows) > 1 else "not finished"
+        text += f" ({len(every) - len(shared)} other tasks left out: {why})"
     return text
 
 
@@ -310,7 +311,11 @@ def write_models_chart(plt, entries: list[Entry], label_of: dict[int, str], rows
         low = [max(0.0, m - by_family[name]["ci95"][0]) for m, name in zip(means, names, strict=True)]
         high = [max(0.0, by_family[name]["ci95"][1] - m) for m, name in zip(means, names, strict=True)]
         ax.bar(xs, means, width, yerr=np.array([low, high]) if xs else None, capsize=3, label=row.label)
-    ax.set_xticks(range(len(names)), [f"{name}\n({counts[name]} tasks)" for name in names], fontsize=9)
+    ax.set_xticks(
+        range(len(names)),
+        [f"{name}\n({counts[name]} task{'' if counts[name] == 1 else 's'})" for name in names],
+        fontsize=9,
+    )
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("mean normalised score (95% interval)")
     ax.set_title(f"Per family, {shared_text(entries, label_of, rows)}", fontsize=10)
