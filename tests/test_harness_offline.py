@@ -307,3 +307,38 @@ def test_unusable_replies_only_score_zero_and_failures_never_stop_the_batch(tmp_
     assert (tmp_path / "tasks" / f"{slug('test/counting')}.json").is_file()
     rows = json.loads((tmp_path / "summary.json").read_text())["rows"]
     assert [r["status"] for r in rows] == ["error", "ok"] and "no such game" in rows[0]["error"]
+
+
+def test_every_summary_leads_with_family_means_and_shows_the_same_intervals(tmp_path):
+    """Two original tasks and SUPERBEAM (given out of suite order): `wsp run`, `runs show`, summary.md,
+    `runs compare` and `wsp report` give each family's mean with the same 95% interval, and the one overall
+    number is the family-weighted mean (each family counts once), never the mean over the 3 tasks."""
+    run = tmp_path / "run"
+    result = offline_run(run, "reference", "original/breakout,original/asterix,superbeam")
+    assert result.exit_code == 0, result.output
+    printed = " ".join(result.output.split())
+    assert "family-weighted mean" in printed and "original 0." in printed and "2 tasks" in printed
+    shown = RUNNER.invoke(app, ["runs", "show", "--json", str(run)])
+    scores = json.loads(shown.output)["scores"]
+    assert [(f["family"], f["tasks"]) for f in scores["families"]] == [("original", 2), ("superbeam", 1)]
+    by_task = {t: record(run, t)["test"]["normalized"] for t in ("original/breakout", "original/asterix", "superbeam")}
+    original = (by_task["original/breakout"] + by_task["original/asterix"]) / 2
+    assert scores["families"][0]["mean_test_score"] == pytest.approx(original)
+    assert scores["mean_test_score"] == pytest.approx((original + by_task["superbeam"]) / 2)
+    assert scores["mean_test_score"] != pytest.approx(sum(by_task.values()) / 3) and scores["weighting"] == "family"
+    text = " ".join(RUNNER.invoke(app, ["runs", "show", str(run)]).output.split())
+    assert "family-weighted mean" in text and "over 3 tasks" not in text
+    summary = (run / "summary.md").read_text()
+    assert summary.index("| original | 2 |") < summary.index("| task | sample |")
+    (compared,) = json.loads(RUNNER.invoke(app, ["runs", "compare", "--json", str(run)]).output)["runs"]
+    assert compared["families"] == scores["families"] and compared["ci95"] == scores["ci95"]
+    result = RUNNER.invoke(app, ["report", str(run), "--out", str(tmp_path / "report"), "--no-replays"])
+    assert result.exit_code == 0, result.output
+    markdown = (tmp_path / "report" / "report.md").read_text()
+    for family in scores["families"]:
+        low, high = family["ci95"]
+        assert f"| {family['family']} | {family['tasks']} | reference (one-shot) | " in markdown
+        assert f"{family['mean_test_score']:.4f} | {low:.4f} to {high:.4f} |" in markdown
+    low, high = scores["ci95"]
+    assert f"| family-weighted mean | 3 | reference (one-shot) | {scores['mean_test_score']:.4f} | " in markdown
+    assert f"{low:.4f} to {high:.4f}" in markdown.split("## Models")[1]

@@ -27,6 +27,7 @@ from wspbench.cli import app  # noqa: E402
 from wspbench.harness.clients import OfflineClient  # noqa: E402
 from wspbench.harness.protocols import run_task  # noqa: E402
 from wspbench.harness.record import Reply, RunConfig  # noqa: E402
+from wspbench.harness.summary import family_scores, replies_of  # noqa: E402
 from wspbench.integrations.inspect_ai import weight_programming  # noqa: E402
 from wspbench.tasks import Protocol, get_task, suite  # noqa: E402
 
@@ -98,8 +99,14 @@ def test_one_shot_equals_wsp_grade_and_wsp_run(tmp_path):
         assert score.answer == task.offline_answer("reference")
         same_score(score, wsp_grade(tmp_path, task.id, score.answer))
         same_score(score, record.test.to_json())
-    values = [s.scores["registry_score"].value for s in log.samples]
-    assert log.results.scores[0].metrics["mean"].value == pytest.approx(sum(values) / len(values))
+    metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
+    expected = family_scores(replies_of(list(records.values())))  # what `wsp runs show` prints for these replies
+    assert len(expected["families"]) == 5 and "mean" not in metrics  # no mean over writing and reading tasks
+    for row in expected["families"]:
+        family = row["family"]
+        assert metrics[family] == pytest.approx(row["mean"]) and metrics[f"{family} tasks"] == 1
+        assert (metrics[f"{family} low"], metrics[f"{family} high"]) == pytest.approx(tuple(row["ci95"]))
+    assert metrics["family-weighted mean"] == pytest.approx(expected["mean"])
 
 
 def test_one_shot_rejected_reply_scores_zero_with_its_error(tmp_path):

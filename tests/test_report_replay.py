@@ -83,3 +83,18 @@ def test_cli_replay_and_its_errors(tmp_path):
     assert result.exit_code == 1 and "edits" in result.output
     with pytest.raises(UnusableAnswer):
         replay("superbeam", BREAKOUT, tmp_path / "x.gif")
+
+
+def test_a_repair_replay_plays_one_episode_within_max_frames(tmp_path):
+    """A repair task scores at least 50 episodes; its replay of one episode kept them all (10,050 frames)."""
+    task = get_task("repair/breakout/bias_shift")
+    summary = replay(task.id, task.offline_answer("reference"), tmp_path / "r.gif", max_frames=5)
+    (episode,) = summary.episodes
+    assert episode.episode == task.scoring_episodes(1)[0]
+    assert frames(tmp_path / "r.gif")[0] == summary.frames == min(episode.length, 5) + 1
+
+
+def test_a_replay_over_max_bytes_keeps_its_first_frames_and_the_end(tmp_path):
+    summary = replay("original/breakout", BREAKOUT, tmp_path / "b.gif", max_frames=300, max_bytes=40_000)
+    assert summary.trimmed > 0 and (tmp_path / "b.gif").stat().st_size <= 40_000
+    assert frames(tmp_path / "b.gif")[0] == summary.frames

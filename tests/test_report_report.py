@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from tests.conftest import missing_part
 from wspbench.cli import app
 from wspbench.harness.record import Manifest, Reply, Round, RunConfig, TaskRecord
-from wspbench.report.report import CHART_PIXELS, MODELS_CHART_PIXELS, suite_warning
+from wspbench.report.report import CHART_WIDTH, MODELS_CHART_PIXELS, TASK_ROW_PIXELS, suite_warning
 from wspbench.tasks import get_task
 from wspbench.tasks.spec import Score
 
@@ -99,7 +99,8 @@ def test_tables_count_parse_failures_apart_and_show_intervals(report):
     markdown = (report / "report.md").read_text()
     models = markdown.split("## Models")[1].split("##")[0]
     assert "| reference (one-shot) | 2 | 2 |" in models and "| 0 | 0 |" in models
-    assert "| m\\|&lt;x&gt; (one-shot) | 3 | 2 | 0.2500 | 0.0000 to 0.6000 | 1 | 1 | 9,000 | 700 | 0.0123 |" in models
+    # its mean is over the one task both models finished (original/breakout, a parse failure), never over others
+    assert "| m\\|&lt;x&gt; (one-shot) | 3 | 2 | 0.0000 | 0.0000 to 0.0000 | 1 | 1 | 9,000 | 700 | 0.0123 |" in models
     scores = markdown.split("## Scores")[1].split("##")[0]
     assert "0 (parse failure)" in scores and "error" in scores
     assert scores.count("[replay](replays/") == 2
@@ -128,9 +129,10 @@ def test_each_run_states_its_suite_and_different_suites_are_flagged(report):
 
 
 def test_charts_and_replays_open(report):
-    for name, size in (("scores.png", CHART_PIXELS), ("models.png", MODELS_CHART_PIXELS)):
-        with Image.open(report / name) as image:
-            assert image.format == "PNG" and image.size == size
+    with Image.open(report / "models.png") as image:
+        assert image.format == "PNG" and image.size == MODELS_CHART_PIXELS
+    with Image.open(report / "scores.png") as image:  # 3 tasks in 2 family panels, 2 models: a row per task
+        assert image.format == "PNG" and image.size[0] == CHART_WIDTH and image.size[1] > 3 * 2 * TASK_ROW_PIXELS
     gifs = sorted((report / "replays").glob("*.gif"))
     assert [g.name for g in gifs] == ["reference_one-shot__original-breakout.gif", "reference_one-shot__superbeam.gif"]
     for gif in gifs:
@@ -184,18 +186,22 @@ def test_page_renders_in_headless_chromium(report, tmp_path):
         assert colours[0] < 100 < colours[1]  # not a blank page
 
 
-def test_means_by_task_group_come_with_baseline_relative_scores(report):
-    """original/breakout has measured baselines (src/wspbench/tasks/baselines.json): its group's relative
-    score is (score - trivial) / (reference - trivial); a group without baselines shows '-'."""
+def test_means_per_family_over_shared_tasks_come_with_baseline_relative_scores(report):
+    """The report leads with per-family means over the tasks both models finished (original/breakout): its
+    relative score is (score - trivial) / (reference - trivial) (src/wspbench/tasks/baselines.json)."""
     from wspbench.tasks import baselines
 
-    groups = (report / "report.md").read_text().split("## By task group")[1].split("## ")[0]
+    markdown = (report / "report.md").read_text()
+    assert markdown.index("## Per family") < markdown.index("## Models") < markdown.index("## Scores")
+    families = markdown.split("## Per family")[1].split("## ")[0]
+    assert "over the 1 tasks every model finished (2 other tasks left out" in families
     entry = baselines.of_task("original/breakout")
     reference_run = json.loads((report.parent / "reference" / "tasks" / "original-breakout.json").read_text())
     score = reference_run["test"]["normalized"]
     relative = baselines.relative(score, entry)
-    assert f"| reference (one-shot) | original | 1 | {score:.4f} | {relative:.4f} (1) |" in groups
-    assert "By task group" in (report / "index.html").read_text()
+    assert f"| original | 1 | reference (one-shot) | {score:.4f} |" in families
+    assert f"| {relative:.4f} (1) |" in families and "superbeam" not in families  # not a shared task
+    assert "Per family" in (report / "index.html").read_text()
 
 
 def test_every_reply_of_a_sampled_run_is_shown_with_the_mean(tmp_path):
@@ -215,3 +221,33 @@ def test_every_reply_of_a_sampled_run_is_shown_with_the_mean(tmp_path):
     score = f"{test['normalized']:.4f}"
     assert f"mean {score} of 2 replies: {score}, {score}" in scores
     assert f"mean {score} of 2 replies" in (tmp_path / "out" / "index.html").read_text()
+
+
+def test_default_replays_are_one_per_family_bounded_in_frames_and_time(tmp_path):
+    """Two synth tasks and a repair one: one replay per model and family (the repair replay one episode of at
+    most --replay-frames frames, not its 50 scoring episodes), said in the report; with no time left, none."""
+    result = RUNNER.invoke(
+        app,
+        ["run", "--model", "reference", "--tasks", "synth/ferry,synth/firefighter,repair/breakout/bias_shift",
+         "--episodes", "2", "--workers", "1", "--out", str(tmp_path / "run")],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    result = RUNNER.invoke(
+        app, ["report", str(tmp_path / "run"), "--out", str(tmp_path / "out"), "--replay-frames", "6"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "writing replays" in result.output and "left" in result.output  # progress with the time left
+    gifs = sorted(p.name for p in (tmp_path / "out" / "replays").glob("*.gif"))
+    assert gifs == ["reference_one-shot__repair-breakout-bias_shift.gif", "reference_one-shot__synth-ferry.gif"]
+    for gif in gifs:
+        with Image.open(tmp_path / "out" / "replays" / gif) as image:
+            assert image.n_frames <= 7
+    said = (tmp_path / "out" / "report.md").read_text().split("## Replays")[1].split("##")[0]
+    assert "2 replays of 3 usable answers (at most 1 per model and family" in said and "6 frames" in said
+    result = RUNNER.invoke(
+        app, ["report", str(tmp_path / "run"), "--out", str(tmp_path / "late"), "--replay-seconds", "0"]
+    )
+    assert result.exit_code == 0, result.output
+    markdown = (tmp_path / "late" / "report.md").read_text()
+    assert "0 replays of 3" in markdown and "2 skipped when that time ran out" in markdown
+    assert not list((tmp_path / "late").glob("replays/*.gif"))

@@ -91,3 +91,13 @@ def test_a_cap_measured_on_the_episodes_is_resampled_with_them():
     assert aggregate_interval([Sample(caps, 0.4375, (0, 1, 2, 3), caps)]) == (1.0, 1.0)
     low, high = aggregate_interval([Sample((0.0,) * 4, 0.4375, (0, 1, 2, 3), caps)])
     assert low == 0.0 and 0.0 < high <= 1.0  # no gain: 0, except where the resampled cap is not positive
+
+
+def test_a_family_weighted_interval_counts_each_family_once():
+    """Nine tasks scoring 1 and one scoring 0: over tasks the mean is 0.9, family-weighted (9 in one family,
+    1 in another) it is 0.5; with one group the draws are the plain aggregate's."""
+    tasks = [Sample((1.0, 1.0), 1.0)] * 9 + [Sample((0.0, 0.0), 1.0)]
+    assert aggregate_interval(tasks, groups=["a"] * 10) == aggregate_interval(tasks)
+    assert aggregate_interval(tasks, groups=["a"] * 9 + ["b"]) == pytest.approx((0.5, 0.5))
+    with pytest.raises(ValueError):
+        aggregate_interval(tasks, groups=["a"])

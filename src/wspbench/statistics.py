@@ -5,7 +5,9 @@ approximation on the mean (Wilson's for a win rate), and `episodes_for` says how
 half-width down to a target. An aggregate over tasks varies with the tasks chosen, the replies and the
 episodes played, so `aggregate_interval` and `difference_interval` bootstrap all of them: each resample draws
 the tasks with replacement and, within each task, its replies (`wsp run --samples K`) and their episodes
-with replacement. Point estimates come from the recorded scores; these functions give the intervals. Two
+with replacement. With `groups` (each task's family) the statistic is the mean of the family means, and tasks
+are drawn within their family, so no family outweighs another by its task count. Point estimates come from the
+recorded scores; these functions give the intervals. Two
 runs graded on the same episodes are paired episode by episode (the same draws for both). Resampling uses a
 fixed seed, so a report prints the same interval every time.
 """
@@ -115,12 +117,20 @@ def _task_scores(
     return drawn.max(axis=1) if best else drawn.mean(axis=1)
 
 
-def _over_tasks(per_task: np.ndarray, generator: np.random.Generator) -> tuple[float, float]:
-    """Percentile interval of the mean over tasks drawn with replacement; `per_task` is tasks x resamples."""
-    tasks = per_task.shape[0]
-    chosen = generator.integers(0, tasks, size=(RESAMPLES, tasks))
-    totals = per_task[chosen, np.arange(RESAMPLES)[:, None]].mean(axis=1)
-    low, high = np.percentile(totals, [2.5, 97.5])
+def _over_tasks(
+    per_task: np.ndarray, generator: np.random.Generator, groups: Sequence[str] | None = None
+) -> tuple[float, float]:
+    """Percentile interval of the mean over tasks drawn with replacement; `per_task` is tasks x resamples. With
+    `groups` (one label per task): of the mean over groups of each group's mean, tasks drawn within their group."""
+    labels = [""] * per_task.shape[0] if groups is None else list(groups)
+    if len(labels) != per_task.shape[0]:
+        raise ValueError("one group per task")
+    means = []
+    for group in dict.fromkeys(labels):
+        rows = per_task[[k for k, label in enumerate(labels) if label == group]]
+        chosen = generator.integers(0, rows.shape[0], size=(RESAMPLES, rows.shape[0]))
+        means.append(rows[chosen, np.arange(RESAMPLES)[:, None]].mean(axis=1))
+    low, high = np.percentile(np.mean(means, axis=0), [2.5, 97.5])
     return float(low), float(high)
 
 
@@ -128,21 +138,27 @@ def _replies(task: Sample | Sequence[Sample]) -> Sequence[Sample]:
     return (task,) if isinstance(task, Sample) else task
 
 
-def aggregate_interval(tasks: Sequence[Sample | Sequence[Sample]], best: bool = False) -> tuple[float, float]:
+def aggregate_interval(
+    tasks: Sequence[Sample | Sequence[Sample]], best: bool = False, groups: Sequence[str] | None = None
+) -> tuple[float, float]:
     """The 95% bootstrap interval of the mean normalised score over these tasks (each one Sample, or the
-    Samples of its K replies: then of the mean over replies, or with `best` of the best-of-K)."""
+    Samples of its K replies: then of the mean over replies, or with `best` of the best-of-K); with `groups`
+    (each task's family), of the mean of the family means."""
     if not tasks:
         raise ValueError("no tasks to aggregate")
     generator = np.random.default_rng(SEED)
     per_task = np.stack([_task_scores(_replies(task), generator, best) for task in tasks])
-    return _over_tasks(per_task, generator)
+    return _over_tasks(per_task, generator, groups)
 
 
 def difference_interval(
-    pairs: Sequence[tuple[Sample | Sequence[Sample], Sample | Sequence[Sample]]], best: bool = False
+    pairs: Sequence[tuple[Sample | Sequence[Sample], Sample | Sequence[Sample]]],
+    best: bool = False,
+    groups: Sequence[str] | None = None,
 ) -> tuple[float, float]:
-    """The 95% bootstrap interval of the mean over tasks of (score of a - score of b). Replies played on the
-    same episodes are resampled with the same episode draws, in both runs."""
+    """The 95% bootstrap interval of the mean over tasks of (score of a - score of b) (with `groups`, of the
+    mean of the family means of it). Replies played on the same episodes are resampled with the same episode
+    draws, in both runs."""
     if not pairs:
         raise ValueError("no shared tasks to compare")
     generator = np.random.default_rng(SEED)
@@ -152,4 +168,4 @@ def difference_interval(
         rows.append(
             _task_scores(_replies(a), generator, best, shared) - _task_scores(_replies(b), generator, best, shared)
         )
-    return _over_tasks(np.stack(rows), generator)
+    return _over_tasks(np.stack(rows), generator, groups)

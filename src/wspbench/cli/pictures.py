@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from wspbench.cli.app import MAX_WORKERS, answer_or_exit, app, console, errors, gif_file, output_file
+from wspbench.report import REPLAY_BYTES, REPLAY_SECONDS, REPLAYS_PER_FAMILY
 
 
 def known_task(task: str | None) -> str | None:
@@ -123,12 +124,26 @@ def weights_command(
 
 @contextmanager
 def report_progress():
-    """A bar per stage of `wsp report` on stderr; yields the callback `build_report` calls."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    """A bar per stage of `wsp report` on stderr, with the time spent and the time left (ETA); yields the
+    callback `build_report` calls."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     bars: dict[str, int] = {}
     with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=errors
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("left"),
+        TimeRemainingColumn(),
+        console=errors,
     ) as progress:
 
         def update(stage: str, done: int, total: int) -> None:
@@ -143,17 +158,34 @@ def report_progress():
 def report_command(
     run_dirs: list[Path] = typer.Argument(..., help="Run directories written by `wsp run`."),
     out: Path = typer.Option(Path("report"), help="Folder for index.html, report.md, charts and replays."),
-    replays: bool = typer.Option(True, help="Write a replay GIF of each usable answer's first graded episode."),
+    replays: bool = typer.Option(True, help="Write replay GIFs of usable answers' first graded episode."),
+    replays_per_family: int = typer.Option(
+        REPLAYS_PER_FAMILY, min=0, help="Replays per model and task family (0: one for every usable answer)."
+    ),
     replay_frames: int = typer.Option(200, min=1, max=10_000, help="Frames kept per replay."),
+    replay_seconds: float = typer.Option(
+        REPLAY_SECONDS, min=0.0, max=86_400.0, help="Seconds for all replays; the rest are skipped with a note."
+    ),
+    replay_bytes: int = typer.Option(REPLAY_BYTES, min=10_000, help="Bytes per replay GIF (later frames dropped)."),
     regrade: bool = typer.Option(True, hidden=True, help="Ignored: intervals come from the recorded episodes."),
     workers: int = typer.Option(None, min=1, max=MAX_WORKERS, hidden=True, help="Ignored (nothing is graded)."),
 ) -> None:
-    """Static HTML and Markdown report with 95% intervals, parse failures, tokens, cost, suites and replays."""
+    """Static HTML and Markdown report: per-family means with 95% intervals, parse failures, tokens, cost,
+    suites, and a few replays (one per model and family by default), bounded in frames, bytes and time."""
     from wspbench.report.report import build_report
 
     try:
         with report_progress() as progress:
-            files = build_report(run_dirs, out, replays, replay_frames, progress)
+            files = build_report(
+                run_dirs,
+                out,
+                replays,
+                replay_frames,
+                progress,
+                replays_per_family or None,
+                replay_seconds,
+                replay_bytes,
+            )
     except (OSError, ValueError) as error:  # a missing or corrupt run directory, an unwritable folder
         errors.print(str(error), style="red", markup=False, soft_wrap=True)
         raise typer.Exit(2) from None

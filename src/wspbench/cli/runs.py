@@ -384,9 +384,9 @@ def runs_compare(
     run_dirs: list[Path] = typer.Argument(..., help="Run directories to rank."),
     as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
 ) -> None:
-    """A leaderboard across runs: mean held-out score over the tasks finished in every run, best first, with
-    95% intervals over tasks and episodes, and each run's paired difference from the next. Runs of different
-    suites are flagged."""
+    """A leaderboard across runs, over the tasks finished in every run: per family each run's mean held-out
+    score with its 95% interval, then the runs ranked by family-weighted mean (each family counts once), each
+    with its paired difference from the next. Runs of different suites are flagged."""
     from rich.table import Table
     from rich.text import Text
 
@@ -396,8 +396,10 @@ def runs_compare(
     if as_json:
         print(json.dumps(result, indent=1))
         return
-    table = Table(title="Leaderboard (mean normalised held-out score over the shared tasks)")
-    for column in ("rank", "run", "model", "protocol", "episodes", "ok", "mean", "95% interval", "vs next", "suite"):
+    console.print(_family_table(result))
+    table = Table(title="Leaderboard (family-weighted mean over the shared tasks: each family counts once)")
+    columns = ("rank", "run", "model", "protocol", "episodes", "ok", "family mean", "95% interval", "vs next", "suite")
+    for column in columns:
         table.add_column(column, justify="left" if column in ("run", "model", "protocol", "suite") else "right")
     next_pair = {pair["a"]: pair for pair in result["pairs"] if _adjacent(result["runs"], pair)}
     for rank, row in enumerate(result["runs"], start=1):
@@ -439,6 +441,27 @@ def runs_compare(
             style="yellow",
             markup=False,
         )
+
+
+def _family_table(result: dict):
+    """Per family, each run's mean over the shared tasks with its 95% interval: what the leaderboard summarises."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from wspbench.harness.summary import interval_text
+
+    table = Table(title="Per family (mean normalised held-out score over the shared tasks, 95% interval)")
+    table.add_column("family")
+    table.add_column("tasks", justify="right")
+    for row in result["runs"]:
+        table.add_column(Text(Path(row["run"]).name), justify="right")
+    by_run = [{f["family"]: f for f in row["families"]} for row in result["runs"]]
+    for name in dict.fromkeys(f["family"] for row in result["runs"] for f in row["families"]):
+        found = [scores.get(name) for scores in by_run]
+        tasks = next(f["tasks"] for f in found if f)
+        cells = ["-" if f is None else f"{f['mean_test_score']:.4f} ({interval_text(f['ci95'])})" for f in found]
+        table.add_row(name, str(tasks), *cells)
+    return table
 
 
 def _adjacent(runs: list[dict], pair: dict) -> bool:

@@ -82,8 +82,9 @@ def _remarks(record: TaskRecord) -> str:
 
 def summary_table(manifest: Manifest, rows: list[dict], scores: dict) -> Table:
     """The run's rows (`summary_rows`) and scores (`run_scores`), compact enough for an 80-column terminal
-    (summary.md has every column; errors are listed under the table)."""
-    caption = f"{scores_text(scores)}, over {scores['tasks']} of {len({r['task'] for r in rows})} tasks"
+    (summary.md has every column; errors are listed under the table). The per-family means close the table,
+    where they stay on screen after a long run."""
+    caption = f"{scores['tasks']} of {len({r['task'] for r in rows})} tasks finished; {scores_text(scores)}"
     truncated = sum(r.get("truncated") or 0 for r in rows)
     if truncated:
         caption += f"\n{truncated} truncated replies (finish_reason=length): " + ", ".join(

@@ -4,6 +4,13 @@
 A run with `--samples K` has K independent replies per task. A task's score is then the mean over its
 replies that finished, and `best_of_k` the mean over tasks of the best reply's score; both have intervals.
 
+Every summary leads with per-family means (`family_scores`, the one function behind `wsp run`, `runs show`,
+`runs compare`, `wsp report` and Inspect's metric): a family is what a task id names before its "/" (original,
+synth, superbeam, identify, identify-choice, repair), since families are not on one scale (writing tasks
+against reading tasks, docs/validity.md). The one overall number is the family-weighted mean: the mean of the
+family means, each family counting once however many tasks it has, with a bootstrap interval that draws
+tasks within their family. With one family it is that family's mean.
+
 Comparing runs never averages over different task sets: each run's mean is taken over the tasks that
 finished ("ok") in every compared run (`shared_tasks`), the rows say which tasks were left out, and each pair
 of runs gets its paired difference with a 95% interval. Runs of different suites
@@ -12,8 +19,12 @@ of runs gets its paired difference with a 95% interval. Runs of different suites
 
 from __future__ import annotations
 
+import functools
+
 from wspbench.harness.record import Manifest, TaskRecord
 from wspbench.statistics import Sample, aggregate_interval, difference_interval
+from wspbench.tasks import all_tasks
+from wspbench.tasks.spec import group_of
 
 COLUMNS = (
     "task",
@@ -75,51 +86,123 @@ def _task_scores(rows: list[dict], tasks: set[str] | None = None) -> dict[str, l
     return scores
 
 
-def mean_test_score(rows: list[dict], tasks: set[str] | None = None) -> float | None:
-    """Mean held-out score over the tasks with a finished reply ("ok"), or over `tasks` of them; a task's
-    score is the mean over its finished replies."""
-    scores = _task_scores(rows, tasks)
-    return sum(sum(s) / len(s) for s in scores.values()) / len(scores) if scores else None
+Replies = dict[str, list[tuple[float, Sample]]]  # per task id: each finished reply's (score, held-out episodes)
 
 
-def best_of_k_score(rows: list[dict], tasks: set[str] | None = None) -> float | None:
-    """Mean over the same tasks of the best finished reply's held-out score."""
-    scores = _task_scores(rows, tasks)
-    return sum(max(s) for s in scores.values()) / len(scores) if scores else None
+def replies_of(records: list[TaskRecord], tasks: set[str] | None = None) -> Replies:
+    """Each task's finished replies ("ok"), or those of `tasks`: the recorded held-out score (a reply that
+    failed to parse: 0, no episodes) and its episodes for the intervals."""
+    found: Replies = {}
+    for r in records:
+        if r.status == "ok" and (tasks is None or r.task in tasks):
+            sample = r.test.sample() if r.test is not None else Sample((), 1.0)
+            found.setdefault(r.task, []).append((r.test_score or 0.0, sample))
+    return found
+
+
+@functools.lru_cache(maxsize=1)
+def _family_rank() -> dict[str, int]:
+    ranks: dict[str, int] = {}
+    for task in all_tasks():
+        ranks.setdefault(group_of(task.id), len(ranks))
+    return ranks
+
+
+def families(task_ids) -> list[str]:
+    """The families of these task ids, in suite order (the registry's), unknown ones after, by name."""
+    ranks = _family_rank()
+    return sorted({group_of(t) for t in task_ids}, key=lambda f: (ranks.get(f, len(ranks)), f))
+
+
+def family_scores(replies: Replies, best: bool = False) -> dict:
+    """Per family (suite order): its tasks, the mean of their scores (a task's: the mean over its replies, or
+    with `best` the best reply's) and the 95% interval; then `mean` and `ci95`, the family-weighted mean (each
+    family counts once) and its interval. Tasks are taken in sorted order, so every caller gets the same
+    bootstrap draws, and so the same interval, for the same run."""
+    tasks = sorted(replies)
+
+    def score(task: str) -> float:
+        values = [value for value, _ in replies[task]]
+        return max(values) if best else sum(values) / len(values)
+
+    rows, ordered, groups = [], [], []
+    for name in families(tasks):
+        mine = [t for t in tasks if group_of(t) == name]
+        samples = [[sample for _, sample in replies[t]] for t in mine]
+        rows.append(
+            {
+                "family": name,
+                "tasks": len(mine),
+                "mean": sum(map(score, mine)) / len(mine),
+                "ci95": list(aggregate_interval(samples, best)),
+            }
+        )
+        ordered += samples
+        groups += [name] * len(mine)
+    return {
+        "families": rows,
+        "tasks": len(tasks),
+        "mean": sum(row["mean"] for row in rows) / len(rows) if rows else None,
+        "ci95": list(aggregate_interval(ordered, best, groups)) if rows else None,
+    }
 
 
 def run_scores(manifest: Manifest, records: list[TaskRecord], tasks: set[str] | None = None) -> dict:
-    """A run's mean held-out score with its 95% interval over tasks, replies and episodes, and with several
-    replies per task the best-of-K score and its interval (`wspbench/statistics.py`)."""
-    rows = summary_rows(records, manifest)
-    groups = _samples(records, sorted(_task_scores(rows, tasks)))
+    """A run's scores per family (`family_scores`), each with its 95% interval over tasks, replies and
+    episodes, and the family-weighted mean (`mean_test_score`, `ci95`); with several replies per task the
+    best-of-K scores too (`wspbench/statistics.py`)."""
+    replies = replies_of(records, tasks)
+    means = family_scores(replies)
     scores = {
-        "tasks": len(groups),
+        "tasks": means["tasks"],
         "samples": manifest.config.samples,
-        "mean_test_score": mean_test_score(rows, tasks),
-        "ci95": list(aggregate_interval(groups)) if groups else None,
+        "weighting": "family",  # mean_test_score: the mean of the family means, each family counting once
+        "families": [
+            {"family": row["family"], "tasks": row["tasks"], "mean_test_score": row["mean"], "ci95": row["ci95"]}
+            for row in means["families"]
+        ],
+        "mean_test_score": means["mean"],
+        "ci95": means["ci95"],
     }
     if manifest.config.samples > 1:
-        scores["best_of_k"] = best_of_k_score(rows, tasks)
-        scores["best_of_k_ci95"] = list(aggregate_interval(groups, best=True)) if groups else None
+        best = family_scores(replies, best=True)
+        for row, best_row in zip(scores["families"], best["families"], strict=True):
+            row.update(best_of_k=best_row["mean"], best_of_k_ci95=best_row["ci95"])
+        scores["best_of_k"], scores["best_of_k_ci95"] = best["mean"], best["ci95"]
     return scores
 
 
-def scores_text(scores: dict) -> str:
-    """`run_scores` in one line."""
+def interval_text(interval) -> str:
+    return "-" if interval is None else f"{interval[0]:.4f} to {interval[1]:.4f}"
 
-    def interval(key: str) -> str:
-        return "" if scores[key] is None else f" (95% interval {scores[key][0]:.4f} to {scores[key][1]:.4f})"
 
-    mean = scores["mean_test_score"]
-    text = f"mean held-out score {'-' if mean is None else f'{mean:.4f}'}{interval('ci95')}"
-    if scores["samples"] > 1:
-        best = scores["best_of_k"]
-        text += (
-            f" over {scores['samples']} replies per task; best of {scores['samples']} "
-            f"{'-' if best is None else f'{best:.4f}'}{interval('best_of_k_ci95')}"
+def family_lines(scores: dict) -> list[str]:
+    """`run_scores` as text, per family first: one line each (mean, 95% interval, tasks), then the
+    family-weighted mean. Never one mean over tasks of several families."""
+    k = scores["samples"]
+    lines = []
+    for row in scores["families"]:
+        tasks = f"{row['tasks']} task{'' if row['tasks'] == 1 else 's'}"
+        line = f"{row['family']:<16} {row['mean_test_score']:.4f} ({interval_text(row['ci95'])}), {tasks}"
+        if k > 1:
+            line += f"; best of {k} {row['best_of_k']:.4f} ({interval_text(row['best_of_k_ci95'])})"
+        lines.append(line)
+    count = len(scores["families"])
+    if count > 1:
+        line = (
+            f"family-weighted mean {scores['mean_test_score']:.4f} ({interval_text(scores['ci95'])}): the mean of "
+            f"the {count} family means, each family counting once"
         )
-    return text
+        if k > 1:
+            line += f"; best of {k} {scores['best_of_k']:.4f} ({interval_text(scores['best_of_k_ci95'])})"
+        lines.append(line)
+    return lines or ["no finished task"]
+
+
+def scores_text(scores: dict) -> str:
+    """`run_scores` in a few lines: the held-out score per family, then the family-weighted mean."""
+    replies = f", {scores['samples']} replies per task" if scores["samples"] > 1 else ""
+    return "mean held-out score per family (95% interval)" + replies + ":\n" + "\n".join(family_lines(scores))
 
 
 def cell(column: str, value) -> str:
@@ -141,25 +224,37 @@ def suite_label(suite: dict) -> str:
 
 def summary_markdown(manifest: Manifest, rows: list[dict], scores: dict) -> str:
     config = manifest.config
+    k = scores["samples"]
     lines = [
         f"# {config.model} · {config.protocol}",
         "",
-        (
-            f"{scores_text(scores).capitalize()}, over {scores['tasks']} of {len(manifest.tasks)} tasks "
-            f"(suite {suite_label(manifest.suite)})."
-        ),
+        f"Held-out score per family over {scores['tasks']} of {len(manifest.tasks)} tasks "
+        f"(suite {suite_label(manifest.suite)}){f', {k} replies per task' if k > 1 else ''}:",
         "",
-        "| " + " | ".join(COLUMNS) + " |",
-        "|" + "---|" * len(COLUMNS),
+        "| family | tasks | mean | 95% interval |" + (f" best of {k} | 95% interval |" if k > 1 else ""),
+        "|---|---|---|---|" + ("---|---|" if k > 1 else ""),
     ]
+    for row in scores["families"]:
+        best = f" {row['best_of_k']:.4f} | {interval_text(row['best_of_k_ci95'])} |" if k > 1 else ""
+        lines.append(
+            f"| {row['family']} | {row['tasks']} | {row['mean_test_score']:.4f} | {interval_text(row['ci95'])} |{best}"
+        )
+    if len(scores["families"]) > 1:
+        best = f" {scores['best_of_k']:.4f} | {interval_text(scores['best_of_k_ci95'])} |" if k > 1 else ""
+        lines.append(
+            f"| family-weighted mean (each family counts once) | {scores['tasks']} | "
+            f"{scores['mean_test_score']:.4f} | {interval_text(scores['ci95'])} |{best}"
+        )
+    lines += ["", "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     lines += ["| " + " | ".join(cell(c, r[c]) for c in COLUMNS) + " |" for r in rows]
     return "\n".join(lines) + "\n"
 
 
 def comparison(runs: list[tuple[str, Manifest, list[TaskRecord]]]) -> dict:
-    """The comparison of runs (each: a name, its manifest and its records), best mean first. Everything is
-    over `shared_tasks`, the tasks finished in every run: each run's mean with its 95% interval over tasks and
-    episodes, and for each pair of runs the mean paired difference with its interval (`wspbench/statistics.py`).
+    """The comparison of runs (each: a name, its manifest and its records), best family-weighted mean first.
+    Everything is over `shared_tasks`, the tasks finished in every run: each run's scores per family and
+    family-weighted (`run_scores`), and for each pair of runs the paired difference of their family-weighted
+    means with its interval (`wspbench/statistics.py`, tasks drawn within their family).
     `same_suite` is False for a run whose suite differs from the first's."""
     rows_of = {name: summary_rows(records, manifest) for name, manifest, records in runs}
     records_of = {name: records for name, _, records in runs}
@@ -169,6 +264,7 @@ def comparison(runs: list[tuple[str, Manifest, list[TaskRecord]]]) -> dict:
         common = done if common is None else common & done
     shared = sorted(common or set())
     samples = {name: _samples(records, shared) for name, _, records in runs}
+    groups = [group_of(t) for t in shared]
     listed = sorted({r["task"] for rows in rows_of.values() for r in rows})
     first_suite = runs[0][1].suite if runs else {}
     table = []
@@ -202,7 +298,7 @@ def comparison(runs: list[tuple[str, Manifest, list[TaskRecord]]]) -> dict:
                     "a": first["run"],
                     "b": second["run"],
                     "mean_difference": first["mean_test_score"] - second["mean_test_score"],
-                    "ci95": list(difference_interval(list(zip(a, b, strict=True)))),
+                    "ci95": list(difference_interval(list(zip(a, b, strict=True)), groups=groups)),
                 }
             )
     return {

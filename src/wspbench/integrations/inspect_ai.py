@@ -15,11 +15,14 @@ import anyio
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, ContentReasoning, ModelOutput
-from inspect_ai.scorer import Score, Target, mean, scorer, stderr
+from inspect_ai.scorer import Metric, SampleScore, Score, Target, Value, metric, scorer
 from inspect_ai.solver import Generate, TaskState, generate, solver
 
+from wspbench.harness.summary import family_scores
+from wspbench.statistics import Sample as Episodes
 from wspbench.tasks import Protocol, get_task, select, suite
 from wspbench.tasks import Task as WspTask
+from wspbench.tasks.spec import Score as WspScore
 from wspbench.tasks.spec import prompt_hash
 
 ANSWER = "wspbench:answer"  # the store key of the reply to score (set by the feedback solver)
@@ -137,7 +140,37 @@ def feedback_rounds(rounds: int, train_episodes: int, engine: str = "auto", work
     return solve
 
 
-@scorer(metrics=[mean(), stderr()])
+@metric
+def family_means() -> Metric:
+    """Per task family (original, synth, ..., repair): `FAMILY` the mean score, `FAMILY tasks`, `FAMILY low` and
+    `FAMILY high` its 95% interval, the very numbers `wsp runs show` prints for a run of the same replies
+    (`harness/summary.py` `family_scores`); then the family-weighted mean, each family counting once. No mean
+    over every sample: families are not on one scale (writing against reading tasks)."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        replies: dict[str, list] = {}
+        for one in scores:
+            data = one.score.metadata or {}
+            try:  # the Score's JSON, as `registry_score` stores it: its episodes give the interval
+                episodes = WspScore.from_json(data).sample()
+            except ValueError:
+                episodes = Episodes((), 1.0)
+            task_id = (one.sample_metadata or {}).get("task", str(one.sample_id))
+            replies.setdefault(task_id, []).append((float(one.score.as_float()), episodes))
+        found = family_scores(replies)
+        values: dict[str, float] = {}
+        for row in found["families"]:
+            family = row["family"]
+            values |= {family: row["mean"], f"{family} tasks": row["tasks"]}
+            values |= {f"{family} low": row["ci95"][0], f"{family} high": row["ci95"][1]}
+        if len(found["families"]) > 1:
+            values["family-weighted mean"] = found["mean"]
+        return values
+
+    return compute
+
+
+@scorer(metrics=[family_means()])
 def registry_score(episodes: int | None = None, engine: str = "auto", workers: int | None = None):
     """`task.grade` on the held-out episodes: the normalised score, with the Score's JSON (raw score,
     episodes, values, interval, error) as metadata, exactly what `wsp grade --json` prints."""

@@ -6,7 +6,8 @@ task: a `Step.screen` of shape (rows, cols, channels) is drawn as a grid with on
 (legend: `task.game.input_names`), a (rows, cols) array as a 0/1 pixel screen. Under each frame: the
 action taken (`task.game.action_names`) and the probabilities softmax(logits); when the network's rule
 is argmax the frame says so, since the probabilities are then only for reading.
-Frames: min(steps, max_frames) per episode plus one closing frame with the episode's result.
+Frames: min(steps, max_frames) per episode plus one closing frame with the episode's result; a GIF over
+`max_bytes` keeps its first frames and the closing one, so every replay is bounded in frames and bytes.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ PIXEL = 5  # pixels per screen pixel
 LEGEND_WIDTH = 160  # right of a grid
 CAPTION_WIDTH = 340
 MAX_EPISODES = 20
+MAX_BYTES = 50_000_000  # `wsp replay`'s bound on one GIF; `wsp report` sets a far smaller one
 
 
 class UnusableAnswer(ValueError):
@@ -270,14 +272,15 @@ class ReplaySummary:
     frames: int
     size: tuple[int, int]
     episodes: list[EpisodeReplay]
+    trimmed: int = 0  # frames left out to keep the file under max_bytes
 
 
 def replay_episodes(task: Task, count: int, first: int | None) -> list[int]:
     """The episodes to replay: the task's first held-out ones, or `first`, `first + 1`, ..."""
     if not 1 <= count <= MAX_EPISODES:
         raise ValueError(f"episodes must be 1..{MAX_EPISODES}")
-    if first is None:
-        return task.scoring_episodes(count)
+    if first is None:  # a family may raise a small count (repair plays at least 50): the first `count` of them
+        return task.scoring_episodes(count)[:count]
     return [first + k for k in range(count)]
 
 
@@ -289,10 +292,12 @@ def replay(
     seed: int | None = None,
     max_frames: int = 1000,
     frame_ms: int = 80,
+    max_bytes: int = MAX_BYTES,
 ) -> ReplaySummary:
     """Play `episodes` episodes (default: the first held-out ones; `seed`: episodes seed, seed + 1, ...) and
-    write them to one GIF. Raises UnknownTask, UnusableAnswer for a bad reply, NotImplementedError for a
-    task that cannot be watched."""
+    write them to one GIF of at most `max_frames` frames per episode (plus a closing one) and about `max_bytes`
+    (later frames are dropped to fit). Raises UnknownTask, UnusableAnswer for a bad reply, NotImplementedError
+    for a task that cannot be watched."""
     task = get_task(task_id)
     chosen = replay_episodes(task, episodes, seed)
     weights = parse(task, answer)
@@ -304,5 +309,12 @@ def replay(
             durations.append(frame_ms if frame.action is not None else 1500)
     images = [image.quantize(palette=_palette(), dither=Image.Dither.NONE) for image in images]
     out.parent.mkdir(parents=True, exist_ok=True)
-    images[0].save(out, save_all=True, append_images=images[1:], duration=durations, loop=0, disposal=1)
-    return ReplaySummary(out, len(images), images[0].size, played)
+    drawn = len(images)
+    while True:
+        images[0].save(out, save_all=True, append_images=images[1:], duration=durations, loop=0, disposal=1)
+        size = out.stat().st_size
+        if size <= max_bytes or len(images) <= 2:
+            break
+        keep = max(1, min(len(images) - 2, int((len(images) - 1) * max_bytes / size * 0.9)))
+        images, durations = images[:keep] + images[-1:], durations[:keep] + durations[-1:]  # and the closing frame
+    return ReplaySummary(out, len(images), images[0].size, played, drawn - len(images))

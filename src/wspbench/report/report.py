@@ -1,13 +1,18 @@
 """`wsp report`: a static HTML page, a Markdown table and PNG bar charts over one or more run directories.
 
-    OUT/index.html    leaderboard, task x model scores with 95% intervals, details, links to replays
+    OUT/index.html    per-family means, models, task x model scores with 95% intervals, details, replays
     OUT/report.md     the same tables in Markdown
-    OUT/scores.png    per task, one bar per model, with the 95% interval
-    OUT/models.png    mean normalised score per model
-    OUT/replays/*.gif the first held-out episode of each usable answer (`wsp replay`'s rendering)
+    OUT/models.png    per family, one bar per model with its 95% interval, over the tasks every model finished
+    OUT/scores.png    one panel per family: per task, one bar per model, with the 95% interval
+    OUT/replays/*.gif the first held-out episode of a few usable answers (`wsp replay`'s rendering): by default
+                      one per model and family, each bounded in frames and bytes, within a total time budget
 
 Runs are read through `report/runs.py` (the run record's one reader). Intervals come from each record's
-held-out Score (`Score.interval()`, every episode's value is stored): nothing is graded again. Each run's
+held-out Score (`Score.interval()`, every episode's value is stored): nothing is graded again. Means and
+intervals over tasks are per family (`harness/summary.py` `family_scores`, the function `wsp runs show` and
+`runs compare` use, so a run shows the same intervals everywhere) and over the tasks every model finished, so
+that no model's mean is over other tasks than another's; the one overall number is the family-weighted mean
+(each family counts once): writing and reading tasks are never averaged together. Each run's
 suite (name, version, digest) is stated, with a warning when the runs come from different suites, since
 their scores are then not comparable.
 
@@ -20,18 +25,21 @@ from __future__ import annotations
 
 import html
 import re
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from wspbench.harness.summary import families, family_scores, replies_of
+from wspbench.report import REPLAY_BYTES, REPLAY_SECONDS, REPLAYS_PER_FAMILY
 from wspbench.report.runs import Entry, load_run
-from wspbench.statistics import Sample, aggregate_interval
 from wspbench.tasks import baselines
 from wspbench.tasks.spec import group_of
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total): `wsp report` draws it as a bar on stderr
 
-CHART_PIXELS = (1200, 520)
+CHART_WIDTH = 1200  # scores.png: its height grows with the tasks, one row per task, a panel per family
+TASK_ROW_PIXELS = 14  # per task and model in scores.png
 MODELS_CHART_PIXELS = (1000, 400)
 DPI = 100
 
@@ -41,13 +49,14 @@ class ModelRow:
     label: str
     tasks: int
     scored: int
-    mean: float | None
-    interval: tuple[float, float] | None  # 95%, over the scored tasks and their episodes
+    mean: float | None  # the family-weighted mean over the shared tasks (each family counts once)
+    interval: tuple[float, float] | None  # its 95% interval
     parse_failures: int
     errors: int
     prompt_tokens: int | None
     completion_tokens: int | None
     cost: float | None
+    families: list[dict] = field(default_factory=list)  # `family_scores` over the shared tasks
 
 
 def labels(entries: list[Entry]) -> dict[int, str]:
@@ -63,28 +72,35 @@ def _total(values):
     return sum(known) if known else None
 
 
+def shared_tasks(entries: list[Entry], label_of: dict[int, str]) -> set[str]:
+    """The tasks every model (label) has a score for: the only ones its means and charts compare."""
+    scored: dict[str, set[str]] = {}
+    for e in entries:
+        scored.setdefault(label_of[id(e)], set())
+        if e.score is not None:
+            scored[label_of[id(e)]].add(e.task)
+    return set.intersection(*scored.values()) if scored else set()
+
+
 def model_rows(entries: list[Entry], label_of: dict[int, str]) -> list[ModelRow]:
+    shared = shared_tasks(entries, label_of)
     rows = []
     for label in dict.fromkeys(label_of[id(e)] for e in entries):
         mine = [e for e in entries if label_of[id(e)] == label]
-        scored = [e for e in mine if e.score is not None]
-        scores = [e.score for e in scored]
-        replies: dict[str, list[Sample]] = {}  # per task: one Sample per reply (`wsp run --samples K`)
-        for e in scored:
-            replies.setdefault(e.task, []).append(e.test.sample() if e.test is not None else Sample((), 1.0))
-        samples = list(replies.values())
+        means = family_scores(replies_of([e.record for e in mine if e.record is not None], shared))
         rows.append(
             ModelRow(
                 label,
                 len(mine),
-                len(scores),
-                sum(scores) / len(scores) if scores else None,
-                aggregate_interval(samples) if samples else None,
+                sum(e.score is not None for e in mine),
+                means["mean"],
+                tuple(means["ci95"]) if means["ci95"] else None,
                 sum(e.parse_failure for e in mine),
                 sum(e.status != "ok" for e in mine),
                 _total(e.prompt_tokens for e in mine),
                 _total(e.completion_tokens for e in mine),
                 _total(e.cost for e in mine),
+                means["families"],
             )
         )
     return rows
@@ -125,36 +141,48 @@ def baseline_cells(task: str) -> list[str]:
     ]
 
 
-def group_rows(entries: list[Entry], label_of: dict[int, str]) -> list[dict]:
-    """Per model and task group (original, synth, superbeam): scored tasks, the mean normalised score, and the
-    mean baseline-relative score over the tasks whose baselines were measured (`wspbench/tasks/baselines.py`:
+def family_rows(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow]) -> list[dict]:
+    """Per family and model, over the shared tasks: tasks, the mean normalised score and its 95% interval, and
+    the mean baseline-relative score over the tasks whose baselines were measured (`wspbench/tasks/baselines.py`:
     0 at the better of the zero network and the best constant action, 1 at the reference program)."""
-    rows = []
-    for label in dict.fromkeys(label_of[id(e)] for e in entries):
-        mine = [e for e in entries if label_of[id(e)] == label and e.score is not None]
-        for group in dict.fromkeys(group_of(e.task) for e in mine):
-            scores: dict[str, list[float]] = {}  # per task: one score per reply (`wsp run --samples K`)
-            for e in mine:
-                if group_of(e.task) == group:
-                    scores.setdefault(e.task, []).append(e.score)
-            means = {task: sum(s) / len(s) for task, s in scores.items()}
+    shared = shared_tasks(entries, label_of)
+    found = []
+    for name in families(shared):
+        for row in rows:
+            means = {}  # per task: the mean over its replies (`wsp run --samples K`)
+            for e in entries:
+                if label_of[id(e)] == row.label and e.task in shared and group_of(e.task) == name:
+                    means.setdefault(e.task, []).append(e.score)
             relative = [
-                baselines.relative(score, baselines.of_task(task))
-                for task, score in means.items()
+                baselines.relative(sum(s) / len(s), baselines.of_task(task))
+                for task, s in means.items()
                 if baselines.of_task(task) is not None
             ]
             relative = [r for r in relative if r is not None]
-            rows.append(
+            scores = next(f for f in row.families if f["family"] == name)
+            found.append(
                 {
-                    "model": label,
-                    "group": group,
-                    "tasks": len(means),
-                    "mean": sum(means.values()) / len(means),
+                    "model": row.label,
+                    "family": name,
+                    "tasks": scores["tasks"],
+                    "mean": scores["mean"],
+                    "ci95": scores["ci95"],
                     "relative": sum(relative) / len(relative) if relative else None,
                     "with_baselines": len(relative),
                 }
             )
-    return rows
+    return found
+
+
+def shared_text(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow]) -> str:
+    """What the means are over: the shared tasks, and how many were left out because some model lacks them."""
+    shared = shared_tasks(entries, label_of)
+    every = {e.task for e in entries}
+    text = f"over the {len(shared)} tasks {'every model' if len(rows) > 1 else 'the model'} finished"
+    if len(every) > len(shared):
+        why = "not finished by every model" if len(rows) > 1 else "not finished"
+        text += f" ({len(every) - len(shared)} other tasks left out: {why})"
+    return text
 
 
 def interval_text(interval: tuple[float, float] | None) -> str:
@@ -203,25 +231,58 @@ def safe_name(text: str) -> str:
 
 
 def write_replays(
-    entries: list[Entry], label_of: dict[int, str], out: Path, frames: int, progress: Progress | None = None
-) -> None:
-    """One GIF per usable answer: its task's first held-out episode, played by the task (`replay.py`)."""
+    entries: list[Entry],
+    label_of: dict[int, str],
+    out: Path,
+    frames: int,
+    progress: Progress | None = None,
+    per_family: int | None = REPLAYS_PER_FAMILY,
+    seconds: float = REPLAY_SECONDS,
+    max_bytes: int = REPLAY_BYTES,
+) -> str:
+    """GIFs of a few usable answers: their task's first held-out episode, played by the task (`replay.py`).
+    `per_family` answers per model and family (None: every one), each at most `frames` frames (and a closing
+    one) and about `max_bytes`; none is started after `seconds`. Returns the sentence that says so."""
     from wspbench.report.replay import replay
     from wspbench.tasks import get_task
 
     usable = [e for e in entries if e.answer is not None and e.status == "ok"]
+    chosen, taken = [], {}
+    for e in usable:
+        key = (label_of[id(e)], group_of(e.task))
+        if per_family is None or taken.get(key, 0) < per_family:
+            chosen.append(e)
+            taken[key] = taken.get(key, 0) + 1
+    started, written, late = time.monotonic(), 0, 0
     if progress:
-        progress("writing replays", 0, len(usable))
-    for done, e in enumerate(usable, start=1):
-        try:  # a task this wspbench lacks, an answer it cannot read, a task that cannot be watched: a note
-            name = f"replays/{safe_name(label_of[id(e)])}__{get_task(e.task).slug}.gif"
-            replay(e.task, e.answer, out / name, episodes=1, max_frames=frames)
-        except (ValueError, NotImplementedError) as error:
-            e.notes.append(f"no replay: {str(error)[:300]}")
+        progress("writing replays", 0, len(chosen))
+    for done, e in enumerate(chosen, start=1):
+        if time.monotonic() - started > seconds:
+            late += 1
+            e.notes.append(f"no replay: the report's {seconds:g} s for replays had run out (--replay-seconds)")
         else:
-            e.replay = name
+            try:  # a task this wspbench lacks, an answer it cannot read, a task that cannot be watched: a note
+                name = f"replays/{safe_name(label_of[id(e)])}__{get_task(e.task).slug}.gif"
+                replay(e.task, e.answer, out / name, episodes=1, max_frames=frames, max_bytes=max_bytes)
+            except (ValueError, NotImplementedError) as error:
+                e.notes.append(f"no replay: {str(error)[:300]}")
+            else:
+                e.replay = name
+                written += 1
         if progress:
-            progress("writing replays", done, len(usable))
+            progress("writing replays", done, len(chosen))
+    which = "every usable answer" if per_family is None else f"at most {per_family} per model and family"
+    text = (
+        f"{written} replays of {len(usable)} usable answers ({which}: --replays-per-family, 0 for every one), "
+        f"each its task's first held-out episode in at most {frames} frames (--replay-frames) and "
+        f"{max_bytes / 1e6:g} MB, within {seconds:g} s (--replay-seconds)"
+    )
+    return text + (f"; {late} skipped when that time ran out" if late else "")
+
+
+def _short(task: str) -> str:
+    """A task id without its family, for a chart's label inside the family's panel."""
+    return task.split("/", 1)[1] if "/" in task else task
 
 
 def write_charts(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow], out: Path) -> list[str]:
@@ -229,46 +290,85 @@ def write_charts(entries: list[Entry], label_of: dict[int, str], rows: list[Mode
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    write_models_chart(plt, entries, label_of, rows, out / "models.png")
+    write_scores_chart(plt, entries, label_of, rows, out / "scores.png")
+    return ["models.png", "scores.png"]
+
+
+def write_models_chart(plt, entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow], path: Path) -> None:
+    """Per family, one bar per model with its 95% interval, over the tasks every model finished."""
     import numpy as np
 
-    tasks = list(dict.fromkeys(e.task for e in entries))
-    models = [r.label for r in rows]
-    fig, ax = plt.subplots(figsize=(CHART_PIXELS[0] / DPI, CHART_PIXELS[1] / DPI), dpi=DPI)
-    width = 0.8 / max(1, len(models))
-    for k, model in enumerate(models):
-        by_task = {e.task: e for e in entries if label_of[id(e)] == model}
-        xs, heights, errors = [], [], [[], []]
-        for t, task in enumerate(tasks):
-            e = by_task.get(task)
-            if e is None or e.score is None:
-                continue
-            xs.append(t - 0.4 + width * (k + 0.5))
-            heights.append(e.score)
-            low, high = e.ci or (e.score, e.score)
-            errors[0].append(max(0.0, e.score - low))
-            errors[1].append(max(0.0, high - e.score))
-        ax.bar(xs, heights, width, yerr=np.array(errors) if xs else None, capsize=3, label=model)
-    ax.set_xticks(range(len(tasks)), tasks, rotation=30, ha="right", fontsize=8)
+    names = list(dict.fromkeys(f["family"] for r in rows for f in r.families))
+    counts = {f["family"]: f["tasks"] for r in rows for f in r.families}
+    fig, ax = plt.subplots(figsize=(MODELS_CHART_PIXELS[0] / DPI, MODELS_CHART_PIXELS[1] / DPI), dpi=DPI)
+    width = 0.8 / max(1, len(rows))
+    for k, row in enumerate(rows):
+        by_family = {f["family"]: f for f in row.families}
+        xs = [i - 0.4 + width * (k + 0.5) for i in range(len(names))]
+        means = [by_family[name]["mean"] for name in names]
+        low = [max(0.0, m - by_family[name]["ci95"][0]) for m, name in zip(means, names, strict=True)]
+        high = [max(0.0, by_family[name]["ci95"][1] - m) for m, name in zip(means, names, strict=True)]
+        ax.bar(xs, means, width, yerr=np.array([low, high]) if xs else None, capsize=3, label=row.label)
+    ax.set_xticks(
+        range(len(names)),
+        [f"{name}\n({counts[name]} task{'' if counts[name] == 1 else 's'})" for name in names],
+        fontsize=9,
+    )
     ax.set_ylim(0, 1.05)
-    ax.set_ylabel("normalised score (95% interval)")
-    ax.set_title("Held-out score per task")
-    if models:
-        ax.legend(fontsize=8)
-    fig.subplots_adjust(bottom=0.3, left=0.07, right=0.98)
-    fig.savefig(out / "scores.png", dpi=DPI)
+    ax.set_ylabel("mean normalised score (95% interval)")
+    ax.set_title(f"Per family, {shared_text(entries, label_of, rows)}", fontsize=10)
+    if rows:
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.subplots_adjust(left=0.08, right=0.78, bottom=0.17)
+    fig.savefig(path, dpi=DPI)
     plt.close(fig)
 
-    fig, ax = plt.subplots(figsize=(MODELS_CHART_PIXELS[0] / DPI, MODELS_CHART_PIXELS[1] / DPI), dpi=DPI)
-    ax.barh(range(len(rows)), [r.mean or 0.0 for r in rows], color="#4a90d9")
-    ax.set_yticks(range(len(rows)), [r.label for r in rows], fontsize=8)
-    ax.invert_yaxis()
-    ax.set_xlim(0, 1)
-    ax.set_xlabel("mean normalised score over scored tasks (parse failures count 0)")
-    ax.set_title("Models")
-    fig.subplots_adjust(left=0.3, right=0.97, bottom=0.15)
-    fig.savefig(out / "models.png", dpi=DPI)
+
+def write_scores_chart(plt, entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow], path: Path) -> None:
+    """One panel per family, one row per task (its id without the family), one bar per model with its 95%
+    interval: the picture grows with the tasks, TASK_ROW_PIXELS per task and model, so every label stays
+    readable at any task count."""
+    tasks = list(dict.fromkeys(e.task for e in entries if e.score is not None))
+    groups = [(name, [t for t in tasks if group_of(t) == name]) for name in families(tasks)]
+    row_height = TASK_ROW_PIXELS * max(1, len(rows))
+    top, title, ticks, gap, bottom = 40, 24, 22, 16, 30  # pixels around each panel's bars
+    bodies = [max(2, len(found)) * row_height for _, found in groups]
+    height = top + sum(title + body + ticks + gap for body in bodies) + bottom
+    fig = plt.figure(figsize=(CHART_WIDTH / DPI, height / DPI), dpi=DPI)
+    fig.suptitle("Held-out score per task, by family", fontsize=11, y=1 - 12 / height, va="top")
+    left, width = 0.17, 0.80
+    bar = 0.8 / max(1, len(rows))
+    y = top
+    for (family, found), body in zip(groups, bodies, strict=True):
+        y += title
+        ax = fig.add_axes((left, 1 - (y + body) / height, width, body / height))
+        for k, row in enumerate(rows):
+            by_task = {e.task: e for e in entries if label_of[id(e)] == row.label and e.score is not None}
+            ys, lengths, errors = [], [], [[], []]
+            for t, task in enumerate(found):
+                e = by_task.get(task)
+                if e is None:
+                    continue
+                ys.append(t - 0.4 + bar * (k + 0.5))
+                lengths.append(e.score)
+                low, high = e.ci or (e.score, e.score)
+                errors[0].append(max(0.0, e.score - low))
+                errors[1].append(max(0.0, high - e.score))
+            ax.barh(ys, lengths, bar, xerr=errors if ys else None, capsize=2, label=row.label, color=f"C{k}")
+        ax.set_yticks(range(len(found)), [_short(t) for t in found], fontsize=8)
+        ax.set_ylim(max(2, len(found)) - 0.5, -0.5)
+        ax.set_xlim(0, 1.05)
+        ax.set_title(f"{family} ({len(found)} tasks)", fontsize=10, loc="left")
+        ax.tick_params(axis="x", labelsize=8)
+        ax.grid(axis="x", alpha=0.3)
+        if len(rows) > 1 and y == top + title:
+            ax.legend(fontsize=8, loc="lower right")
+        y += body + ticks + gap
+    fig.text(0.5, 8 / height, "normalised held-out score (95% interval over episodes)", ha="center", fontsize=9)
+    fig.savefig(path, dpi=DPI)
     plt.close(fig)
-    return ["scores.png", "models.png"]
 
 
 # --- Markdown and HTML ------------------------------------------------------------------------------
@@ -279,7 +379,19 @@ def _md(text: str) -> str:
     return html.escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow], runs: list[str]) -> str:
+FAMILIES_TEXT = (
+    "Mean normalised held-out score per family with its 95% interval over tasks and episodes (a bootstrap, "
+    "src/wspbench/statistics.py; the intervals `wsp runs show` and `wsp runs compare` print), beside the mean "
+    "baseline-relative score: (score - trivial) / (reference - trivial), trivial being the better of the zero "
+    "network and the best constant action (`wsp baselines`), over the tasks whose baselines were measured. "
+    "Families are not on one scale (writing and reading tasks), so no mean mixes them: the family-weighted mean "
+    "counts each family once."
+)
+
+
+def markdown(
+    entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow], runs: list[str], replays: str = ""
+) -> str:
     tasks = list(dict.fromkeys(e.task for e in entries))
     suites = run_suites(entries)
     warning = suite_warning(suites)
@@ -289,6 +401,28 @@ def markdown(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow
         f"Runs: {', '.join(_md(r) for r in runs)}",
         "",
         *([f"**Warning: {_md(warning)}.**", ""] if warning else []),
+        f"## Per family, {_md(shared_text(entries, label_of, rows))}",
+        "",
+        FAMILIES_TEXT,
+        "",
+        "| family | tasks | model | mean score | 95% interval | mean baseline-relative score (tasks) |",
+        "|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {_md(g['family'])} | {g['tasks']} | {_md(g['model'])} | {g['mean']:.4f} | {interval_text(g['ci95'])} | "
+        f"{_num(g['relative'], 4)} ({g['with_baselines']}) |"
+        for g in family_rows(entries, label_of, rows)
+    ]
+    lines += [
+        f"| family-weighted mean | {sum(f['tasks'] for f in r.families)} | {_md(r.label)} | {_num(r.mean, 4)} | "
+        f"{interval_text(r.interval)} | |"
+        for r in rows
+        if len(r.families) > 1
+    ]
+    lines += [
+        "",
+        "![models](models.png)",
+        "",
         "![scores](scores.png)",
         "",
         "## Suites",
@@ -299,8 +433,8 @@ def markdown(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow
         "",
         "## Models",
         "",
-        "| model | tasks | scored | mean score | 95% interval | parse failures | errors | prompt tokens | "
-        "completion tokens | cost |",
+        "| model | tasks | scored | family-weighted mean (shared tasks) | 95% interval | parse failures | errors | "
+        "prompt tokens | completion tokens | cost |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     lines += [
@@ -308,22 +442,6 @@ def markdown(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow
         f"{r.parse_failures} | {r.errors} | "
         f"{_num(r.prompt_tokens)} | {_num(r.completion_tokens)} | {_num(r.cost, 4)} |"
         for r in rows
-    ]
-    lines += [
-        "",
-        "## By task group",
-        "",
-        "The normalised score beside the baseline-relative score: (score - trivial) / (reference - trivial), "
-        "trivial being the better of the zero network and the best constant action (`wsp baselines`), over "
-        "the tasks whose baselines were measured.",
-        "",
-        "| model | group | tasks | mean score | mean baseline-relative score (tasks) |",
-        "|---|---|---|---|---|",
-    ]
-    lines += [
-        f"| {_md(g['model'])} | {_md(g['group'])} | {g['tasks']} | {g['mean']:.4f} | "
-        f"{_num(g['relative'], 4)} ({g['with_baselines']}) |"
-        for g in group_rows(entries, label_of)
     ]
     lines += [
         "",
@@ -343,6 +461,7 @@ def markdown(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow
             cells.append("-" if not found else replies_text(found) + (f" ([replay]({replay}))" if replay else ""))
         cells += baseline_cells(task)
         lines.append(f"| {_md(task)} | " + " | ".join(_md(c) if "](" not in c else c for c in cells) + " |")
+    lines += ["", "## Replays", "", _md(replays or "no replays (--no-replays)")]
     lines += [
         "",
         "## Details",
@@ -375,7 +494,12 @@ CHECK_IMAGES = """window.addEventListener("load", function () {
 
 
 def page(
-    entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow], runs: list[str], charts: list[str]
+    entries: list[Entry],
+    label_of: dict[int, str],
+    rows: list[ModelRow],
+    runs: list[str],
+    charts: list[str],
+    replays: str = "",
 ) -> str:
     esc = html.escape
     tasks = list(dict.fromkeys(e.task for e in entries))
@@ -388,14 +512,31 @@ def page(
         "<h1>wspbench report</h1>",
         f"<p>Runs: {esc(', '.join(runs))}. Scores are normalised held-out scores with a 95% interval over "
         "episodes (normal approximation on the mean episode value; Wilson's interval when every episode is "
-        "won or lost). A model's mean comes with a 95% interval over its scored tasks and their episodes "
-        "(a two-level bootstrap, src/wspbench/statistics.py). A reply without a usable answer scores 0 and is "
-        "counted as a parse failure.</p>",
+        "won or lost). A reply without a usable answer scores 0 and is counted as a parse failure.</p>",
         *([f'<p class="warn">Warning: {esc(warning)}.</p>'] if warning else []),
+        f"<h2>Per family, {esc(shared_text(entries, label_of, rows))}</h2><p>{esc(FAMILIES_TEXT)}</p>",
+        "<table><tr><th>family</th><th>tasks</th><th>model</th><th>mean score</th><th>95% interval</th>"
+        "<th>mean baseline-relative score</th><th>tasks with baselines</th></tr>",
+        *(
+            f"<tr><td>{esc(g['family'])}</td><td class=num>{g['tasks']}</td><td>{esc(g['model'])}</td>"
+            f"<td class=num>{g['mean']:.4f}</td><td class=num>{interval_text(g['ci95'])}</td>"
+            f"<td class=num>{_num(g['relative'], 4)}</td><td class=num>{g['with_baselines']}</td></tr>"
+            for g in family_rows(entries, label_of, rows)
+        ),
+        *(
+            f"<tr><td>family-weighted mean</td><td class=num>{sum(f['tasks'] for f in r.families)}</td>"
+            f"<td>{esc(r.label)}</td><td class=num>{_num(r.mean, 4)}</td>"
+            f"<td class=num>{interval_text(r.interval)}</td><td></td><td></td></tr>"
+            for r in rows
+            if len(r.families) > 1
+        ),
+        "</table>",
+        *(f'<p><img src="{esc(c)}" alt="{esc(c)}"></p>' for c in charts),
         "<h2>Suites</h2><table><tr><th>run</th><th>suite</th></tr>",
         *(f"<tr><td>{esc(run)}</td><td>{esc(suite_text(suite))}</td></tr>" for run, suite in suites.items()),
         "</table>",
-        "<h2>Models</h2><table><tr><th>model</th><th>tasks</th><th>scored</th><th>mean score</th>"
+        "<h2>Models</h2><table><tr><th>model</th><th>tasks</th><th>scored</th>"
+        "<th>family-weighted mean (shared tasks)</th>"
         "<th>95% interval</th><th>parse failures</th><th>errors</th><th>prompt tokens</th>"
         "<th>completion tokens</th><th>cost</th></tr>",
     ]
@@ -407,21 +548,6 @@ def page(
             f"<td class=num>{r.errors}</td>"
             f"<td class=num>{_num(r.prompt_tokens)}</td><td class=num>{_num(r.completion_tokens)}</td>"
             f"<td class=num>{_num(r.cost, 4)}</td></tr>"
-        )
-    out.append("</table>")
-    out += [f'<p><img src="{esc(c)}" alt="{esc(c)}"></p>' for c in charts]
-    out.append(
-        "<h2>By task group</h2><p>The normalised score beside the baseline-relative score: (score - trivial) / "
-        "(reference - trivial), trivial being the better of the zero network and the best constant action "
-        "(<code>wsp baselines</code>), over the tasks whose baselines were measured.</p><table><tr><th>model</th>"
-        "<th>group</th><th>tasks</th><th>mean score</th><th>mean baseline-relative score</th>"
-        "<th>tasks with baselines</th></tr>"
-    )
-    for g in group_rows(entries, label_of):
-        out.append(
-            f"<tr><td>{esc(g['model'])}</td><td>{esc(g['group'])}</td><td class=num>{g['tasks']}</td>"
-            f"<td class=num>{g['mean']:.4f}</td><td class=num>{_num(g['relative'], 4)}</td>"
-            f"<td class=num>{g['with_baselines']}</td></tr>"
         )
     out.append("</table>")
     out.append(
@@ -459,20 +585,27 @@ def page(
             f"<td>{esc(notes[:300])}</td></tr>"
         )
     out.append("</table>")
-    replays = [e for e in entries if e.replay]
-    if replays:
-        out.append("<h2>Replays</h2>")
+    out.append(f"<h2>Replays</h2><p>{esc(replays or 'no replays (--no-replays)')}.</p>")
+    shown = [e for e in entries if e.replay]
+    if shown:
         out += [
             f'<figure><img src="{esc(e.replay)}" alt="replay"><figcaption>{esc(label_of[id(e)])} · '
             f"{esc(e.task)}</figcaption></figure>"
-            for e in replays
+            for e in shown
         ]
     out.append("</body></html>")
     return "\n".join(out) + "\n"
 
 
 def build_report(
-    run_dirs: list[Path], out: Path, replays: bool = True, replay_frames: int = 200, progress: Progress | None = None
+    run_dirs: list[Path],
+    out: Path,
+    replays: bool = True,
+    replay_frames: int = 200,
+    progress: Progress | None = None,
+    replays_per_family: int | None = REPLAYS_PER_FAMILY,
+    replay_seconds: float = REPLAY_SECONDS,
+    replay_bytes: int = REPLAY_BYTES,
 ) -> list[Path]:
     """Write the report files; returns them (HTML first). Nothing is graded: intervals are the records'.
     `progress` is told each stage's advance: loading runs, writing replays, writing charts."""
@@ -486,14 +619,17 @@ def build_report(
     out.mkdir(parents=True, exist_ok=True)
     label_of = labels(entries)
     rows = model_rows(entries, label_of)
+    said = ""
     if replays:
-        write_replays(entries, label_of, out, replay_frames, progress)
+        said = write_replays(
+            entries, label_of, out, replay_frames, progress, replays_per_family, replay_seconds, replay_bytes
+        )
     if progress:
         progress("writing charts and pages", 0, 1)
     charts = write_charts(entries, label_of, rows, out)
     runs = [str(p) for p in run_dirs]
-    (out / "index.html").write_text(page(entries, label_of, rows, runs, charts))
-    (out / "report.md").write_text(markdown(entries, label_of, rows, runs))
+    (out / "index.html").write_text(page(entries, label_of, rows, runs, charts, said))
+    (out / "report.md").write_text(markdown(entries, label_of, rows, runs, said))
     if progress:
         progress("writing charts and pages", 1, 1)
     return [
