@@ -42,8 +42,11 @@ def export_harbor_command(
     ),
     measure_episodes: int = typer.Option(2, min=1, help="Episodes graded per task with --measure."),
     name: str = typer.Option("wspbench", help="Dataset name in registry.json and dataset.toml."),
+    force: bool = typer.Option(
+        False, "--force", help="Replace an earlier export in OUT (a non-empty OUT is refused without it)."
+    ),
 ) -> None:
-    """Write one Harbor task folder per task, plus registry.json and dataset.toml."""
+    """Write one Harbor task folder per task, plus registry.json and dataset.toml; OUT then holds exactly these."""
     from wspbench.export.harbor import Resources, export_harbor
 
     if out.exists() and not out.is_dir():
@@ -65,6 +68,7 @@ def export_harbor_command(
             name=name,
             base_image=base_image,
             progress=lambda item: errors.print(f"exported {item.harbor_name}", markup=False),
+            force=force,
         )
     except OSError as error:  # the output cannot be written: a usage error
         errors.print(f"export failed: {error}", style="red", markup=False)
