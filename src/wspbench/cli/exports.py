@@ -32,7 +32,7 @@ def export_harbor_command(
     episodes: int = typer.Option(1000, min=1, help="Held-out episodes (a task with fewer uses all it has)."),
     wheel: Path = typer.Option(None, help="A built wspbench wheel for the verifier's image (default: build one)."),
     install: str = typer.Option("wheel", help="wheel (this project's wheel, copied in) or pypi (wspbench==version)."),
-    base_image: str = typer.Option(None, help="Docker base image (default python:X.Y-slim; pin a digest here)."),
+    base_image: str = typer.Option(None, help="Docker base image (default python:3.11-slim; pin a digest here)."),
     cpus: int = typer.Option(4, min=1, help="CPUs per container (the verifier timeout is sized with it)."),
     memory_mb: int = typer.Option(4096, min=256, help="Memory per container."),
     measure: bool = typer.Option(

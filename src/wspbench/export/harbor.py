@@ -575,9 +575,9 @@ def export_harbor(
     """Write every task folder and the dataset files; returns the task folders.
     install "wheel" copies a wheel of this project into each verifier image (built with pip unless
     `wheel` is given); "pypi" installs the same version from PyPI when the image is built. Timeouts
-    come from harbor_timeouts.json unless `measure`. `base_image` replaces the default
-    python:X.Y-slim (e.g. pinned to a digest). A non-empty `out` is NotEmpty unless `force` and it holds an
-    earlier export only, which is then removed."""
+    come from harbor_timeouts.json unless `measure`. `base_image` replaces the default python:3.11-slim
+    (the lock's Python; e.g. pinned to a digest). A non-empty `out` is NotEmpty unless `force` and it holds
+    an earlier export only, which is then removed."""
     if install not in ("wheel", "pypi"):
         raise ValueError("install must be wheel or pypi")
     if out.exists() and not out.is_dir():
