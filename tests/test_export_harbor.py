@@ -23,11 +23,14 @@ from typer.testing import CliRunner
 from tests.conftest import missing_part
 from wspbench.cli import app
 from wspbench.export.harbor import (
+    LOCK_FILE,
     TIMEOUTS_TABLE,
     ZIP_DATE,
+    NotEmpty,
     content_digest,
     export_harbor,
     exported,
+    grading_file,
     measured_table,
     normalize_wheel,
     timeouts,
@@ -41,7 +44,7 @@ from wspbench.export.verifier_steps import (
     main,
     run,
 )
-from wspbench.tasks import all_tasks, get_task, select, suite
+from wspbench.tasks import Protocol, all_tasks, get_task, select, suite
 
 EPISODES = 2
 ROOT = Path(__file__).resolve().parents[1]
@@ -128,6 +131,8 @@ def test_every_file_of_every_folder(three):
         assert config["metadata"]["license"] == "GPL-3.0-or-later"
         assert config["verifier"]["environment_mode"] == "separate"
         assert config["verifier"]["network_mode"] == "no-network"
+        assert config["environment"]["network_mode"] == "no-network"  # the agent's: Harbor's default is public
+        assert config["verifier"]["environment"]["network_mode"] == "no-network"
         assert config["verifier"]["environment"]["cpus"] == config["environment"]["cpus"]
         assert config["verifier"]["env"] == item.verifier_env() == {"WEIGHT_SPACE_EPISODES": str(len(item.episodes))}
         assert config["metadata"]["measured_worst_episode_s"] == table[task_id]  # the committed table
@@ -136,7 +141,7 @@ def test_every_file_of_every_folder(three):
         assert config["metadata"]["episodes"] == len(item.task.scoring_episodes(EPISODES))
         assert config["artifacts"] == ["/app/answer.md"] and config["agent"]["user"] == "agent"
         assert config["metadata"]["prompt_sha256"] == item.prompt_sha256
-        system, user = item.task.messages()
+        system, user = item.task.messages(Protocol(episodes=len(item.episodes)))  # the count graded
         instruction = (folder / "instruction.md").read_text()
         assert user["content"].rstrip() in instruction and system["content"] in instruction
         assert "/app/answer.md" in instruction
@@ -351,6 +356,7 @@ def test_a_bad_answer_file_is_a_zero_reward_never_a_hang(tmp_path, kind, message
         ("superbeam", "0", "from 1 to 20"),
         ("original/breakout", "many", "from 1 to 100,000"),
         ("original/breakout", "100001", "from 1 to 100,000"),
+        ("repair/breakout/swap_actions", "10", "from 50 to 200 (held-out episodes of repair/breakout/swap_actions)"),
         ("Breakout", "1", "did you mean original/breakout?"),
         ("minatar/original/pong", "1", "unknown task"),
     ],
@@ -450,8 +456,28 @@ def test_two_exports_with_the_real_wheel_are_byte_identical(tmp_path):
         "wspbench/examples/breakout.txt",
         "superbeam/roms/superbeam.asm",
         "wspbench/tasks/superbeam_reference.json",
+        "wspbench/export/harbor_constraints.txt",
+        "wspbench/tasks/trained/damages.json",
+        "wspbench/tasks/trained/breakout.2.npz",
     ):
         assert needed in names
+    assert not any(name.endswith((".0.npz", ".1.npz")) for name in names)
+    assert wheel.stat().st_size < 3_000_000  # 6.35 MB before the unread networks were left out
+    unpacked = tmp_path / "unpacked"  # what grading reads is in it: an identify grade, a repair answer's network
+    zipfile.ZipFile(wheel).extractall(unpacked)
+    script = (
+        f"import sys; sys.path.insert(0, {str(unpacked)!r})\n"
+        "from wspbench.tasks import get_task\nfrom wspbench.export.verifier_steps import main\n"
+        "repair = get_task('repair/breakout/bias_shift')\n"
+        "assert repair.check(repair.offline_answer('reference'))[2] is None\n"
+        "import wspbench.tasks.ppo as ppo\n"
+        f"assert ppo.__file__.startswith({str(unpacked)!r})  # the wheel's own data, not this checkout's\n"
+        f"sys.exit(main(['identify-choice/ferry/0', {str(tmp_path / 'answer.md')!r}, {str(tmp_path / 'logs')!r}]))\n"
+    )
+    (tmp_path / "answer.md").write_text("```game\nferry\n```\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "logs" / "verifier" / "reward.json").read_text())["reward"] == 1.0
     assert any(n.endswith("entry_points.txt") for n in names)
     assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
 
@@ -535,7 +561,7 @@ def test_reading_and_repair_tasks_are_exported_and_verified(tmp_path, task_id):
     item = exported(select(task_id), 50)[0]
     (folder,) = export_harbor(tmp_path / "out", [item], wheel=stand_in_wheel(tmp_path))
     instruction = (folder / "instruction.md").read_text()
-    assert item.task.messages()[1]["content"].rstrip() in instruction
+    assert item.task.messages(Protocol(episodes=50))[1]["content"].rstrip() in instruction
     assert (
         f"```{item.task.answer_format} block" in instruction
         and item.task.scoring_rule(len(item.episodes)) in instruction
@@ -548,3 +574,109 @@ def test_reading_and_repair_tasks_are_exported_and_verified(tmp_path, task_id):
         reward, details = rewards(logs)
         assert reward == {"reward": expected, "normalized_score": expected, "parse_success": 1.0}, model
         assert details["task"] == task_id and details["episodes"] == list(item.episodes)
+
+
+def test_a_planted_symlink_in_the_logs_is_replaced_not_written_through(tmp_path):
+    """issue 27.13: details.json and reward.json linking outside the logs folder leave those files alone."""
+    answer, logs, outside = tmp_path / "answer.md", tmp_path / "logs", tmp_path / "outside"
+    answer.write_text(get_task("superbeam").offline_answer("reference"))
+    outside.mkdir()
+    (logs / "verifier").mkdir(parents=True)
+    for name in ("details.json", "reward.json"):
+        (outside / name).write_text("keep me")
+        (logs / "verifier" / name).symlink_to(outside / name)
+    assert run("superbeam", answer, logs, SUPERBEAM) == GRADED
+    assert [(outside / name).read_text() for name in ("details.json", "reward.json")] == ["keep me"] * 2
+    assert not any(path.is_symlink() for path in (logs / "verifier").iterdir())
+    assert rewards(logs)[0]["parse_success"] == 1.0
+
+
+@pytest.mark.parametrize("task_id", ["original/breakout", "repair/breakout/bias_shift"])
+def test_the_instruction_states_the_episodes_the_verifier_grades(tmp_path, task_id):
+    """issue 27.12: with --episodes 60 the instruction said 1000 (200 for repair, with returns over 200)."""
+    result = RUNNER.invoke(
+        app,
+        ["export", "harbor", str(tmp_path / "out"), "--tasks", task_id, "--episodes", "60"]
+        + ["--wheel", str(stand_in_wheel(tmp_path))],
+    )
+    assert result.exit_code == 0, result.output
+    task, folder = get_task(task_id), tmp_path / "out" / get_task(task_id).slug
+    instruction = (folder / "instruction.md").read_text()
+    assert "The network plays 60 episodes" in instruction and "plays 1000 episodes" not in instruction
+    assert task.messages(Protocol(episodes=60))[1]["content"].rstrip() in instruction
+    assert tomllib.loads((folder / "task.toml").read_text())["verifier"]["env"]["WEIGHT_SPACE_EPISODES"] == "60"
+    if task_id.startswith("repair/"):
+        damaged = sum(task.returns("damaged", range(60))) / 60
+        assert f"the damaged network's mean return is {damaged:.2f}" in instruction
+
+
+def test_a_non_empty_folder_is_refused_without_force_and_then_holds_exactly_the_export(tmp_path):
+    """issue 22.9: an earlier export's task folders stayed next to the new ones, which registry.json left out."""
+    wheel, out = stand_in_wheel(tmp_path), tmp_path / "out"
+    export_harbor(out, exported(select("original/breakout,superbeam"), 2), wheel=wheel)
+    result = RUNNER.invoke(app, ["export", "harbor", str(out), "--tasks", "synth/ferry", "--wheel", str(wheel)])
+    assert result.exit_code == 2 and "not empty; pass --force" in result.output
+    assert sorted(p.name for p in out.iterdir()) == [
+        "README.md",
+        "dataset.toml",
+        "original-breakout",
+        "registry.json",
+        "superbeam",
+    ]
+    result = RUNNER.invoke(
+        app,
+        ["export", "harbor", str(out), "--tasks", "synth/ferry", "--episodes", "2", "--wheel", str(wheel), "--force"],
+    )
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["README.md", "dataset.toml", "registry.json", "synth-ferry"]
+    readme = (out / "README.md").read_text()
+    assert "harbor run -p synth-ferry -a oracle" in readme and "original-breakout" not in readme
+    (out / "notes.txt").write_text("mine")  # something that is not an export is never removed
+    with pytest.raises(NotEmpty, match="notes.txt"):
+        export_harbor(out, exported(select("superbeam"), 2), wheel=wheel, force=True)
+    assert (out / "notes.txt").read_text() == "mine" and (out / "synth-ferry" / "task.toml").is_file()
+
+
+def test_the_pins_come_from_the_committed_lock_not_the_local_venv(tmp_path, monkeypatch):
+    """issue 22.9: constraints.txt pinned whatever this venv held, and the base image this Python's version."""
+    wheel = stand_in_wheel(tmp_path)
+    items = exported(select("superbeam"), 2)
+    export_harbor(tmp_path / "here", items, wheel=wheel)
+    version = metadata.version
+    monkeypatch.setattr(metadata, "version", lambda name: version(name) if name == "wspbench" else "9.9.9")
+    monkeypatch.setattr("platform.python_version_tuple", lambda: ("3", "99", "0"))
+    export_harbor(tmp_path / "elsewhere", items, wheel=wheel)
+    assert file_hashes(tmp_path / "here") == file_hashes(tmp_path / "elsewhere")
+    assert (tmp_path / "here" / "superbeam" / "tests" / "constraints.txt").read_text() == LOCK_FILE.read_text()
+
+
+def test_the_lock_pins_every_dependency_once():
+    pins = [line for line in LOCK_FILE.read_text().splitlines() if line and not line.startswith("#")]
+    names = [line.split("==")[0].lower() for line in pins]
+    assert all(line.count("==") == 1 for line in pins) and len(names) == len(set(names))
+    for requirement in metadata.requires("wspbench") or []:
+        if "extra ==" not in requirement:
+            name = requirement.split(";")[0].split("[")[0]
+            for mark in "<>=!~ (":
+                name = name.split(mark)[0]
+            assert name.lower().replace("_", "-") in names, requirement
+
+
+def test_the_verifier_wheel_leaves_out_the_networks_grading_never_loads(tmp_path):
+    """issue 22.9: only repair's network (seed 2) of the trained ones is read when grading; seeds 0 and 1
+    (identify's prompts, the `trained` offline model) were 2/3 of a 6.3 MB wheel."""
+    raw = tmp_path / "raw.whl"
+    names = ["wspbench/tasks/trained/breakout.0.npz", "wspbench/tasks/trained/breakout.2.npz", "wspbench/a.py"]
+    names += ["wspbench/tasks/trained/damages.json", "wspbench/tasks/trained/superbeam.1.json"]
+    record = "".join(f"{name},sha256=x,1\n" for name in names) + "wspbench-0.1.0.dist-info/RECORD,,\n"
+    with zipfile.ZipFile(raw, "w") as archive:
+        for name in names:
+            archive.writestr(name, b"data")
+        archive.writestr("wspbench-0.1.0.dist-info/RECORD", record)
+    with zipfile.ZipFile(normalize_wheel(raw, tmp_path / "kept.whl", keep=grading_file)) as archive:
+        kept = ["wspbench/a.py", "wspbench/tasks/trained/breakout.2.npz", "wspbench/tasks/trained/damages.json"]
+        assert archive.namelist() == [*kept, "wspbench-0.1.0.dist-info/RECORD"]
+        assert [line.split(",")[0] for line in archive.read("wspbench-0.1.0.dist-info/RECORD").decode().split()] == [
+            *sorted(kept, key=names.index),
+            "wspbench-0.1.0.dist-info/RECORD",
+        ]

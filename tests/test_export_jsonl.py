@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from wspbench.cli import app
 from wspbench.export.jsonl import COLUMNS, OWN_COLUMNS
-from wspbench.tasks import get_task, select, suite
+from wspbench.tasks import Protocol, get_task, select, suite
 from wspbench.tasks.spec import prompt_hash
 
 SELECTOR = "original/breakout,synth/*,superbeam"
@@ -25,9 +25,9 @@ def test_rows_parse_and_match_the_tasks(tmp_path):
     for row in rows:
         task = get_task(row["name"])
         assert list(row) == [*COLUMNS, *OWN_COLUMNS]
-        system, user = task.messages()
-        assert row["system_prompt"] == system["content"] and row["prompt"] == user["content"]
-        assert row["prompt_sha256"] == prompt_hash(task.messages()) and row["prompt_version"] == task.prompt_version
+        messages = task.messages(Protocol(episodes=row["episodes"]))  # the prompt states the episodes graded
+        assert row["system_prompt"] == messages[0]["content"] and row["prompt"] == messages[1]["content"]
+        assert row["prompt_sha256"] == prompt_hash(messages) and row["prompt_version"] == task.prompt_version
         assert row["split"] == "test" and row["task_id"] == "wspbench/" + task.slug
         assert (row["family"], row["game"], row["answer_format"]) == (task.family, task.game.name, task.answer_format)
         assert row["network"] == task.network.describe() and row["score_cap"] == task.game.score_cap
@@ -41,6 +41,7 @@ def test_rows_parse_and_match_the_tasks(tmp_path):
     by_name = {row["name"]: row for row in rows}
     assert (by_name["superbeam"]["source"], by_name["superbeam"]["episodes"]) == ("superbeam", 20)
     assert (by_name["original/breakout"]["source"], by_name["original/breakout"]["episodes"]) == ("original", 50)
+    assert "The network plays 50 episodes" in by_name["original/breakout"]["prompt"]
     try:
         import pyarrow.parquet as pq
     except ImportError:

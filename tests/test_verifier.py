@@ -11,15 +11,18 @@ import time
 import pytest
 
 from wspbench.answers import AnswerError, parse_edits
-from wspbench.grading import grade_answer
-from wspbench.tasks import MinAtarTask
+from wspbench.grading import grade_answer, seed_game
+from wspbench.tasks import MinAtarTask, all_tasks, get_task
 from wspbench.verifier import (
     FAILED,
+    GRADED,
     MAX_TRAJECTORY_BYTES,
     MAX_TRAJECTORY_VALUES,
     REJECTED,
+    find_task,
     grade_trajectory,
     main,
+    scoring_episodes,
     verify,
 )
 
@@ -130,7 +133,16 @@ def test_huge_trajectory_is_not_read(tmp_path):
         ({**ENVIRON, "WEIGHT_SPACE_GAME": "Breakout"}, "did you mean original/breakout?"),
         ({**ENVIRON, "WEIGHT_SPACE_GAME": "ferry"}, "unknown task 'original/ferry'"),
         ({**ENVIRON, "WEIGHT_SPACE_SOURCE": "synth", "WEIGHT_SPACE_GAME": "no_such_game"}, "unknown task"),
-        ({"WEIGHT_SPACE_GAME": "superbeam", "WEIGHT_SPACE_EPISODES": "1"}, "superbeam is not a MinAtar game"),
+        (
+            {"WEIGHT_SPACE_GAME": "superbeam", "WEIGHT_SPACE_EPISODES": "21"},
+            "from 1 to 20 (held-out episodes of superbeam)",
+        ),
+        (
+            {"WEIGHT_SPACE_GAME": "repair/breakout/swap_actions", "WEIGHT_SPACE_EPISODES": "10"},
+            "from 50 to 200 (held-out episodes of repair/breakout/swap_actions), not '10'",
+        ),
+        ({"WEIGHT_SPACE_GAME": "identify-choice/ferry/0", "WEIGHT_SPACE_EPISODES": "2"}, "from 1 to 1"),
+        ({"WEIGHT_SPACE_GAME": "identify/ferry/0"}, "unknown task 'identify/ferry/0'"),
     ],
 )
 def test_bad_settings_give_zero_and_an_error(tmp_path, environ, message):
@@ -151,6 +163,71 @@ def test_the_source_is_inferred_and_exit_codes_follow_the_contract(tmp_path):
         and reward["parse_success"] == 0.0
         and list(reward) == ["normalized_score", "game", "source", "episodes", "parse_success", "error"]
     )
+
+
+def test_every_registry_task_is_found_as_itself():
+    """The verifier's lookup gives each of the 170 tasks itself (never the game an identify or repair task is
+    about), and each task's default episode count is in its range; the seed format is for writing tasks only."""
+    for task in all_tasks():
+        assert find_task(task.id) is task, task.id
+        assert len(scoring_episodes(task, str(task.default_episodes))) == task.default_episodes, task.id
+        assert (seed_game(task) is not None) == (task.id.split("/")[0] in ("original", "synth")), task.id
+
+
+IDENTIFY_REPLY = "It reads the ferry lanes.\n```game\nferry\n```"
+
+
+@pytest.mark.parametrize(
+    "task_id, answer, episodes, expected",
+    [
+        ("identify-choice/ferry/0", IDENTIFY_REPLY, None, 1.0),
+        ("identify-choice/ferry/0", "```game\nbreakout\n```", None, 0.0),
+        ("identify/breakout/1", "```game\nbreakout\n```", "1", 1.0),
+        ("repair/breakout/swap_actions", "reference", "50", 1.0),
+        ("repair/breakout/swap_actions", ANSWER, "50", None),  # a breakout writing answer, graded as a repair
+        ("superbeam", "reference", "2", None),
+    ],
+)
+def test_every_family_is_graded_as_its_own_task(tmp_path, task_id, answer, episodes, expected):
+    """issue 22.1 / 27.4: `identify-choice/ferry/0` used to grade synth/ferry (exit 1, "no ```edits block") and
+    `repair/breakout/swap_actions` original/breakout; SUPERBEAM was refused."""
+    task = get_task(task_id)
+    answer = task.offline_answer("reference") if answer == "reference" else answer
+    trajectory = tmp_path / "trajectory.json"
+    trajectory.write_text(json.dumps(atif_trajectory(answer)))
+    environ = {"WEIGHT_SPACE_GAME": task_id} | ({} if episodes is None else {"WEIGHT_SPACE_EPISODES": episodes})
+    reward, code = main(trajectory, tmp_path / "reward.json", environ, workers=1)
+    own = task.grade(answer, task.scoring_episodes(int(episodes or task.default_episodes)), workers=1)
+    assert code == GRADED and own.error is None and reward["normalized_score"] == own.normalized
+    assert expected is None or reward["normalized_score"] == expected
+    assert reward["game"] == task_id and reward["source"] == task_id.split("/")[0]
+    assert reward["episodes"] == len(own.episodes) and reward["parse_success"] == 1.0
+    assert json.loads((tmp_path / "reward.json").read_text()) == reward
+
+
+def test_wsp_verify_grades_an_identify_task(tmp_path):
+    """The issue's reproducer through the command: reward 1.0, exit 0."""
+    path = tmp_path / "trajectory.json"
+    path.write_text(json.dumps(seed_trajectory(IDENTIFY_REPLY)))
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "wspbench.cli",
+            "verify",
+            "--trajectory",
+            str(path),
+            "--reward",
+            str(tmp_path / "r.json"),
+        ],
+        env={**os.environ, "WEIGHT_SPACE_GAME": "identify-choice/ferry/0"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "r.json").read_text())["normalized_score"] == 1.0
 
 
 def test_wsp_verify_command(tmp_path):
@@ -251,7 +328,7 @@ def test_an_unexpected_error_still_writes_a_reward(tmp_path, monkeypatch, capsys
     def broken(*args, **kwargs):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr("wspbench.verifier.grade_answer", broken)
+    monkeypatch.setattr("wspbench.verifier.verifier_result", broken)
     trajectory = tmp_path / "trajectory.json"
     trajectory.write_text(json.dumps(seed_trajectory(ANSWER)))
     reward, code = main(trajectory, tmp_path / "reward.json", ENVIRON, workers=1)
@@ -325,3 +402,25 @@ def test_wsp_verify_exit_codes(tmp_path, environ, trajectory, reward, code):
         assert done.stderr.count("\n") == 1 and "is not a regular file" in done.stderr
     else:
         assert json.loads((tmp_path / reward).read_text())["error"]
+
+
+def test_a_planted_symlink_is_replaced_not_written_through(tmp_path):
+    """issue 27.13: a reward.json that links to a file outside the logs folder leaves that file as it was."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep me")
+    logs = tmp_path / "logs"
+    (logs / "verifier").mkdir(parents=True)
+    reward_path = logs / "verifier" / "reward.json"
+    reward_path.symlink_to(outside)
+    trajectory = tmp_path / "trajectory.json"
+    trajectory.write_text(json.dumps(seed_trajectory(ANSWER)))
+    reward, code = main(trajectory, reward_path, ENVIRON, workers=1)
+    assert code == GRADED and outside.read_text() == "keep me"
+    assert not reward_path.is_symlink() and json.loads(reward_path.read_text()) == reward
+
+
+def test_a_missing_source_and_count_default_to_the_tasks_own(tmp_path):
+    reward, code = grade_trajectory(tmp_path / "absent.json", {"WEIGHT_SPACE_GAME": "superbeam"}, workers=1)
+    assert code == REJECTED and reward["episodes"] == 20 and "no trajectory" in reward["error"]
+    reward, code = grade_trajectory(tmp_path / "absent.json", {"WEIGHT_SPACE_GAME": "breakout"}, workers=1)
+    assert code == REJECTED and reward["episodes"] == 1000 and reward["source"] == "original"

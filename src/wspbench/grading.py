@@ -1,6 +1,7 @@
 """The reference grader's result for a MinAtar answer: the dict that `wsp verify` writes as Harbor's reward
 and that the conformance data holds (tests/data/minatar_original_expected.json). Every other command prints
-the registry's `Score` (tasks/spec.py).
+the registry's `Score` (tasks/spec.py). `verifier_result` is that dict for any registry task: the seed's
+exact format for a MinAtar writing task, the same keys (the task id as `game`) for every other task.
 
 A failure is a value with an `error` message, never an exception, so one bad answer cannot crash a batch.
 """
@@ -10,22 +11,36 @@ from __future__ import annotations
 from wspbench.answers.edits import MAX_MESSAGE_CHARS
 from wspbench.evaluation.engine import Progress
 from wspbench.games.minatar import MinAtarGame
-from wspbench.tasks import UnknownTask, all_tasks, get_task
-from wspbench.tasks.spec import Score, safe_message
+from wspbench.tasks import UnknownTask, get_task
+from wspbench.tasks.spec import Score, Task, group_of, safe_message
 
-__all__ = ["MAX_MESSAGE_CHARS", "find_task", "grade_answer", "reference_result", "safe_message"]
+__all__ = [
+    "MAX_MESSAGE_CHARS",
+    "find_task",
+    "grade_answer",
+    "reference_result",
+    "safe_message",
+    "seed_game",
+    "verifier_result",
+]
+
+
+def seed_game(task: Task) -> MinAtarGame | None:
+    """The MinAtar game that `task` is the writing task of (original/*, synth/*: the seed contract's tasks), else
+    None. Identify and repair tasks are bound to a MinAtar game too, but they are not that game's task."""
+    binding = getattr(task, "binding", None)
+    return binding if isinstance(binding, MinAtarGame) and binding.task_id == task.id else None
 
 
 def find_task(game: str, source: str | None = None) -> MinAtarGame:
     """The MinAtar game `game`; with `source` None the source is inferred (game names are unique).
 
     UnknownTask (a ValueError), with a message that says what to write instead, for an unknown game or
-    source, or a task that is not a MinAtar game (the seed contract is MinAtar's)."""
+    source, or a task that is not a MinAtar writing task (the seed contract is MinAtar's)."""
     task = get_task(f"{source}/{game}" if source else game)
-    binding = getattr(task, "binding", None)
-    if not isinstance(binding, MinAtarGame):
-        minatar = [t.id for t in all_tasks() if isinstance(getattr(t, "binding", None), MinAtarGame)]
-        raise UnknownTask(f"{task.id} is not a MinAtar game; MinAtar tasks: {', '.join(minatar)}")
+    binding = seed_game(task)
+    if binding is None:
+        raise UnknownTask(f"{task.id} is not a MinAtar writing task (those are original/<game> and synth/<game>)")
     return binding
 
 
@@ -63,5 +78,30 @@ def reference_result(game: MinAtarGame, score: Score, episodes: int) -> dict:
         "mean_episode_length": score.mean_length,
         "edit_count": score.metadata["edit_count"],
         "nonzero_weights": score.metadata["nonzero_weights"],
+        "seconds": score.seconds,
+    }
+
+
+def verifier_result(task: Task, score: Score, episodes: int) -> dict:
+    """What `wsp verify` writes for a graded answer: `reference_result` for a MinAtar writing task (the seed's
+    format, exactly); for every other task the same keys, with the task id as `game` and its group as `source`
+    (`identify-choice`, `repair`, `superbeam`), and no edit counts."""
+    game = seed_game(task)
+    if game is not None:
+        return reference_result(game, score, episodes)
+    head = {
+        "normalized_score": score.normalized,
+        "game": task.id,
+        "source": group_of(task.id),
+        "episodes": episodes,
+        "parse_success": 0.0 if score.error else 1.0,
+    }
+    if score.error:
+        return {**head, "error": score.error}
+    return {
+        **head,
+        "raw_score": score.raw,
+        "score_cap": score.score_cap,
+        "mean_episode_length": score.mean_length,
         "seconds": score.seconds,
     }

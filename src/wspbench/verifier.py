@@ -1,15 +1,20 @@
 """The Harbor verifier of the MinAtar weight tasks (the seed grader's contract, see README.md), and the
 trajectory reader that every exported task's grading step uses (src/wspbench/export/verifier_steps.py).
 
-Reads the game from `WEIGHT_SPACE_GAME`, `WEIGHT_SPACE_SOURCE` (original | synth; inferred from the game
-when unset) and `WEIGHT_SPACE_EPISODES` (default 1000), takes the last assistant message of the
-trajectory, grades it and writes `reward.json`. The reward file is written atomically (a temporary file
-in the same folder, then `os.replace`), so a reader never sees half of it.
+Reads the task from `WEIGHT_SPACE_GAME` (a game name or any registry task id: `breakout`, `synth/ferry`,
+`identify-choice/ferry/0`, `repair/breakout/swap_actions`, `superbeam`), `WEIGHT_SPACE_SOURCE` (original |
+synth, put before the game; unset for a full id or to infer it from the game) and `WEIGHT_SPACE_EPISODES`
+(default: the task's own count, 1000 for MinAtar), takes the last assistant message of the trajectory, grades it
+as that registry task and writes `reward.json` (`grading.verifier_result`: the seed's format for MinAtar writing
+tasks). `find_task` and `scoring_episodes` are also the lookup of the exported tasks' grading step. The reward
+file is written atomically and without following a link (a temporary file in the same folder, then
+`os.replace`, which replaces a planted symlink instead of writing through it), so a reader never sees half of it.
 
 `main` never raises. Its exit codes:
   0  graded: the reward holds the metrics;
   1  the answer was rejected (bad trajectory or bad answer): the reward is 0 with an `error` field;
-  2  the settings are wrong (unknown game or source, bad episode count): the reward is 0 with an `error`;
+  2  the settings are wrong (unknown task, an episode count outside the task's range): the reward is 0 with
+     an `error`;
   3  the verifier failed: no reward could be written (the path is a directory, a device, read-only, the
      disk is full), or an unexpected error (then a reward of 0 with an `error` is still written when
      possible). One line on stderr says why.
@@ -28,14 +33,16 @@ import contextlib
 import json
 import os
 import re
+import stat
 import sys
 import tempfile
 from pathlib import Path
 
 from wspbench.answers.edits import MAX_MESSAGE_CHARS
-from wspbench.grading import find_task, grade_answer
+from wspbench.grading import verifier_result
 from wspbench.inputs import InputFileError, read_bounded
-from wspbench.tasks.spec import safe_message
+from wspbench.tasks import get_task
+from wspbench.tasks.spec import Task, safe_message
 
 TRAJECTORY_PATHS = (Path("/logs/trajectory.json"), Path("/logs/agent/trajectory.json"))
 REWARD_PATH = Path("/logs/verifier/reward.json")
@@ -129,13 +136,28 @@ def _part_text(part: dict) -> str:
     return text if isinstance(text, str) else ""
 
 
-def _episode_count(text: str) -> int:
+def find_task(task_id: str) -> Task:
+    """The registry task with this id (or bare game name), or SettingsError saying what to write instead."""
     try:
-        episodes = int(text)
+        return get_task(task_id)
+    except ValueError as error:
+        raise SettingsError(str(error)[:MAX_MESSAGE_CHARS]) from None
+
+
+def scoring_episodes(task: Task, text: str) -> list[int]:
+    """The task's first `text` held-out episodes, or SettingsError stating the task's own range: at least what
+    it grades with (repair: 50), at most what it has (SUPERBEAM: 20 levels) and MAX_EPISODES."""
+    low, high = len(task.scoring_episodes(1)), min(task.max_episodes, MAX_EPISODES)
+    try:
+        count = int(text)
     except ValueError:
-        episodes = 0
-    if not 1 <= episodes <= MAX_EPISODES:
-        raise SettingsError(f"WEIGHT_SPACE_EPISODES must be an integer from 1 to {MAX_EPISODES:,}, not {text!r:.40}")
+        count = 0
+    episodes = task.scoring_episodes(count) if low <= count <= high else []
+    if len(episodes) != count or not episodes:
+        raise SettingsError(
+            f"WEIGHT_SPACE_EPISODES must be an integer from {low:,} to {high:,} (held-out episodes of {task.id}), "
+            f"not {text!r:.40}"
+        )
     return episodes
 
 
@@ -154,34 +176,34 @@ def grade_trajectory(
     environ = os.environ if environ is None else environ
     game = environ.get("WEIGHT_SPACE_GAME", "")
     source = environ.get("WEIGHT_SPACE_SOURCE") or None
-    episodes_text = environ.get("WEIGHT_SPACE_EPISODES", "1000")
+    episodes_text = environ.get("WEIGHT_SPACE_EPISODES")
     head = {
         "normalized_score": 0.0,
         "game": game[:100],
         "source": (source or "original")[:100],
-        "episodes": episodes_text[:40],
+        "episodes": None if episodes_text is None else episodes_text[:40],
         "parse_success": 0.0,
     }
-    code = GRADED
+    task, code = None, GRADED
     try:
-        episodes = _episode_count(episodes_text)
-        head["episodes"] = episodes
         if not game:
             raise SettingsError("WEIGHT_SPACE_GAME is not set")
         try:
-            task = find_task(game, source)
-        except ValueError as error:
+            task = find_task(f"{source}/{game}" if source else game)
+        except SettingsError as error:
             raise SettingsError(f"WEIGHT_SPACE_GAME/WEIGHT_SPACE_SOURCE: {error}") from None
-        head["source"] = task.source
+        episodes = scoring_episodes(task, str(task.default_episodes) if episodes_text is None else episodes_text)
+        head["episodes"] = len(episodes)
         answer = final_answer(read_trajectory(find_trajectory(trajectory_path)))
-        reward = grade_answer(task, answer, episodes, workers=workers)
+        reward = verifier_result(task, task.grade(answer, episodes, workers=workers), len(episodes))
         reward.pop("seconds", None)
         if "error" in reward:
             code = REJECTED
-    except SettingsError as error:
-        reward, code = {**head, "error": str(error)}, SETTINGS
-    except TrajectoryError as error:
-        reward, code = {**head, "error": str(error)}, REJECTED
+    except (SettingsError, TrajectoryError) as error:
+        code = SETTINGS if isinstance(error, SettingsError) else REJECTED
+        reward = {**head, "error": str(error)}
+        if task is not None:
+            reward = verifier_result(task, task.rejected(str(error)), head["episodes"])
     except Exception as error:  # noqa: BLE001 - a bug must still end in a reward of 0, not a traceback
         reward, code = {**head, "error": f"internal error of the verifier: {safe_message(error)}"}, FAILED
     if "error" in reward:
@@ -190,10 +212,14 @@ def grade_trajectory(
 
 
 def write_reward(path: Path, reward: dict) -> None:
-    """Write `reward` as JSON at `path` atomically; OSError says why it could not."""
-    path = Path(os.path.realpath(path))
-    if path.exists() and not path.is_file():
-        raise OSError("it is not a regular file")
+    """Write `reward` as JSON at `path` atomically, never through a link: a temporary file in the same folder
+    (created with O_EXCL, so not through a planted link either), then `os.replace`, which replaces a symlink at
+    `path` itself rather than the file it points to. OSError says why it could not."""
+    path = Path(path)
+    with contextlib.suppress(FileNotFoundError):
+        mode = os.lstat(path).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            raise OSError("it is not a regular file")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except FileExistsError:

@@ -32,7 +32,7 @@ def export_harbor_command(
     episodes: int = typer.Option(1000, min=1, help="Held-out episodes (a task with fewer uses all it has)."),
     wheel: Path = typer.Option(None, help="A built wspbench wheel for the verifier's image (default: build one)."),
     install: str = typer.Option("wheel", help="wheel (this project's wheel, copied in) or pypi (wspbench==version)."),
-    base_image: str = typer.Option(None, help="Docker base image (default python:X.Y-slim; pin a digest here)."),
+    base_image: str = typer.Option(None, help="Docker base image (default python:3.11-slim; pin a digest here)."),
     cpus: int = typer.Option(4, min=1, help="CPUs per container (the verifier timeout is sized with it)."),
     memory_mb: int = typer.Option(4096, min=256, help="Memory per container."),
     measure: bool = typer.Option(
@@ -42,8 +42,11 @@ def export_harbor_command(
     ),
     measure_episodes: int = typer.Option(2, min=1, help="Episodes graded per task with --measure."),
     name: str = typer.Option("wspbench", help="Dataset name in registry.json and dataset.toml."),
+    force: bool = typer.Option(
+        False, "--force", help="Replace an earlier export in OUT (a non-empty OUT is refused without it)."
+    ),
 ) -> None:
-    """Write one Harbor task folder per task, plus registry.json and dataset.toml."""
+    """Write one Harbor task folder per task, plus registry.json and dataset.toml; OUT then holds exactly these."""
     from wspbench.export.harbor import Resources, export_harbor
 
     if out.exists() and not out.is_dir():
@@ -65,6 +68,7 @@ def export_harbor_command(
             name=name,
             base_image=base_image,
             progress=lambda item: errors.print(f"exported {item.harbor_name}", markup=False),
+            force=force,
         )
     except OSError as error:  # the output cannot be written: a usage error
         errors.print(f"export failed: {error}", style="red", markup=False)

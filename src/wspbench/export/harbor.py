@@ -8,13 +8,18 @@
     OUT/<slug>/solution/solve.sh       the reference program, handed in as an agent would
     OUT/registry.json, OUT/dataset.toml, OUT/README.md
 
+OUT must be empty or absent; with `force`, an earlier export there (task folders with a task.toml and the
+three set files, nothing else) is removed first, so OUT holds exactly the exported tasks.
+
 Why it looks like this: the agent must not see the reference programs, the scripted players or the
 grader, and nothing the agent writes may run inside the verifier. So the agent's image holds Python
-only; the verifier runs in Harbor's separate mode in an image built from `tests/` (Harbor then builds
-that folder and does not upload it), and sees only the answer file the agent declared as an artifact
+only and has no network (`[environment] network_mode = "no-network"`); the verifier runs in Harbor's
+separate mode in an image built from `tests/` (Harbor then builds that folder and does not upload it), and
+sees only the answer file the agent declared as an artifact
 (/app/answer.md). `tests/test.sh` runs Python isolated (`-I`, a fresh empty folder, a clean
 environment). Exports are reproducible: the wheel is normalised (sorted entries, fixed dates and
-permissions) and the timeouts come from a committed table. See docs/exports.md.
+permissions), the pins come from a committed lock file (harbor_constraints.txt, not this machine's venv)
+and the timeouts from a committed table. See docs/exports.md.
 
 Everything is read from the registry's `Task` (src/wspbench/tasks/spec.py): its id and slug, game facts,
 prompt, answer format, held-out episodes and offline reference answer; each file carries the suite.
@@ -26,7 +31,6 @@ import hashlib
 import json
 import math
 import os
-import platform
 import re
 import shutil
 import subprocess
@@ -39,6 +43,7 @@ from importlib import metadata
 from pathlib import Path
 
 from wspbench.tasks import suite as registry_suite
+from wspbench.tasks.repair import TRAINED_SEED
 from wspbench.tasks.spec import Protocol, Task, prompt_hash
 
 HARBOR_ORG = "wspbench"
@@ -51,6 +56,9 @@ SAFETY = 2.0  # measured time is on the measuring machine; Harbor's may be slowe
 AGENT_TIMEOUT_S = 1800  # the model's own time to think and write the answer (it cannot grade in its image)
 KEYWORDS = ["weight-space-programming", "neural-networks", "games", "reinforcement-learning"]
 TIMEOUTS_TABLE = Path(__file__).with_name("harbor_timeouts.json")
+LOCK_FILE = Path(__file__).with_name("harbor_constraints.txt")  # the verifier image's pins (lock_from_venv)
+LOCK_PYTHON = "3.11"  # the Python the lock's pins were resolved on: the default base images use it
+SET_FILES = ("registry.json", "dataset.toml", "README.md")
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # the earliest date a zip file can hold: the wheel carries no build time
 SOURCE_DATE_EPOCH = "315532800"  # the same date, for the build tools
 
@@ -78,8 +86,9 @@ class Exported:
 
     @cached_property
     def messages(self) -> list[dict]:
-        """The one-shot conversation opening: a system and a user message."""
-        return self.task.messages(Protocol())
+        """The one-shot conversation opening for the exported episodes: a system and a user message that
+        state the episode count the verifier grades (and any returns they quote are over those episodes)."""
+        return self.task.messages(Protocol(episodes=len(self.episodes)))
 
     @property
     def prompt_sha256(self) -> str:
@@ -176,15 +185,31 @@ def build_wheel(folder: Path) -> Path:
         wheels = sorted(built.glob("wspbench-*.whl"))
         if done.returncode != 0 or not wheels:
             raise RuntimeError(f"building the wspbench wheel failed: {done.stderr.strip()[-400:]}")
-        return normalize_wheel(wheels[-1], folder / wheels[-1].name)
+        return normalize_wheel(wheels[-1], folder / wheels[-1].name, keep=grading_file)
 
 
-def normalize_wheel(wheel: Path, target: Path) -> Path:
+_TRAINED = re.compile(r"wspbench/tasks/trained/[^/]+\.(\d+)\.(?:npz|json)")
+
+
+def grading_file(name: str) -> bool:
+    """Whether the verifier's wheel keeps this file: all but the trained networks that only prompts and
+    offline models use (identify shows seeds 0 and 1, the `trained` model is seed 0); grading loads only
+    the network that repair damages (seed TRAINED_SEED). They are 2/3 of the wheel's bytes."""
+    match = _TRAINED.fullmatch(name)
+    return match is None or int(match[1]) == TRAINED_SEED
+
+
+def normalize_wheel(wheel: Path, target: Path, keep=None) -> Path:
     """Rewrite a wheel with sorted entries (the .dist-info folder last, RECORD at the very end, as the
     wheel format asks), one fixed date, fixed permissions and fixed compression. The files, and so
-    RECORD's hashes, are unchanged."""
+    RECORD's hashes, are unchanged; `keep(name)` False leaves a file out (and its line out of RECORD)."""
     with zipfile.ZipFile(wheel) as archive:
         entries = [(info.filename, archive.read(info)) for info in archive.infolist() if not info.is_dir()]
+    if keep is not None:
+        entries = [(name, data) for name, data in entries if keep(name) or name.endswith(".dist-info/RECORD")]
+        entries = [
+            (name, _record_of(data, keep) if name.endswith(".dist-info/RECORD") else data) for name, data in entries
+        ]
 
     def order(entry: tuple[str, bytes]) -> tuple[bool, bool, str]:
         top = entry[0].split("/", 1)[0]
@@ -202,17 +227,21 @@ def normalize_wheel(wheel: Path, target: Path) -> Path:
     return target
 
 
-def wheel_requirements(wheel: Path) -> list[str]:
-    """The Requires-Dist lines of a wheel (the wheel may be newer than the installed metadata)."""
-    with zipfile.ZipFile(wheel) as archive:
-        name = next((n for n in archive.namelist() if n.endswith(".dist-info/METADATA")), None)
-        text = archive.read(name).decode() if name else ""
-    return [line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("Requires-Dist:")]
+def _record_of(record: bytes, keep) -> bytes:
+    """RECORD without the lines of the files `keep` leaves out (its path is the first CSV field)."""
+    lines = record.decode().splitlines(keepends=True)
+    return "".join(line for line in lines if keep(line.split(",", 1)[0])).encode()
 
 
-def constraints(top: list[str] | None = None) -> str:
-    """Exact installed versions of the dependency closure of `top` (default: wspbench's requirements),
-    so the verifier's image installs what was tested here."""
+def constraints() -> str:
+    """The verifier image's pins: the committed lock file, the same on every machine (the local venv's
+    versions would make two exports differ)."""
+    return LOCK_FILE.read_text()
+
+
+def lock_from_venv(top: list[str] | None = None) -> str:
+    """Exact installed versions of the dependency closure of `top` (default: wspbench's requirements): how
+    harbor_constraints.txt is made, in a venv with wspbench installed and no extras (docs/exports.md)."""
     pins: dict[str, str] = {}
     todo: list[str | list[str]] = [top if top is not None else "wspbench"]
     while todo:
@@ -242,7 +271,8 @@ def pinned(pins: str, name: str) -> str | None:
 
 
 def default_base_image() -> str:
-    return f"python:{'.'.join(platform.python_version_tuple()[:2])}-slim"
+    """The Python the lock was made for (not the exporting one, so that every machine writes the same)."""
+    return f"python:{LOCK_PYTHON}-slim"
 
 
 def agent_dockerfile(pins: str, base_image: str | None = None) -> str:
@@ -384,6 +414,7 @@ network_mode = "no-network"
 {env}
 [verifier.environment]
 build_timeout_sec = 900.0
+network_mode = "no-network"
 {limits}
 [agent]
 timeout_sec = {float(agent_s)!r}
@@ -391,6 +422,7 @@ user = "agent"
 
 [environment]
 build_timeout_sec = 900.0
+network_mode = "no-network"
 {limits}"""
 
 
@@ -481,6 +513,8 @@ def write_dataset(out: Path, items: list[Exported], folders: list[Path], name: s
         f"[dataset]\nname = {q(f'{HARBOR_ORG}/{name}')}\nversion = {q(version)}\ndescription = {q(description)}\n"
         f"keywords = [{', '.join(q(k) for k in KEYWORDS)}]\n\n[dataset.metadata.suite]\n{suite_table}{tasks}",
     )
+    oracle = next((f.name for f in folders if (f / "solution").is_dir()), None)
+    oracle_line = f"harbor run -p {oracle} -a oracle   # the reference program through Harbor\n" if oracle else ""
     rows = "".join(
         f"| `{i.harbor_name}` | {i.task.family} | {len(i.episodes)} | "
         f"{'yes' if (f / 'solution').is_dir() else 'no'} |\n"
@@ -494,10 +528,35 @@ def write_dataset(out: Path, items: list[Exported], folders: list[Path], name: s
         f"`{ANSWER_FILE}`; `tests/test.sh` grades it in the verifier's own image (built from `tests/`)\n"
         "and writes `/logs/verifier/reward.json`. The agent's image holds Python and numpy only.\n\n"
         "```bash\nharbor lint */             # static checks\n"
-        "harbor run -p original-breakout -a oracle   # the reference program through Harbor\n"
+        f"{oracle_line}"
         f"harbor run --registry-path registry.json -d {name}@{version} -a <agent> -m <model>   # from this folder\n"
         "```\n\n| task | family | episodes | reference solution |\n|---|---|---|---|\n" + rows,
     )
+
+
+class NotEmpty(OSError):
+    """The output folder holds files: refused without `force`, or not an earlier export (never removed)."""
+
+
+def clear_earlier_export(out: Path, force: bool) -> None:
+    """Make `out` absent or empty, so that it will hold exactly the new export: without `force` a non-empty
+    folder is NotEmpty; with it, an earlier export (folders with a task.toml, the set files) is removed,
+    and anything else makes it NotEmpty, with nothing removed."""
+    if not out.is_dir() or not any(out.iterdir()):
+        return
+    if not force:
+        raise NotEmpty(f"{out} is not empty; pass --force to replace the earlier export in it")
+    strangers = sorted(
+        entry.name
+        for entry in out.iterdir()
+        if not (entry.name in SET_FILES and entry.is_file() and not entry.is_symlink())
+        and not (entry.is_dir() and not entry.is_symlink() and (entry / "task.toml").is_file())
+    )
+    if strangers:
+        shown = ", ".join(strangers[:5]) + (f" and {len(strangers) - 5} more" if len(strangers) > 5 else "")
+        raise NotEmpty(f"{out} holds more than an earlier export ({shown}); choose an empty folder")
+    for entry in out.iterdir():
+        shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
 
 
 def export_harbor(
@@ -511,23 +570,26 @@ def export_harbor(
     name: str = "wspbench",
     base_image: str | None = None,
     progress=None,
+    force: bool = False,
 ) -> list[Path]:
     """Write every task folder and the dataset files; returns the task folders.
     install "wheel" copies a wheel of this project into each verifier image (built with pip unless
     `wheel` is given); "pypi" installs the same version from PyPI when the image is built. Timeouts
-    come from harbor_timeouts.json unless `measure`. `base_image` replaces the default
-    python:X.Y-slim (e.g. pinned to a digest)."""
+    come from harbor_timeouts.json unless `measure`. `base_image` replaces the default python:3.11-slim
+    (the lock's Python; e.g. pinned to a digest). A non-empty `out` is NotEmpty unless `force` and it holds
+    an earlier export only, which is then removed."""
     if install not in ("wheel", "pypi"):
         raise ValueError("install must be wheel or pypi")
     if out.exists() and not out.is_dir():
         raise ValueError(f"{out} exists and is not a folder")
+    clear_earlier_export(out, force)
     out.mkdir(parents=True, exist_ok=True)
     table = None if measure else measured_table()
     suite = registry_suite().to_json()
     with tempfile.TemporaryDirectory(prefix="wsp-export-") as scratch:
         if install == "wheel" and wheel is None:
             wheel = build_wheel(Path(scratch))
-        pins = constraints(wheel_requirements(wheel) if wheel is not None and install == "wheel" else None)
+        pins = constraints()
         folders = []
         for item in items:
             folders.append(

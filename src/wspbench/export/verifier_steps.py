@@ -4,7 +4,8 @@
 
 It reads the answer from ANSWER_FILE (the agent's declared artifact) or, when that does not exist, from
 the agent's trajectory LOGS_DIR/agent/trajectory.json, grades it through the task registry on the first
-WEIGHT_SPACE_EPISODES held-out episodes (default: the task's own count) and writes two files:
+WEIGHT_SPACE_EPISODES held-out episodes (default: the task's own count), with the lookup of `wsp verify`
+(src/wspbench/verifier.py: `find_task`, `scoring_episodes`), and writes two files:
 - LOGS_DIR/verifier/details.json: the graded answer, `Score.to_json()` (src/wspbench/tasks/spec.py);
 - LOGS_DIR/verifier/reward.json: numbers only (reward = normalized_score = the normalised score,
   parse_success), because Harbor (0.26) rejects a reward.json holding strings.
@@ -27,17 +28,13 @@ import stat
 import sys
 from pathlib import Path
 
+from wspbench import verifier
 from wspbench.answers.edits import MAX_MESSAGE_CHARS
-from wspbench.tasks.spec import Score, Task, safe_message
+from wspbench.tasks.spec import Score, safe_message
+from wspbench.verifier import FAILED, GRADED, REJECTED, SETTINGS, SettingsError, find_task, scoring_episodes
 
 MAX_ANSWER_BYTES = 4 * 1_000_000  # a reply is at most 1,000,000 characters, each at most 4 bytes in UTF-8
-MAX_EPISODES = 100_000
-GRADED, REJECTED, SETTINGS, FAILED = 0, 1, 2, 3
 USAGE = "usage: python -I -m wspbench.export.verifier_steps TASK_ID ANSWER_FILE LOGS_DIR"
-
-
-class SettingsError(ValueError):
-    """An unknown task or a bad WEIGHT_SPACE_EPISODES; the message says which."""
 
 
 class AnswerFileError(ValueError):
@@ -65,41 +62,9 @@ def read_answer_file(path: Path) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def scoring_episodes(task: Task, text: str) -> list[int]:
-    """The first `text` held-out episodes, or SettingsError when the task has not that many (this keeps
-    each task's own bound, e.g. SUPERBEAM's 20 test levels)."""
-    try:
-        count = int(text)
-        episodes = task.scoring_episodes(count) if 1 <= count <= MAX_EPISODES else []
-    except ValueError:
-        count, episodes = 0, []
-    if not episodes or len(episodes) != count:
-        raise SettingsError(
-            f"WEIGHT_SPACE_EPISODES must be an integer from 1 to {most_episodes(task):,} (held-out "
-            f"episodes of {task.id}), not {text!r:.40}"
-        )
-    return episodes
-
-
-def most_episodes(task: Task) -> int:
-    return min(task.max_episodes, MAX_EPISODES)
-
-
-def find_task(task_id: str) -> Task:
-    """The task of the command line, or SettingsError."""
-    from wspbench.tasks import get_task
-
-    try:
-        return get_task(task_id)
-    except ValueError as error:
-        raise SettingsError(safe_message(error, MAX_MESSAGE_CHARS)) from None
-
-
 def read_answer(answer_file: Path, logs: Path) -> str:
     """The answer file's text, else the final agent message of LOGS/agent/trajectory.json; AnswerFileError
     (a rejected answer) when neither can be used."""
-    from wspbench import verifier
-
     trajectory = logs / "agent" / "trajectory.json"
     if os.path.lexists(answer_file):
         return read_answer_file(answer_file)
@@ -155,26 +120,22 @@ def run(
     task_id: str, answer_file: Path, logs: Path, environ: dict[str, str] | None = None, workers: int | None = None
 ) -> int:
     """Grade and write details.json and reward.json; never raises. Returns the exit status."""
-    from wspbench.verifier import write_reward
-
     try:
         score, code = grade(task_id, answer_file, logs, environ, workers)
         result = score.to_json()
     except Exception as error:  # noqa: BLE001 - a bug must still end in a reward of 0
         result = unknown(task_id, f"internal error of the verifier: {safe_message(error, 300)}").to_json()
         code = FAILED
-    verifier = logs / "verifier"
+    folder = logs / "verifier"
     try:
-        write_reward(verifier / "details.json", result)
+        verifier.write_reward(folder / "details.json", result)
     except Exception as error:  # noqa: BLE001 - the reward below is what Harbor needs
-        print(
-            f"wspbench verifier: cannot write {verifier / 'details.json'}: {safe_message(error, 300)}", file=sys.stderr
-        )
+        print(f"wspbench verifier: cannot write {folder / 'details.json'}: {safe_message(error, 300)}", file=sys.stderr)
     try:
-        write_reward(verifier / "reward.json", numeric_reward(result))
+        verifier.write_reward(folder / "reward.json", numeric_reward(result))
     except Exception as error:  # noqa: BLE001
         print(
-            f"wspbench verifier: cannot write the reward file {verifier / 'reward.json'}: {safe_message(error, 300)}",
+            f"wspbench verifier: cannot write the reward file {folder / 'reward.json'}: {safe_message(error, 300)}",
             file=sys.stderr,
         )
         return FAILED
