@@ -19,7 +19,16 @@ from wspbench.statistics import aggregate_interval
 from wspbench.tasks import get_task, select
 from wspbench.tasks.identify import SEEDS, candidates, summary
 from wspbench.tasks.ppo import trained_answer, trained_network
-from wspbench.tasks.repair import DAMAGES, MIN_EPISODES, damage, inverse, load_damages
+from wspbench.tasks.repair import (
+    BEHAVIOUR_EPISODES,
+    BEHAVIOUR_STEPS,
+    DAMAGES,
+    MIN_EPISODES,
+    damage,
+    inverse,
+    load_damages,
+    reach,
+)
 from wspbench.tasks.spec import Protocol, Score
 
 RUNNER = CliRunner()
@@ -131,6 +140,8 @@ def test_every_damage_and_its_inverse_edit_are_exact():
         assert any(not np.array_equal(damaged[n], weights[n]) for n in weights), kind
         repaired, _ = parse_edits(inverse(weights, kind, parameter), MINATAR_NETWORK, base=damaged)
         assert all(np.array_equal(repaired[n], weights[n]) for n in weights), kind
+        outside = {n: ~reach(kind, parameter)[n] for n in weights}  # the damage changes nothing outside its reach
+        assert all(np.array_equal(damaged[n][outside[n]], weights[n][outside[n]]) for n in weights), kind
     assert set(DAMAGES) == {"swap_actions", "flip_units", "zero_channel", "bias_shift"}
 
 
@@ -169,9 +180,39 @@ def test_stored_returns_are_what_the_grader_plays_and_the_reference_scores_1(tas
     assert Score.from_json(json.loads(json.dumps(reference.to_json()))) == reference  # with its episode caps
     assert list(reference.episode_caps) == list(np.subtract(trained.values, damaged.values))
     assert reference.score_cap == pytest.approx(trained.raw - damaged.raw)
-    assert task.grade(task.offline_answer("zero"), episodes, workers=1).normalized == 0.0
-    baseline, _ = trained_network(task.playing, 0)  # the offline model "trained" answers with the seed-0 network
-    assert all(np.array_equal(task.parse(trained_answer(task))[n], baseline[n]) for n in baseline)
+    assert reference.metadata["restored"] == 1.0
+    zero = task.grade(task.offline_answer("zero"), episodes, workers=1)
+    assert zero.normalized == 0.0 and zero.metadata["restored"] == 0.0
+    # the offline model "trained" answers with another network (seed 0): a replacement, not a repair
+    baseline, _ = trained_network(task.playing, 0)
+    assert task.write(baseline) == trained_answer(task).split("\n", 1)[1]
+    assert "outside the damage's reach" in task.check(trained_answer(task))[2]
+
+
+def test_wiping_the_network_and_writing_a_program_is_not_a_repair():
+    """The reference program of a game out-plays its weak trained network; written over a wiped damaged network it
+    once scored 1.0 on every repair task. It changes far more than STRAY_LIMIT weights outside the damage's reach."""
+    wipe = "\n".join(f"{name}[:] = 0" for name in MINATAR_NETWORK.shapes)
+    for task in select("repair/*"):
+        program = task.playing.offline_answer("reference").rsplit("```edits\n", 1)[1]
+        error = task.check(f"```edits\n{wipe}\n{program}")[2]
+        assert error and "outside the damage's reach" in error, task.id
+    task = get_task("repair/crossfire/bias_shift")
+    score = task.grade(f"```edits\n{wipe}\n{program}", task.scoring_episodes(MIN_EPISODES), workers=1)
+    assert score.normalized == 0.0 and "at most 64" in score.error
+
+
+def test_a_repair_counts_only_the_behaviour_it_restores():
+    """A one-weight change that plays a constant action (within STRAY_LIMIT) is far from the trained behaviour."""
+    task = get_task("repair/crossfire/swap_actions")
+    episodes = task.scoring_episodes(MIN_EPISODES)
+    for action in range(6):
+        score = task.grade(f"```edits\nb3[{action}] += 20\n```", episodes, workers=1)
+        assert score.metadata["stray_weights"] == 1 and score.metadata["restored"] < 0.05
+        assert score.normalized < 0.05
+    states = task.behaviour_states(tuple(episodes[:BEHAVIOUR_EPISODES]))
+    assert 0 < len(states) <= BEHAVIOUR_EPISODES * BEHAVIOUR_STEPS
+    assert task.restored(task.trained, episodes) == 1.0 and task.restored(task.damaged, episodes) == 0.0
 
 
 def test_a_repair_edit_acts_on_the_damaged_network():

@@ -2,8 +2,14 @@
 seed 0) gets one documented, seeded damage (DAMAGES); the prompt shows the game, the damaged weights and the
 damaged and trained networks' scores, and the reply's ```edits block is applied ON TOP of the damaged network
 (so `+=` and `*=` act on its weights). The score is the return the edited network gains over the damaged one,
-episode by episode, divided by the trained network's gain on the same episodes and clipped to [0, 1]: 0 for the
-damaged network, 1 for the trained one.
+episode by episode, divided by the trained network's gain on the same episodes and clipped to [0, 1], times the
+share of the trained network's behaviour the edit restores (`restored`): 0 for the damaged network, 1 for the
+trained one.
+
+A repair is judged as a repair, not as a new policy (a new program can out-play a weak trained network): a reply may
+change at most STRAY_LIMIT weights outside the damage's reach (the weights its kind addresses: `reach`), and the
+return it gains counts only in proportion to the behaviour it restores, measured on the states the trained network
+meets in the episodes played. Wiping the network and writing a program scores 0 (tests/test_reading.py).
 
 `repair/<game>/<damage>`. Which unit, channel or actions a damage hits was chosen by `benchmarks/damage.py` on
 training episodes (the first seeded choice that costs at least MIN_DROP of the trained network's return) and is
@@ -24,17 +30,20 @@ import numpy as np
 
 from wspbench.answers.edits import float32_list
 from wspbench.games.minatar import MinAtarGame, all_games
-from wspbench.networks import MINATAR_NETWORK, Weights
+from wspbench.networks import MINATAR_NETWORK, Weights, sample_action
 from wspbench.tasks.minatar import MinAtarTask, seed_rule
-from wspbench.tasks.spec import Game, Progress, Protocol, Score, Task, weights_record
+from wspbench.tasks.spec import AnswerError, Game, Progress, Protocol, Score, Task, weights_record
 
-REPAIR_PROMPT_VERSION = "repair-v1"
+REPAIR_PROMPT_VERSION = "repair-v2"
 DAMAGES_FILE = "damages.json"  # in `trained/`, written by benchmarks/damage.py
 DAMAGES_FORMAT = "wspbench.damages/1"
 TRAINED_SEED = 2  # the network that is damaged: a third one per game, which no identify task shows (SEEDS 0, 1)
 BIAS_SHIFT = 10.0
 FLIPPED_UNITS = 8  # one unit's flip cost PPO's networks at most 15% of their return (docs/reading.md)
 MIN_DROP = 0.3  # a damage must cost at least this share of the trained network's mean return
+STRAY_LIMIT = 64  # weights a reply may change outside the damage's reach (room for a repair that compensates elsewhere)
+BEHAVIOUR_EPISODES, BEHAVIOUR_STEPS = 20, 100  # `restored` compares the networks on the trained network's first
+# BEHAVIOUR_STEPS states in each of the first BEHAVIOUR_EPISODES episodes played
 MIN_EPISODES = 50  # fewer scoring or training episodes are raised to this: the two networks' returns differ too
 # little in fewer (damage.py keeps a damage only when the trained network is ahead on every first n >= 50 of them)
 DAMAGES = {  # name: what it does, given its parameter (the prompt lists these without saying which one it was)
@@ -67,6 +76,30 @@ def damage(weights: Weights, kind: str, parameter: list[int]) -> Weights:
     return damaged
 
 
+def reach(kind: str, parameter: list[int]) -> Weights:
+    """Which weights a damage of this kind and parameter addresses (True), tensor by tensor."""
+    mask = {name: np.zeros(shape, dtype=bool) for name, shape in MINATAR_NETWORK.shapes.items()}
+    if kind == "swap_actions":
+        mask["W3"][:, parameter] = True
+    elif kind == "flip_units":
+        mask["W1"][:, parameter] = True
+        mask["b1"][parameter] = True
+    elif kind == "zero_channel":
+        mask["W1"][parameter[0] :: 6, :] = True
+    elif kind == "bias_shift":
+        mask["b3"][parameter] = True
+    else:
+        raise ValueError(f"unknown damage {kind!r} (damages: {', '.join(DAMAGES)})")
+    return mask
+
+
+def action_probabilities(weights: Weights, observations: np.ndarray) -> np.ndarray:
+    """softmax(logits) of each observation, as the grader samples actions from them."""
+    logits = np.array([MINATAR_NETWORK.forward_one(weights, x) for x in observations], dtype=np.float64)
+    exp = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return exp / exp.sum(axis=1, keepdims=True)
+
+
 def inverse(trained: Weights, kind: str, parameter: list[int]) -> str:
     """The edits that turn the damaged network back into exactly `trained` (float32 values written exactly)."""
     if kind == "swap_actions":
@@ -96,6 +129,7 @@ class RepairTask(Task):
         self.id = f"repair/{binding.game}/{kind}"
         self.playing = MinAtarTask(binding)  # the game as its own task plays it
         self.known = {"damaged": dict(enumerate(entry["damaged"])), "trained": dict(enumerate(trained_returns))}
+        self.states: dict[tuple[int, ...], np.ndarray] = {}  # behaviour_states, per set of episodes
         self.default_episodes = self.max_episodes = min(len(entry["damaged"]), len(trained_returns))
 
     @cached_property
@@ -122,6 +156,10 @@ class RepairTask(Task):
     def damaged(self) -> Weights:
         return damage(self.trained, self.kind, self.parameter)
 
+    @cached_property
+    def reach(self) -> Weights:
+        return reach(self.kind, self.parameter)
+
     # --- the prompt ---------------------------------------------------------------------------------
     def messages(self, protocol: Protocol = Protocol()) -> list[dict]:
         from wspbench.tasks.minatar_prompt import MINATAR_SYSTEM
@@ -136,8 +174,15 @@ class RepairTask(Task):
         from wspbench.answers import parse_edits
 
         weights, edit_count = parse_edits(text, self.network, base=self.damaged)
-        changed = sum(int(np.count_nonzero(weights[name] != self.damaged[name])) for name in weights)
-        return weights, {"edit_count": edit_count, "changed_weights": changed}
+        changed = {name: weights[name] != self.damaged[name] for name in weights}
+        stray = sum(int(np.count_nonzero(changed[name] & ~self.reach[name])) for name in weights)
+        if stray > STRAY_LIMIT:
+            raise AnswerError(
+                f"the edits change {stray:,} weights outside the damage's reach; a repair may change at most "
+                f"{STRAY_LIMIT} of those (write edits that undo the damage, not a new network)"
+            )
+        count = sum(int(np.count_nonzero(mask)) for mask in changed.values())
+        return weights, {"edit_count": edit_count, "changed_weights": count, "stray_weights": stray}
 
     def write(self, weights: Weights) -> str:
         from wspbench.answers.edits import write_edits
@@ -181,17 +226,52 @@ class RepairTask(Task):
         workers: int | None = None,
         progress: Progress | None = None,
     ) -> tuple[list[float], list[int], dict]:
-        """Each episode's return gained over the damaged network's in that same episode, the mean return itself,
-        and as `episode_caps` the trained network's gain in each episode: paired, so that intervals see only how the
-        repair differs from the trained network."""
+        """Each episode's return gained over the damaged network's in that same episode, times the behaviour
+        restored (`restored`); the mean return itself; and as `episode_caps` the trained network's gain in each
+        episode: paired, so that intervals see only how the repair differs from the trained network."""
         values, lengths, details = self.playing.play(weights, episodes, engine, workers, progress)
         damaged = self.returns("damaged", episodes, engine, workers)
         trained = self.returns("trained", episodes, engine, workers)
+        share = self.restored(weights, episodes)
         return (
-            list(np.subtract(values, damaged)),
+            [float(gain) * share for gain in np.subtract(values, damaged)],
             lengths,
-            {**details, "mean_return": float(np.mean(values)), "episode_caps": list(np.subtract(trained, damaged))},
+            {
+                **details,
+                "mean_return": float(np.mean(values)),
+                "restored": share,
+                "episode_caps": list(np.subtract(trained, damaged)),
+            },
         )
+
+    def restored(self, weights: Weights, episodes: Sequence[int]) -> float:
+        """The share of the trained network's behaviour that `weights` restore: 1 - d(weights) / d(damaged), clipped
+        to [0, 1], where d is the mean total-variation distance of the action probabilities from the trained
+        network's over the states it meets in these episodes (`behaviour_states`). 1 for the trained network's
+        behaviour, 0 for the damaged network's or anything farther from it."""
+        states = self.behaviour_states(tuple(episodes[:BEHAVIOUR_EPISODES]))
+        trained = action_probabilities(self.trained, states)
+
+        def distance(network: Weights) -> float:
+            return float(np.abs(action_probabilities(network, states) - trained).sum(axis=1).mean() / 2)
+
+        return float(np.clip(1 - distance(weights) / distance(self.damaged), 0.0, 1.0))
+
+    def behaviour_states(self, episodes: tuple[int, ...]) -> np.ndarray:
+        """The trained network's first BEHAVIOUR_STEPS observations in each episode, played as the grader plays
+        (kept per set of episodes, as `returns` keeps returns)."""
+        if episodes in self.states:
+            return self.states[episodes]
+        game, states = self.binding, []
+        for episode in episodes:
+            environment, action_random = game.start_episode(episode)
+            for _ in range(BEHAVIOUR_STEPS):
+                x = game.observation(environment.state())
+                states.append(x)
+                if environment.act(sample_action(self.network.forward_one(self.trained, x), action_random))[1]:
+                    break
+        self.states[episodes] = np.array(states, dtype=np.float64)
+        return self.states[episodes]
 
     def returns(self, network: str, episodes: Sequence[int], engine: str = "auto", workers: int | None = None) -> list:
         """The "damaged" or "trained" network's return in each episode: kept for the scoring episodes
@@ -251,10 +331,21 @@ def _prompt(task: RepairTask, protocol: Protocol) -> str:
     trained = float(np.mean(task.returns("trained", episodes)))
     scoring = (
         f"Over these episodes the damaged network's mean return is {damaged:.2f}; the trained network's, before the "
-        f"damage, was {trained:.2f}. Your score is the return your repaired network gains over the damaged one (the "
-        "mean over the episodes of your return minus the damaged network's return in the same episode), divided by "
-        f"the trained network's gain ({trained - damaged:.2f}) and clipped to [0, 1]: 0 for the damaged network, 1 "
-        "for the trained one or better. A reply whose edits block is missing or rejected scores 0."
+        f"damage, was {trained:.2f}. The return your repaired network gains over the damaged one (the mean over the "
+        "episodes of your return minus the damaged network's return in the same episode) is divided by the trained "
+        f"network's gain ({trained - damaged:.2f}) and clipped to [0, 1], then multiplied by the share of the trained "
+        "network's behaviour you restore: 1 - d(yours) / d(damaged), clipped to [0, 1], where d is the mean "
+        "total-variation distance between a network's action probabilities and the trained network's, over the "
+        f"states the trained network meets in its first {BEHAVIOUR_STEPS} steps of the first {BEHAVIOUR_EPISODES} "
+        "episodes. So "
+        "the damaged network scores 0 and the trained one 1; a network that plays well but not like the trained one "
+        "scores little. A reply whose edits block is missing or rejected scores 0."
+    )
+    rule = (
+        f"A repair may change at most {STRAY_LIMIT} weights outside the damage's reach (the weights the damage "
+        "addressed: the two W3 columns of a swap, the flipped units' W1 columns and b1 entries, the 100 W1 rows of "
+        "the zeroed channel, the one raised b3 entry); a reply that changes more is rejected. Undo the damage; do not "
+        "write a new network."
     )
     kinds = "\n".join(f"  - {text}" for text in DAMAGES.values())
     if protocol.name == "one-shot":
@@ -275,7 +366,8 @@ damaged by ONE of these edits (which one, and which units, actions or channel it
 You get no code execution, no calculator and no data: only the weights below and the game's source.
 - Your ```edits block is applied ON TOP of the damaged network: `=` overwrites, `+=`, `-=` and `*=` adjust its
   weights. Weights you do not edit keep their damaged values. An empty block changes nothing.
-- Only the LAST ```edits block of a reply counts.""",
+- Only the LAST ```edits block of a reply counts.
+{_wrap(rule)}""",
         game_section(facts),
         observation_section(facts.channel_notes),
         actions_section(facts.action_notes),
