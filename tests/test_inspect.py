@@ -289,3 +289,26 @@ def test_a_bad_parameter_is_one_line_from_the_inspect_cli(tmp_path):
         "wspbench/weight_programming: -T episodes=[1, 2]: episodes must be a whole number from 1 to 100,000"
     ]
     assert not (tmp_path / "logs").exists()  # no sample ran
+
+
+def test_mockllm_offline_is_one_message_before_any_sample(tmp_path, monkeypatch):
+    """`mockllm/model`'s default replies have no usage, so Inspect counts their tokens with tiktoken, which
+    downloads its encoding: offline (here: the download raising what requests raises), one message instead of
+    a traceback per sample; with the encoding at hand (a tiny local one here), the same eval runs."""
+    tiktoken = pytest.importorskip("tiktoken")
+
+    def offline(name):
+        raise ConnectionError("HTTPSConnectionPool(host='openaipublic.blob.core.windows.net', port=443)")
+
+    monkeypatch.setattr(tiktoken, "get_encoding", offline)
+    params = {"task_args": {"task": "synth/ferry", "episodes": 5}, "log_dir": str(tmp_path / "logs")}
+    with pytest.raises(Exception, match="^wspbench/weight_programming: mockllm/model counts .*TIKTOKEN_CACHE_DIR"):
+        inspect_ai.eval("wspbench/weight_programming", model="mockllm/model", display="none", **params)
+    assert not (tmp_path / "logs").exists()
+
+    local = tiktoken.Encoding(
+        name="local_bytes", pat_str=r"\S+|\s+", mergeable_ranks={bytes([b]): b for b in range(256)}, special_tokens={}
+    )
+    monkeypatch.setattr(tiktoken, "get_encoding", lambda name: local)
+    (log,) = inspect_ai.eval("wspbench/weight_programming", model="mockllm/model", display="none", **params)
+    assert log.status == "success" and log.samples[0].scores["registry_score"].value == 0.0  # its default reply

@@ -51,6 +51,7 @@ def weight_programming(
     facts = suite().to_json()
     try:
         check_params(protocol, rounds, episodes, train_episodes, engine, workers)
+        check_mockllm_offline()
         spec = protocol_spec(protocol, rounds, episodes, train_episodes)
         chosen = [one for one in select(selector) if spec.name in one.protocols]  # identify: one-shot only
         if not chosen:
@@ -81,6 +82,29 @@ def check_params(protocol, rounds, episodes, train_episodes, engine, workers) ->
             raise ValueError(f"-T {name}={value!r:.40}: {name} must be a whole number from 1 to {most:,}")
     if engine not in ENGINES:
         raise ValueError(f"-T engine={engine!r:.40}: choose one of {', '.join(ENGINES)}")
+
+
+def check_mockllm_offline() -> None:
+    """ValueError before any sample when the eval's model is `mockllm/model` with its default replies and tiktoken
+    cannot load its encoding: those replies carry no token usage, so Inspect counts their tokens with tiktoken,
+    which downloads o200k_base on first use, and offline every sample would end in a long traceback."""
+    from inspect_ai.model import get_model
+
+    from wspbench.harness.tokens import token_counter
+
+    try:
+        model = get_model()  # inside `inspect eval`: the eval's model; outside an eval there may be none
+    except Exception:  # noqa: BLE001 - no model to check
+        return
+    outputs = getattr(model.api, "outputs", None)  # replies given from Python may carry their own usage
+    if not str(model).startswith("mockllm/") or not getattr(outputs, "__qualname__", "").startswith("MockLLM."):
+        return
+    note = token_counter("gpt-4o")[2]
+    if note is not None:
+        raise ValueError(
+            "mockllm/model counts its replies' tokens with tiktoken, which could not load o200k_base (offline?): "
+            "set TIKTOKEN_CACHE_DIR to a folder holding a copy, or see docs/inspect.md (Offline)"
+        )
 
 
 def usage_error(message: str) -> Exception:
