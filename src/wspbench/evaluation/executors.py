@@ -145,6 +145,8 @@ def _check_reachable(address: str, seconds: float = CONNECT_S) -> None:
                 answer = connection.recv(9)
                 if len(answer) < 4 or answer[3] != 4:
                     raise ExecutorError(not_ray)
+    except ExecutorError:
+        raise
     except TimeoutError:
         raise ExecutorError(f"{not_ray} (no answer within {seconds:g} s)") from None
     except (OSError, ValueError) as error:
