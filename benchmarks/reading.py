@@ -43,7 +43,7 @@ def write_doc() -> None:
 
 
 def numbers() -> None:
-    count, how = token_counter("gpt-4o")
+    count, how, _ = token_counter("gpt-4o")
     print(f"prompt tokens: {how}\n")
     print("| tasks | count | chance | prompt tokens (min / mean / max) | prompt characters (max) |")
     print("|---|---:|---:|---|---:|")

@@ -233,11 +233,89 @@ def test_inspect_cli_finds_the_registered_task(tmp_path):
         assert sample.scores["registry_score"].value == expected.normalized
 
 
+BAD_PARAMS = [  # as `inspect eval -T` reads them (YAML): each once gave a silent 0, a traceback or a rounded count
+    {"engine": "bogus"},
+    {"rounds": 0},
+    {"rounds": -2},
+    {"episodes": 1.5},
+    {"train_episodes": 2.5},
+    {"episodes": [1, 2]},
+    {"episodes": True},
+    {"train_episodes": 0},
+    {"workers": 0},
+    {"protocol": ["feedback"]},
+]
+
+
 @pytest.mark.parametrize(
     "params",
-    [{"task": "nope"}, {"protocol": "three-shot"}, {"episodes": 0}, {"task": "identify", "protocol": "feedback"}],
+    [{"task": "nope"}, {"protocol": "three-shot"}, {"episodes": 0}, {"task": "identify", "protocol": "feedback"}]
+    + BAD_PARAMS,
 )
 def test_bad_parameters_are_one_clear_message(params):
     with pytest.raises(Exception, match="^wspbench/weight_programming: ") as caught:
         weight_programming(**params)
     assert type(caught.value).__name__ in ("PrerequisiteError", "ValueError")  # the CLI prints it, no traceback
+    assert "\n" not in str(caught.value)
+    if "task" not in params:  # the message names the parameter and its allowed values
+        (name,) = params
+        assert f"-T {name}=" in str(caught.value) and (
+            " from 1 to " in str(caught.value) or "choose one of" in str(caught.value)
+        )
+
+
+@pytest.mark.parametrize("params", BAD_PARAMS[:3])
+def test_bad_parameters_stop_the_eval_before_the_model_is_called(tmp_path, params):
+    called = []
+
+    def reply(*args):
+        called.append(args)
+        return ModelOutput.from_content("mockllm/model", NO_ANSWER)
+
+    model = get_model("mockllm/model", custom_outputs=reply)
+    with pytest.raises(Exception, match="^wspbench/weight_programming: -T "):
+        inspect_ai.eval(
+            "wspbench/weight_programming",
+            task_args={"task": "synth/ferry", **params},
+            model=model,
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+        )
+    assert called == [] and not list(tmp_path.rglob("*.eval"))
+
+
+def test_a_bad_parameter_is_one_line_from_the_inspect_cli(tmp_path):
+    script = Path(sys.executable).with_name("inspect")
+    inspect_cli = [str(script)] if script.exists() else [sys.executable, "-m", "inspect_ai"]
+    command = [*inspect_cli, "eval", "wspbench/weight_programming", "-T", "task=synth/ferry", "-T", "episodes=[1,2]"]
+    command += ["--model", "mockllm/model", "--log-dir", str(tmp_path / "logs"), "--display", "plain"]
+    env = {**os.environ, "COLUMNS": "200"}
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=180, cwd=tmp_path)
+    output = (result.stdout + result.stderr).strip()
+    assert result.returncode != 0 and output.splitlines() == [
+        "wspbench/weight_programming: -T episodes=[1, 2]: episodes must be a whole number from 1 to 100,000"
+    ]
+    assert not (tmp_path / "logs").exists()  # no sample ran
+
+
+def test_mockllm_offline_is_one_message_before_any_sample(tmp_path, monkeypatch):
+    """`mockllm/model`'s default replies have no usage, so Inspect counts their tokens with tiktoken, which
+    downloads its encoding: offline (here: the download raising what requests raises), one message instead of
+    a traceback per sample; with the encoding at hand (a tiny local one here), the same eval runs."""
+    tiktoken = pytest.importorskip("tiktoken")
+
+    def offline(name):
+        raise ConnectionError("HTTPSConnectionPool(host='openaipublic.blob.core.windows.net', port=443)")
+
+    monkeypatch.setattr(tiktoken, "get_encoding", offline)
+    params = {"task_args": {"task": "synth/ferry", "episodes": 5}, "log_dir": str(tmp_path / "logs")}
+    with pytest.raises(Exception, match="^wspbench/weight_programming: mockllm/model counts .*TIKTOKEN_CACHE_DIR"):
+        inspect_ai.eval("wspbench/weight_programming", model="mockllm/model", display="none", **params)
+    assert not (tmp_path / "logs").exists()
+
+    local = tiktoken.Encoding(
+        name="local_bytes", pat_str=r"\S+|\s+", mergeable_ranks={bytes([b]): b for b in range(256)}, special_tokens={}
+    )
+    monkeypatch.setattr(tiktoken, "get_encoding", lambda name: local)
+    (log,) = inspect_ai.eval("wspbench/weight_programming", model="mockllm/model", display="none", **params)
+    assert log.status == "success" and log.samples[0].scores["registry_score"].value == 0.0  # its default reply

@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -91,6 +92,67 @@ def test_an_address_nothing_answers_on_is_a_clear_error_in_seconds():
     with pytest.raises(ExecutorError, match="no Ray cluster answers"):
         RayExecutor(f"127.0.0.1:{free_port()}").workers()
     assert time.monotonic() - started < 30
+
+
+class NotRay:
+    """A server on 127.0.0.1 that is not a Ray head: an HTTP server, or a socket that accepts and never says
+    anything."""
+
+    def __init__(self, kind: str):
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.kind, self.open = kind, []
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self) -> None:
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            self.open.append(connection)
+            if self.kind == "http":
+                connection.recv(65536)
+                connection.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+
+    def close(self) -> None:
+        self.listener.close()
+        for connection in self.open:
+            connection.close()
+
+
+def wsp(*args: str, env: dict | None = None, timeout: float = 120) -> tuple[subprocess.CompletedProcess, float]:
+    """The real `wsp` in a process of its own (ray connects once per process), with the time it took."""
+    started = time.monotonic()
+    command = [sys.executable, "-m", "wspbench.cli", *args]
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env = {**os.environ, "PYTHONPATH": src, "COLUMNS": "300", **(env or {})}
+    env.pop("RAY_ADDRESS", None)
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
+    return result, time.monotonic() - started
+
+
+def answer_file(tmp_path: Path, task_id: str = "synth/ferry") -> str:
+    path = tmp_path / "answer.txt"
+    path.write_text(get_task(task_id).offline_answer("reference"))
+    return str(path)
+
+
+@pytest.mark.parametrize("kind", ["http", "silent"])
+def test_a_server_that_is_not_a_ray_head_is_one_line_and_exit_2_in_seconds(tmp_path, kind):
+    pytest.importorskip("ray")
+    server = NotRay(kind)
+    try:
+        address = f"127.0.0.1:{server.port}"
+        result, seconds = wsp(
+            "grade", "synth/ferry", answer_file(tmp_path), "--executor", "ray", "--ray-address", address
+        )
+    finally:
+        server.close()
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()  # one line, no usage box, no traceback
+    assert line.startswith(f"{address} answers, but not as a Ray cluster's head")
+    assert seconds < 30  # the check itself gives up after CONNECT_S (5 s); the rest is starting Python
 
 
 @pytest.fixture(scope="module")
@@ -207,3 +269,44 @@ def test_wsp_grade_with_the_ray_executor_equals_local(cluster, tmp_path):
         score.pop("seconds")
         results.append(score)
     assert results[0] == results[1]
+
+
+def test_a_wrong_token_is_exit_2_naming_the_token_setting(cluster, tmp_path):
+    result, seconds = wsp(
+        "grade",
+        "synth/ferry",
+        answer_file(tmp_path),
+        "--executor",
+        "ray",
+        "--ray-address",
+        cluster.address,
+        env={"RAY_AUTH_TOKEN": "0" * 64},
+    )
+    assert result.returncode == 2, result.stderr
+    assert "RAY_AUTH_TOKEN" in result.stderr and "RAY_AUTH_MODE=token" in result.stderr
+    assert result.stderr.count("gcs_client.cc") <= 6  # Ray's warning a second, for 5 s (it was 20)
+    assert seconds < 60
+
+
+def test_a_cluster_lost_mid_grade_is_an_infrastructure_error_not_a_rejection(tmp_path):
+    """A head of its own (the module's cluster stays up), killed while `wsp grade` plays on it."""
+    pytest.importorskip("ray")
+    port = free_port()
+    process, temp = start_node(port, True, tmp_path / "head.log")
+    try:
+        command = [sys.executable, "-m", "wspbench.cli", "-v", "grade", "synth/ferry", answer_file(tmp_path)]
+        command += ["--episodes", "20000", "--workers", "2", "--executor", "ray", "--ray-address", f"127.0.0.1:{port}"]
+        src = str(Path(__file__).resolve().parents[1] / "src")
+        env = {**os.environ, "PYTHONPATH": src, "COLUMNS": "300"}
+        grading = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for line in grading.stderr:  # wait until the grading has started on the cluster
+            if "grading synth/ferry" in line:
+                break
+        time.sleep(3)
+    finally:
+        stop_node(process, temp)
+    killed = time.monotonic()
+    out, err = grading.communicate(timeout=120)
+    assert grading.returncode == 2, err
+    assert time.monotonic() - killed < 50  # Ray itself would end the process with status 1 after 60 s
+    assert "failed while grading" in err and "Traceback" not in err

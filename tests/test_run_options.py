@@ -154,9 +154,9 @@ def test_token_counts_are_a_stated_estimate_without_tiktoken(monkeypatch):
     from wspbench.harness.tokens import token_counter
 
     monkeypatch.setitem(sys.modules, "tiktoken", None)  # import tiktoken raises ImportError
-    count, how = token_counter("gpt-4o")
+    count, how, note = token_counter("gpt-4o")
     assert count("x" * 9) == 3 and how.startswith("estimated: pre-tokenizer pieces or characters / 4")
-    assert how.endswith("(tiktoken is not installed)") and count("[0.125, -0.5]") == 10
+    assert how.endswith("(tiktoken is not installed)") and count("[0.125, -0.5]") == 10 and note is None
 
 
 def test_token_counts_use_tiktoken_when_its_encoding_loads_else_a_stated_estimate(monkeypatch):
@@ -168,19 +168,36 @@ def test_token_counts_use_tiktoken_when_its_encoding_loads_else_a_stated_estimat
         name="local_bytes", pat_str=r"\S+|\s+", mergeable_ranks={bytes([b]): b for b in range(256)}, special_tokens={}
     )
     monkeypatch.setattr(tiktoken, "get_encoding", lambda name: local)
-    count, how = token_counter("gpt-4o")
-    assert (count("hello"), how) == (5, "tiktoken o200k_base")
+    count, how, note = token_counter("gpt-4o")
+    assert (count("hello"), how, note) == (5, "tiktoken o200k_base", None)
     assert "approximate" in token_counter("my-local-model")[1]
 
     def offline(name):
         raise ConnectionError("no network")
 
     monkeypatch.setattr(tiktoken, "get_encoding", offline)
-    count, how = token_counter("gpt-4o")
-    assert count("x" * 9) == 3 and how.startswith("estimated: pre-tokenizer") and "no network" in how
+    count, how, note = token_counter("gpt-4o")
+    assert count("x" * 9) == 3 and how.startswith("estimated: pre-tokenizer") and "could not load o200k_base" in how
+    assert "(ConnectionError;" in note and "no network" not in note + how  # the type, not the raw text
     monkeypatch.setattr(tiktoken, "get_encoding", lambda name: time.sleep(5))
-    count, how = token_counter("gpt-4o", wait_s=0.1)  # a download that stalls is given up
-    assert count("abcd") == 1 and "no answer within 0.1 s" in how
+    count, how, note = token_counter("gpt-4o", wait_s=0.1)  # a download that stalls is given up
+    assert count("abcd") == 1 and "no answer within 0.1 s" in note
+
+
+def test_dry_run_without_a_loadable_tokenizer_is_the_estimate_with_one_note(monkeypatch, tmp_path):
+    tiktoken = pytest.importorskip("tiktoken")
+    raw = "HTTPSConnectionPool(host='openaipublic.blob.core.windows.net', port=443): Max retries exceeded"
+
+    def offline(name):
+        raise ConnectionError(raw)  # what requests raises for tiktoken's download with no network
+
+    monkeypatch.setattr(tiktoken, "get_encoding", offline)
+    result = RUNNER.invoke(app, ["run", "--model", "gpt-4o", "--tasks", "synth/ferry", "--dry-run"])
+    assert result.exit_code == 0, result.output
+    text = clean(result.output)
+    notes = [line for line in text.splitlines() if line.startswith("note: tiktoken could not load")]
+    assert len(notes) == 1 and "offline estimate" in notes[0] and "HTTPSConnectionPool" not in text
+    assert "tokens: estimated: pre-tokenizer pieces" in text and "dry run: 1 tasks" in text
 
 
 def test_a_truncated_reply_is_marked_shown_and_counted(server, key, tmp_path):

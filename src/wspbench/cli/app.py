@@ -194,9 +194,13 @@ def connected_executor(name: str, address: str | None):
 
     try:
         executor = resolve_executor(name, address)
-        executor.connect()
     except ExecutorError as error:
         raise typer.BadParameter(str(error), param_hint="--executor") from None
+    try:
+        executor.connect()
+    except ExecutorError as error:  # infrastructure, not the command line: one line, exit 2
+        errors.print(str(error), style="red", markup=False)
+        raise typer.Exit(2) from None
     return executor
 
 

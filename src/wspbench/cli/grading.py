@@ -140,7 +140,8 @@ def grade(
 ) -> None:
     """Grade an answer (a model's reply) on any task: `wsp grade TASK ANSWER` or `wsp grade --game G ANSWER`.
 
-    Exit codes: 0 graded, 1 answer rejected, 2 usage error (unknown task, unreadable file)."""
+    Exit codes: 0 graded, 1 answer rejected, 2 usage or infrastructure error (unknown task, unreadable file, a
+    Ray cluster that cannot be reached or fails)."""
     if source is not None and game is None:
         raise typer.BadParameter(
             "--source needs --game (or name the task: `wsp grade synth/ferry ANSWER`)", param_hint="--source"
@@ -152,7 +153,7 @@ def grade(
     if answer is None:
         raise typer.BadParameter("missing: the answer file (or - for standard input)", param_hint="ANSWER")
     task = find_task(task_id, game, source)
-    from wspbench.evaluation.executors import use_executor
+    from wspbench.evaluation.executors import ExecutorError, use_executor
 
     chosen = connected_executor(executor, ray_address)
     try:
@@ -167,8 +168,12 @@ def grade(
         log.info(
             "grading %s on %d episodes (%s..%s), engine %s", task.id, len(scoring), scoring[0], scoring[-1], engine
         )
-        with chosen, use_executor(chosen), progress_bar(task.id, len(scoring)) as advance:
-            score = task.grade(text, scoring, engine=engine, workers=workers, progress=advance)
+        try:
+            with chosen, use_executor(chosen), progress_bar(task.id, len(scoring)) as advance:
+                score = task.grade(text, scoring, engine=engine, workers=workers, progress=advance)
+        except ExecutorError as error:  # an infrastructure failure, not a rejected answer
+            errors.print(str(error), style="red", markup=False)
+            raise typer.Exit(2) from None
         log.info("graded in %.2f s", score.seconds)
     if as_json:
         print(json.dumps(score.to_json()))

@@ -286,7 +286,9 @@ def _fitting(chosen: list, protocol: str, max_prompt_tokens: int | None, model: 
     if max_prompt_tokens is not None and chosen:
         from wspbench.harness.tokens import token_counter
 
-        count, how = token_counter(model)
+        count, how, note = token_counter(model)
+        if note:
+            errors.print(note, style="yellow", markup=False)
         spec = Protocol(protocol, episodes=episodes)
         sizes = {task.id: sum(count(m["content"]) for m in task.messages(spec)) for task in chosen}
         over = [task_id for task_id, size in sizes.items() if size > max_prompt_tokens]
@@ -313,7 +315,9 @@ def _dry_run(chosen: list, config, model: str) -> None:
     from wspbench.harness.tokens import token_counter
     from wspbench.tasks.spec import prompt_hash
 
-    count, how = token_counter(model)
+    count, how, note = token_counter(model)
+    if note:
+        errors.print(note, style="yellow", markup=False)
     total = 0
     for task in chosen:
         messages = task.messages(config.protocol_spec)

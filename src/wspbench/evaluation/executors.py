@@ -18,16 +18,32 @@ import multiprocessing
 import os
 import socket
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, InvalidStateError, ProcessPoolExecutor
 from contextlib import contextmanager
 
 EXECUTORS = ("local", "ray")
 
 
 class ExecutorError(ValueError):
-    """An executor that cannot be used (ray not installed, a cluster that cannot be reached)."""
+    """An executor that cannot be used (ray not installed, a cluster that cannot be reached or that failed while
+    grading): an infrastructure error, exit 2, never a rejected answer."""
+
+
+CONNECT_S = 5.0  # the deadline for finding a Ray cluster at an address
+LOST_S = 5.0  # a cluster whose head has not answered for this long while chunks are pending is gone
+TOKEN_HINT = (
+    "a cluster started with token authentication (RAY_AUTH_MODE=token) needs its token on this machine: "
+    "RAY_AUTH_TOKEN or ~/.ray/auth_token"
+)
+# For a driver joining a cluster: a refused token gives up after 5 tries of a second each, with a warning line
+# each (not 20). (RAY_BACKEND_LOG_LEVEL would hide those, but then Ray prints a line on every connection.)
+QUIET_DRIVER = {"RAY_gcs_server_port_wait_time_s": "5"}
+# An HTTP/2 client's first bytes: the connection preface and an empty SETTINGS frame. Ray's head (its GCS) is
+# a gRPC server, which answers with a SETTINGS frame (frame type 4, the fourth byte).
+HTTP2_HELLO = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
 
 
 def default_workers() -> int:
@@ -81,12 +97,16 @@ class RayExecutor:
 
             if not ray.is_initialized():
                 address = self.address or os.environ.get("RAY_ADDRESS") or "local"
-                _check_reachable(address)
                 options = {"include_dashboard": False} if address == "local" else {}
+                if address != "local":
+                    _check_reachable(address)
+                    for name, value in QUIET_DRIVER.items():  # the user's own settings win
+                        os.environ.setdefault(name, value)
                 try:
                     ray.init(address=address, logging_level="warning", log_to_driver=False, **options)
                 except (ConnectionError, RuntimeError, ValueError) as error:
-                    raise ExecutorError(f"cannot connect to the Ray cluster at {address}: {error}") from None
+                    hint = f"; {TOKEN_HINT}" if isinstance(error, ConnectionError) else ""
+                    raise ExecutorError(f"cannot connect to the Ray cluster at {address}: {error}{hint}") from None
                 self._owned = True
             return ray
 
@@ -111,15 +131,35 @@ class RayExecutor:
         self.close()
 
 
-def _check_reachable(address: str, seconds: float = 5.0) -> None:
-    """A `host:port` that nothing answers on: a clear error in seconds (ray.init would retry for minutes)."""
+def _check_reachable(address: str, seconds: float = CONNECT_S) -> None:
+    """A `host:port` that nothing answers on, or whose server is not a Ray head (an HTTP server, a silent
+    socket): a clear error within `seconds` (ray.init would retry for many minutes)."""
     host, colon, port = address.rpartition(":")
     if not colon or "://" in address or not port.isdigit():
-        return  # "local", "auto" or a ray:// client address: left to Ray
+        return  # "auto" or a ray:// client address: left to Ray
+    not_ray = f"{address} answers, but not as a Ray cluster's head (its GCS port) does"
     try:
-        socket.create_connection((host, int(port)), timeout=seconds).close()
+        with socket.create_connection((host, int(port)), timeout=seconds) as connection:
+            if os.environ.get("RAY_USE_TLS", "0") in ("0", ""):  # a TLS head answers only after a handshake
+                connection.sendall(HTTP2_HELLO)
+                answer = connection.recv(9)
+                if len(answer) < 4 or answer[3] != 4:
+                    raise ExecutorError(not_ray)
+    except ExecutorError:
+        raise
+    except TimeoutError:
+        raise ExecutorError(f"{not_ray} (no answer within {seconds:g} s)") from None
     except (OSError, ValueError) as error:
         raise ExecutorError(f"no Ray cluster answers at {address} ({error})") from None
+
+
+def _head_answers(address: str, seconds: float = 1.0) -> bool:
+    host, _, port = address.rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=seconds).close()
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 @functools.cache
@@ -135,12 +175,19 @@ def _play_chunk():
 
 class _RayPool(Executor):
     """`submit(play, *args)` runs `play(*args)` as a Ray task; its Future gets the result (the node id that
-    played it goes to the executor's `nodes`). Leaving the pool early (an error, Ctrl-C) cancels the rest."""
+    played it goes to the executor's `nodes`). Leaving the pool early (an error, Ctrl-C) cancels the rest.
+
+    A chunk that fails in Ray itself (a worker or node lost) fails with ExecutorError; an error that `play`
+    raised stays what it is (a broken game). While chunks are pending, a watchdog knocks on the head's port each
+    second: a head that does not answer for LOST_S fails them all with ExecutorError, well before Ray itself
+    would end this process (with status 1, once its head has been gone for 60 s)."""
 
     def __init__(self, executor: RayExecutor):
         self.executor = executor
         self.ray = executor.connect()
         self.pending: dict = {}
+        self.head = self.ray.get_runtime_context().gcs_address
+        self.watching = threading.Lock()
 
     def submit(self, fn, /, *args, **kwargs) -> Future:
         if kwargs:
@@ -148,23 +195,64 @@ class _RayPool(Executor):
         ref = _play_chunk().remote(fn, args)
         result: Future = Future()
         self.pending[ref] = result
+        exceptions = self.ray.exceptions
 
         def done(finished: Future) -> None:
             self.pending.pop(ref, None)
             try:
                 node, value = finished.result()
             except BaseException as error:  # noqa: BLE001 - handed to whoever waits on the chunk
-                result.set_exception(error)
+                if isinstance(error, exceptions.RayError) and not isinstance(error, exceptions.RayTaskError):
+                    error = self.lost(f"{type(error).__name__}: {str(error).strip()[:200]}")
+                _settle(result, error=error)
                 return
             self.executor.nodes[node] += 1
-            result.set_result(value)
+            _settle(result, value)
 
         ref.future().add_done_callback(done)
+        if self.watching.acquire(blocking=False):
+            threading.Thread(target=self.watch, daemon=True, name="wsp-ray-watchdog").start()
         return result
+
+    def lost(self, why: str) -> ExecutorError:
+        why = " ".join(why.split())
+        return ExecutorError(f"the Ray cluster at {self.head} failed while grading ({why}); the grading stopped")
+
+    def watch(self) -> None:
+        """Fail every pending chunk once the head has not answered for LOST_S."""
+        since = None
+        try:
+            while self.pending:
+                if _head_answers(self.head):
+                    since = None
+                elif since is None:
+                    since = time.monotonic()
+                elif time.monotonic() - since >= LOST_S:
+                    error = self.lost(f"its head has not answered for {LOST_S:g} s")
+                    for ref in list(self.pending):
+                        _settle(self.pending.pop(ref, Future()), error=error)
+                    return
+                time.sleep(0.5)
+        finally:
+            self.watching.release()
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         for ref in list(self.pending):
-            self.ray.cancel(ref)
+            try:
+                self.ray.cancel(ref)
+            except Exception:  # noqa: BLE001 - a cluster that is gone has nothing left to cancel
+                pass
+
+
+def _settle(result: Future, value=None, error: BaseException | None = None) -> None:
+    """Set a Future once (the watchdog and Ray may both answer for a chunk)."""
+    try:
+        if error is not None:
+            result.set_exception(error)
+        else:
+            result.set_result(value)
+    except InvalidStateError:
+        pass
 
 
 _active: contextvars.ContextVar[LocalExecutor | RayExecutor | None] = contextvars.ContextVar(

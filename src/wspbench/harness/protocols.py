@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from wspbench.evaluation.executors import ExecutorError
 from wspbench.harness.clients import ModelError, Notice
 from wspbench.harness.record import Reply, Round, RunConfig, TaskRecord
 from wspbench.tasks.spec import Score, Task, prompt_hash, safe_message
@@ -75,7 +76,7 @@ def run_task(
         else:
             run.feedback()
         record.status = "ok"
-    except StopRun:
+    except (StopRun, ExecutorError):  # ExecutorError: a cluster lost, not this task's fault; the run stops
         raise
     except ModelError as error:
         record.status, record.error, record.failed_tries = "error", str(error), error.retries

@@ -3,7 +3,8 @@ loads (it downloads encodings on first use, so offline it may fail or stall: the
 estimate that says it is one: the pieces that tiktoken's encodings split text into before merging (runs of at most
 3 digits, words with their leading space, runs of other symbols), or characters / 4, whichever is larger. Each
 piece is at least one token, so for the weight listings of the reading tasks (mostly 3-digit numbers) the
-estimate is close, where characters / 4 would count half of them."""
+estimate is close, where characters / 4 would count half of them. When tiktoken is installed but its encoding
+cannot be loaded, the estimate comes with a one-line note that says why (never the raw network error)."""
 
 from __future__ import annotations
 
@@ -17,12 +18,13 @@ DEFAULT_ENCODING = "o200k_base"  # the encoding of current OpenAI models; others
 LOAD_WAIT_S = 10.0
 
 
-def token_counter(model: str, wait_s: float = LOAD_WAIT_S) -> tuple[Callable[[str], int], str]:
-    """(count, label): a function from text to its token count, and a label that says how it counts."""
+def token_counter(model: str, wait_s: float = LOAD_WAIT_S) -> tuple[Callable[[str], int], str, str | None]:
+    """(count, label, note): a function from text to its token count, a label that says how it counts, and a
+    one-line note when tiktoken is installed but could not be used (else None)."""
     try:
         import tiktoken
     except ImportError:
-        return _estimate, _estimate_label("tiktoken is not installed")
+        return _estimate, _estimate_label("tiktoken is not installed"), None
     try:
         name, note = tiktoken.encoding_name_for_model(model), ""
     except (KeyError, ValueError):  # not an OpenAI model: its own tokenizer differs
@@ -33,7 +35,7 @@ def token_counter(model: str, wait_s: float = LOAD_WAIT_S) -> tuple[Callable[[st
         try:
             loaded["encoding"] = tiktoken.get_encoding(name)
         except Exception as error:  # noqa: BLE001 - no network, a broken cache: fall back to the estimate
-            loaded["error"] = f"{type(error).__name__}: {str(error)[:120]}"
+            loaded["error"] = type(error).__name__  # its text can be a whole HTTPSConnectionPool dump
 
     thread = threading.Thread(target=load, daemon=True, name="wsp-tiktoken")
     thread.start()
@@ -41,8 +43,12 @@ def token_counter(model: str, wait_s: float = LOAD_WAIT_S) -> tuple[Callable[[st
     encoding = loaded.get("encoding")
     if encoding is None:
         reason = loaded.get("error") or f"no answer within {wait_s:g} s"
-        return _estimate, _estimate_label(f"tiktoken could not load {name}: {reason}")
-    return (lambda text: len(encoding.encode(text, disallowed_special=()))), f"tiktoken {name}{note}"
+        note = (
+            f"note: tiktoken could not load its {name} encoding ({reason}; it downloads it on first use, so offline "
+            "it needs TIKTOKEN_CACHE_DIR holding a copy): token counts are the offline estimate"
+        )
+        return _estimate, _estimate_label(f"tiktoken could not load {name}"), note
+    return (lambda text: len(encoding.encode(text, disallowed_special=()))), f"tiktoken {name}{note}", None
 
 
 def _estimate(text: str) -> int:

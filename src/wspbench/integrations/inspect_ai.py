@@ -18,15 +18,18 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, ContentReasonin
 from inspect_ai.scorer import Metric, SampleScore, Score, Target, Value, metric, scorer
 from inspect_ai.solver import Generate, TaskState, generate, solver
 
+from wspbench.evaluation import ENGINES
 from wspbench.harness.summary import family_scores
 from wspbench.statistics import Sample as Episodes
 from wspbench.tasks import Protocol, get_task, select, suite
 from wspbench.tasks import Task as WspTask
+from wspbench.tasks.spec import PROTOCOLS, prompt_hash
 from wspbench.tasks.spec import Score as WspScore
-from wspbench.tasks.spec import prompt_hash
 
 ANSWER = "wspbench:answer"  # the store key of the reply to score (set by the feedback solver)
 ROUNDS = "wspbench:rounds"  # the store key of the feedback rounds: parse error, training score, feedback
+# The bounds of `wsp run`'s options (wspbench/cli/app.py): a `-T` value outside them stops the eval before any sample.
+MAX_ROUNDS, MAX_EPISODES, MAX_WORKERS = 1000, 100_000, 1024
 # A grade already uses every core, so one sample grades at a time (as in wsp run); replies are parsed under
 # the same lock, off the event loop: parsing on the loop while a worker thread parsed failed on Python 3.11
 # ("SystemError: AST constructor recursion depth mismatch").
@@ -50,6 +53,8 @@ def weight_programming(
     selector = ",".join(map(str, task)) if isinstance(task, list) else str(task)
     facts = suite().to_json()
     try:
+        check_params(protocol, rounds, episodes, train_episodes, engine, workers)
+        check_mockllm_offline()
         spec = protocol_spec(protocol, rounds, episodes, train_episodes)
         chosen = [one for one in select(selector) if spec.name in one.protocols]  # identify: one-shot only
         if not chosen:
@@ -64,6 +69,45 @@ def weight_programming(
         scorer=registry_score(episodes, engine, workers),
         metadata={"suite": facts, "protocol": spec.name, "rounds": spec.rounds},
     )
+
+
+def check_params(protocol, rounds, episodes, train_episodes, engine, workers) -> None:
+    """ValueError naming the first `-T` value that `wsp run` would refuse. `inspect eval` reads `-T` values as
+    YAML, so a count may arrive as a float, a bool or a list: each is refused, never rounded or taken as 1."""
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"-T protocol={protocol!r:.40}: choose one of {', '.join(PROTOCOLS)}")
+    counts = {"rounds": (rounds, MAX_ROUNDS), "train_episodes": (train_episodes, MAX_EPISODES)}
+    counts |= {"episodes": (episodes, MAX_EPISODES), "workers": (workers, MAX_WORKERS)}
+    for name, (value, most) in counts.items():
+        if value is None and name in ("episodes", "workers"):  # None: the task's own episodes, every core
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+            raise ValueError(f"-T {name}={value!r:.40}: {name} must be a whole number from 1 to {most:,}")
+    if engine not in ENGINES:
+        raise ValueError(f"-T engine={engine!r:.40}: choose one of {', '.join(ENGINES)}")
+
+
+def check_mockllm_offline() -> None:
+    """ValueError before any sample when the eval's model is `mockllm/model` with its default replies and tiktoken
+    cannot load its encoding: those replies carry no token usage, so Inspect counts their tokens with tiktoken,
+    which downloads o200k_base on first use, and offline every sample would end in a long traceback."""
+    from inspect_ai.model import get_model
+
+    from wspbench.harness.tokens import token_counter
+
+    try:
+        model = get_model()  # inside `inspect eval`: the eval's model; outside an eval there may be none
+    except Exception:  # noqa: BLE001 - no model to check
+        return
+    outputs = getattr(model.api, "outputs", None)  # replies given from Python may carry their own usage
+    if not str(model).startswith("mockllm/") or not getattr(outputs, "__qualname__", "").startswith("MockLLM."):
+        return
+    note = token_counter("gpt-4o")[2]
+    if note is not None:
+        raise ValueError(
+            "mockllm/model counts its replies' tokens with tiktoken, which could not load o200k_base (offline?): "
+            "set TIKTOKEN_CACHE_DIR to a folder holding a copy, or see docs/inspect.md (Offline)"
+        )
 
 
 def usage_error(message: str) -> Exception:

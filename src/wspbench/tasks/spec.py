@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from wspbench.answers.edits import MAX_MESSAGE_CHARS, AnswerError
+from wspbench.evaluation.executors import ExecutorError
 from wspbench.networks import Network, Weights
 from wspbench.statistics import Sample, episodes_for, mean_interval, normalize, wilson
 
@@ -346,6 +347,8 @@ class Task(ABC):
             return self.rejected(error)
         try:
             return self.score(weights, episodes, engine, workers, progress, about)
+        except ExecutorError:  # the cluster failed, not the answer: the caller stops (exit 2)
+            raise
         except Exception as error:  # noqa: BLE001 - a broken game module is a result, not a crash
             return self.rejected(f"evaluation failed: {safe_message(error)}")
 
