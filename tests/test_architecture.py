@@ -44,8 +44,15 @@ def imports(path: Path) -> set[str]:
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
+            for alias in node.names:  # `from wspbench import verifier` imports the module wspbench.verifier
+                module = f"{node.module}.{alias.name}"
+                found.add(module if is_module(module) else node.module)
     return found
+
+
+def is_module(name: str) -> bool:
+    path = SRC.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
 
 
 def layer(module: str) -> tuple[str, int] | None:
@@ -66,6 +73,21 @@ def test_imports_point_down():
             if other is not None and other[1] > own[1]:
                 upward.append(f"{name} imports {imported}")
     assert upward == []
+
+
+def test_the_package_root_is_the_top_and_imports_lazily():
+    """`wspbench/__init__.py` (the Python API) may name every layer, but only when a name is first used (so
+    `import wspbench` and `wsp --help` stay fast), and no module inside imports the package root."""
+    root = SRC / "wspbench" / "__init__.py"
+    eager = [
+        name
+        for node in ast.parse(root.read_text()).body  # module level, not in a function
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for name in ([node.module] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names])
+        if name and name.startswith("wspbench")
+    ]
+    assert eager == []
+    assert [name for name, path in modules("wspbench") if name != "wspbench" and "wspbench" in imports(path)] == []
 
 
 def test_packages_form_no_circle():

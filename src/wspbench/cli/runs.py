@@ -174,7 +174,16 @@ def run(
     from wspbench.harness.clients import ModelError, make_client
     from wspbench.harness.display import RichDisplay, summary_table
     from wspbench.harness.record import RunConfig
-    from wspbench.harness.runs import Display, RunDir, RunDirError, build_manifest, run_batch
+    from wspbench.harness.runs import (
+        Display,
+        RunDir,
+        RunDirError,
+        build_manifest,
+        check_episodes,
+        default_run_dir,
+        run_batch,
+        run_config,
+    )
     from wspbench.harness.summary import run_scores, summary_rows
     from wspbench.tasks import UnknownTask, select
     from wspbench.tasks.spec import PROTOCOLS
@@ -212,12 +221,8 @@ def run(
     except ModelError as error:
         errors.print(str(error), style="red", markup=False)
         raise typer.Exit(2) from None
-    about = client.describe()
-    config = RunConfig(
-        model=model,
-        kind=about["kind"],
-        endpoint=about["endpoint"],
-        request_params=about["request_params"],
+    config = run_config(
+        client,
         protocol=protocol,
         rounds=rounds,
         episodes=episodes,
@@ -226,15 +231,13 @@ def run(
         samples=samples,
     )
     try:
-        for task in chosen:
-            task.scoring_episodes(config.episodes)  # a count a task cannot play is a usage error, before any cost
+        check_episodes(chosen, config)  # a count a task cannot play is a usage error, before any cost
     except ValueError as error:
-        raise typer.BadParameter(f"{task.id}: {error}", param_hint="--episodes") from None
+        raise typer.BadParameter(str(error), param_hint="--episodes") from None
     grader = connected_executor(executor, ray_address)
-    safe_model = "".join(c if c.isalnum() or c in "-_." else "_" for c in model)
-    run_dir = RunDir(out or Path("runs") / f"{safe_model}-{protocol}", client.redactor)
+    run_dir = RunDir(out or default_run_dir(model, protocol), client.redactor)
     try:
-        manifest = run_dir.open(build_manifest(config, chosen, about["api_key_env"]))
+        manifest = run_dir.open(build_manifest(config, chosen, client.describe()["api_key_env"]))
     except RunDirError as error:
         errors.print(str(error), style="red", markup=False)
         grader.close()
@@ -277,12 +280,12 @@ def run(
 def _fitting(chosen: list, protocol: str, max_prompt_tokens: int | None, model: str, episodes: int | None) -> list:
     """The chosen tasks that can run under this protocol and whose prompts fit; says which were skipped and why,
     and makes it a usage error when none is left."""
+    from wspbench.harness.runs import runnable
     from wspbench.tasks.spec import Protocol
 
-    skipped = [task.id for task in chosen if protocol not in task.protocols]
+    chosen, skipped = runnable(chosen, protocol)
     if skipped:
         errors.print(f"skipped {len(skipped)} tasks that have no {protocol} protocol: {_ids(skipped)}", markup=False)
-        chosen = [task for task in chosen if protocol in task.protocols]
     if max_prompt_tokens is not None and chosen:
         from wspbench.harness.tokens import token_counter
 

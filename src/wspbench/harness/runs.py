@@ -71,6 +71,44 @@ class RunWriteError(RunDirError, StopRun):
     """A file of the run directory could not be written (disk full, read-only...): the run stops."""
 
 
+def run_config(client, **settings) -> RunConfig:
+    """The RunConfig of a run of `client`: what the client says it is (kind, endpoint, request parameters) and
+    the run's settings (protocol, rounds, episodes, train_episodes, engine, samples)."""
+    from wspbench.evaluation.engine import ENGINES
+
+    if settings.get("engine", "auto") not in ENGINES:
+        raise ValueError(f"unknown engine {settings['engine']!r} (engines: {', '.join(ENGINES)})")
+    about = client.describe()
+    return RunConfig(
+        model=about["model"],
+        kind=about["kind"],
+        endpoint=about["endpoint"],
+        request_params=about["request_params"],
+        **settings,
+    )
+
+
+def runnable(tasks: list[Task], protocol: str) -> tuple[list[Task], list[str]]:
+    """The tasks that can run under `protocol`, and the ids of those that cannot (a run skips them)."""
+    return [t for t in tasks if protocol in t.protocols], [t.id for t in tasks if protocol not in t.protocols]
+
+
+def check_episodes(tasks: list[Task], config: RunConfig) -> None:
+    """ValueError naming the first task that cannot play `config.episodes` scoring episodes: found before any
+    request is paid for."""
+    for task in tasks:
+        try:
+            task.scoring_episodes(config.episodes)
+        except ValueError as error:
+            raise ValueError(f"{task.id}: {error}") from None
+
+
+def default_run_dir(model: str, protocol: str) -> Path:
+    """runs/<model>-<protocol>, the model's name made safe for a file name: where a run goes without --out."""
+    safe_model = "".join(c if c.isalnum() or c in "-_." else "_" for c in model)
+    return Path("runs") / f"{safe_model}-{protocol}"
+
+
 def build_manifest(config: RunConfig, tasks: list[Task], api_key_env: str | None = None) -> Manifest:
     """A new run's manifest: its config, the tasks with their seeds and prompt versions, the suite, packages."""
     versions = {}
@@ -397,6 +435,60 @@ def run_batch(
         return list(dict.fromkeys(t.id for t, _ in todo))
     finally:
         run_dir.close()
+
+
+def evaluate(
+    model: str,
+    tasks: str | Task | list[Task] = "original/*",
+    *,
+    protocol: str = "one-shot",
+    rounds: int = 4,
+    episodes: int = 1000,
+    train_episodes: int = 100,
+    samples: int = 1,
+    engine: str = "auto",
+    workers: int | None = None,
+    concurrency: int = 4,
+    out: str | Path | None = None,
+    base_url: str | None = None,
+    api_key_env: str = "OPENAI_API_KEY",
+    **client_options,
+) -> list[TaskRecord]:
+    """`wsp run` as a function (`wspbench.evaluate`): run `model` on `tasks`, grade every reply, and return the
+    finished records of those tasks (TaskRecord: `record.test` is the held-out Score), in the tasks' order.
+
+    `model` is an offline model (reference, zero, trained) or a model at the OpenAI-compatible `base_url` with
+    its key in the environment variable `api_key_env`; `client_options` go to the client as they are
+    (timeout_s, max_tries, backoff_s, max_tokens, temperature, top_p, seed, reasoning_effort, extra_body,
+    headers). `tasks` is a selector as `wsp run --tasks` takes ("synth/*", "original/breakout,superbeam"), a
+    Task or a list of them; those without `protocol` are skipped, as `wsp run` skips them. The settings and
+    their defaults are `wsp run`'s. The run directory `out` (default runs/<model>-<protocol>, as `wsp run`)
+    keeps every prompt, reply and score; calling again with the same `out` resumes the run: a task with a
+    finished record is not run again, and different settings are refused (RunDirError).
+    """
+    from wspbench.harness.clients import make_client
+    from wspbench.tasks.registry import select
+
+    chosen = select(tasks) if isinstance(tasks, str) else [tasks] if isinstance(tasks, Task) else list(tasks)
+    chosen, _ = runnable(chosen, protocol)
+    if not chosen:
+        raise ValueError(f"no selected task has the {protocol} protocol")
+    client = make_client(model, base_url, api_key_env, **client_options)
+    config = run_config(
+        client,
+        protocol=protocol,
+        rounds=rounds,
+        episodes=episodes,
+        train_episodes=train_episodes,
+        engine=engine,
+        samples=samples,
+    )
+    check_episodes(chosen, config)
+    run_dir = RunDir(out or default_run_dir(model, protocol), client.redactor)
+    run_dir.open(build_manifest(config, chosen, client.describe()["api_key_env"]))
+    run_batch(run_dir, chosen, client, config, concurrency, workers=workers)
+    records = (run_dir.record(task.id, sample) for task in chosen for sample in range(samples))
+    return [record for record in records if record is not None]
 
 
 def _read_json(path: Path):
