@@ -109,7 +109,10 @@ def test_evaluate_rejects_settings_before_anything_runs(tmp_path):
         wspbench.evaluate("zero", "synth/ferry", engine="warp", out=tmp_path / "a")
     with pytest.raises(ValueError, match="synth/ferry: choose at least 1 scoring episode"):
         wspbench.evaluate("zero", "synth/ferry", episodes=0, out=tmp_path / "a")
-    with pytest.raises(ValueError, match="no selected task has the feedback protocol"):
+    with (
+        pytest.warns(UserWarning, match="skipped 10 tasks that have no feedback protocol"),
+        pytest.raises(ValueError, match="no selected task has the feedback protocol"),
+    ):
         wspbench.evaluate("zero", "identify/*", protocol="feedback", out=tmp_path / "b")
     with pytest.raises(registry.UnknownTask):
         wspbench.evaluate("zero", "synth/nothing", out=tmp_path / "c")

@@ -32,6 +32,7 @@ import platform
 import queue
 import threading
 import time
+import warnings
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -461,16 +462,18 @@ def evaluate(
     its key in the environment variable `api_key_env`; `client_options` go to the client as they are
     (timeout_s, max_tries, backoff_s, max_tokens, temperature, top_p, seed, reasoning_effort, extra_body,
     headers). `tasks` is a selector as `wsp run --tasks` takes ("synth/*", "original/breakout,superbeam"), a
-    Task or a list of them; those without `protocol` are skipped, as `wsp run` skips them. The settings and
-    their defaults are `wsp run`'s. The run directory `out` (default runs/<model>-<protocol>, as `wsp run`)
-    keeps every prompt, reply and score; calling again with the same `out` resumes the run: a task with a
-    finished record is not run again, and different settings are refused (RunDirError).
+    Task or a list of them; those without `protocol` are skipped with a warning, as `wsp run` skips them. The
+    settings and their defaults are `wsp run`'s. The run directory `out` (default runs/<model>-<protocol>, as
+    `wsp run`) keeps every prompt, reply and score; calling again with the same `out` resumes the run: a task
+    with a finished record is not run again, and different settings are refused (RunDirError).
     """
     from wspbench.harness.clients import make_client
     from wspbench.tasks.registry import select
 
     chosen = select(tasks) if isinstance(tasks, str) else [tasks] if isinstance(tasks, Task) else list(tasks)
-    chosen, _ = runnable(chosen, protocol)
+    chosen, skipped = runnable(chosen, protocol)
+    if skipped:
+        warnings.warn(f"skipped {len(skipped)} tasks that have no {protocol} protocol", stacklevel=2)
     if not chosen:
         raise ValueError(f"no selected task has the {protocol} protocol")
     client = make_client(model, base_url, api_key_env, **client_options)
