@@ -1,7 +1,8 @@
 """The README's and docs' excerpts of what commands print, run now: every `$ wsp ...` console excerpt and every
 JSON excerpt is compared with what the command prints today (seconds aside), so that they cannot go stale.
 
-docs/inspect.md and docs/exports.md are left to their own tests (tests/test_inspect.py, tests/test_export_*.py).
+docs/inspect.md and docs/exports.md show no `$ wsp` excerpt; the eval log sample in docs/inspect.md is checked for its
+suite, prompt version and score (its long lists are cut with "..."), the rest by tests/test_inspect.py.
 """
 
 from __future__ import annotations
@@ -111,3 +112,17 @@ def test_the_readme_reward_file_is_what_wsp_verify_writes(tmp_path, monkeypatch)
     written = json.loads(reward.read_text())
     for key, value in shown.items():
         assert same(value, written.get(key)), f"README: reward {key} is {written.get(key)!r}, not {value!r}"
+
+
+def test_the_inspect_log_excerpt_names_the_suite_and_score_of_today():
+    """docs/inspect.md shows an eval log's sample (with "..." for long lists): its suite, prompt version and
+    score are the registry's now."""
+    from wspbench.tasks import get_task, suite
+
+    text = (ROOT / "docs" / "inspect.md").read_text()
+    now = suite()
+    assert f'"version": "{now.version}"' in text and f'"digest": "{now.digest}", "tasks": {now.tasks}' in text
+    task = get_task("synth/ferry")
+    assert f'"prompt_version": "{task.prompt_version}"' in text
+    score = task.grade(task.offline_answer("reference"), task.scoring_episodes(100))
+    assert f'"normalized": {score.normalized}' in text and f'"score_cap": {score.score_cap}' in text
