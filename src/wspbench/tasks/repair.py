@@ -270,6 +270,8 @@ class RepairTask(Task):
                 states.append(x)
                 if environment.act(sample_action(self.network.forward_one(self.trained, x), action_random))[1]:
                     break
+        if len(self.states) >= 8:  # a few episode sets at a time (scoring, training): bounded memory
+            self.states.clear()
         self.states[episodes] = np.array(states, dtype=np.float64)
         return self.states[episodes]
 
