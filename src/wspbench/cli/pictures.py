@@ -143,7 +143,8 @@ def report_command(
 
     try:
         with report_progress() as progress:
-            files = build_report(run_dirs, out, replays, replay_frames, progress)
+            notice = lambda note: errors.print(note, style="yellow", markup=False)  # noqa: E731 - a skipped record
+            files = build_report(run_dirs, out, replays, replay_frames, progress, notice)
     except (OSError, ValueError) as error:  # a missing or corrupt run directory, an unwritable folder
         errors.print(str(error), style="red", markup=False, soft_wrap=True)
         raise typer.Exit(2) from None

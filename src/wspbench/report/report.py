@@ -472,15 +472,21 @@ def page(
 
 
 def build_report(
-    run_dirs: list[Path], out: Path, replays: bool = True, replay_frames: int = 200, progress: Progress | None = None
+    run_dirs: list[Path],
+    out: Path,
+    replays: bool = True,
+    replay_frames: int = 200,
+    progress: Progress | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> list[Path]:
     """Write the report files; returns them (HTML first). Nothing is graded: intervals are the records'.
-    `progress` is told each stage's advance: loading runs, writing replays, writing charts."""
+    `progress` is told each stage's advance: loading runs, writing replays, writing charts; `notice`, each
+    record left out because it cannot be used."""
     entries: list[Entry] = []
     for done, path in enumerate(run_dirs):
         if progress:
             progress("loading runs", done, len(run_dirs))
-        entries += load_run(Path(path))
+        entries += load_run(Path(path), notice)
     if progress:
         progress("loading runs", len(run_dirs), len(run_dirs))
     out.mkdir(parents=True, exist_ok=True)
