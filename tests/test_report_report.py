@@ -215,3 +215,15 @@ def test_every_reply_of_a_sampled_run_is_shown_with_the_mean(tmp_path):
     score = f"{test['normalized']:.4f}"
     assert f"mean {score} of 2 replies: {score}, {score}" in scores
     assert f"mean {score} of 2 replies" in (tmp_path / "out" / "index.html").read_text()
+
+
+def test_a_record_that_cannot_be_used_is_left_out_with_a_notice(tmp_path):
+    run = tmp_path / "other"
+    hand_written_run(run)
+    bad = json.loads((run / "tasks" / "original-gone.json").read_text())
+    bad["best_round"] = "1"  # parseable, of the wrong type (issue 27)
+    (run / "tasks" / "original-gone.json").write_text(json.dumps(bad))
+    result = RUNNER.invoke(app, ["report", str(run), "--out", str(tmp_path / "out"), "--no-replays"])
+    output = " ".join(result.output.split())
+    assert result.exit_code == 0 and "original-gone.json" in output and "best_round" in output, result.output
+    assert "original/gone" not in (tmp_path / "out" / "report.md").read_text()
