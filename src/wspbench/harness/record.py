@@ -190,7 +190,7 @@ class Reply:
             inputs.text(data["content"], "a reply's content"),
             inputs.text(data.get("reasoning"), "a reply's reasoning", optional=True),
             inputs.text(data.get("finish_reason"), "a reply's finish_reason", optional=True),
-            usage(data.get("usage"), "a reply's usage"),
+            usage(data.get("usage"), "a reply's usage", whole_tokens=False),
             inputs.real(data.get("latency_s", 0.0), "a reply's latency_s", 0.0, MAX_SECONDS),
             inputs.whole(data.get("attempts", 1), "a reply's attempts", 0, MAX_ITEMS),
             inputs.text(data.get("model"), "a reply's model", optional=True),
@@ -354,17 +354,20 @@ class TaskRecord:
             raise RecordError(str(error)[:300]) from None
 
 
-def usage(data, what: str) -> dict | None:
-    """Token counts as clients store them (`harness/clients.py` `_usage`): None, or a dict of numbers (and of
-    dicts of numbers one level down); `*tokens` counts whole and not negative. BadValue otherwise."""
+def usage(data, what: str, whole_tokens: bool = True) -> dict | None:
+    """Token counts as clients store them (`harness/clients.py` `_usage`): None, or a dict of finite numbers
+    (and of dicts of them one level down); `*tokens` counts not negative, and whole in a record's totals
+    (`whole_tokens`; a reply keeps what its server sent). BadValue otherwise."""
     if data is None:
         return None
     for key, value in inputs.sized(data, what, dict, MAX_ITEMS).items():
         inner = inputs.sized(value, f"{what}.{key:.40}", dict, MAX_ITEMS) if isinstance(value, dict) else {"": value}
         for name, number in inner.items():
             label = f"{what}.{key:.40}" + (f".{name:.40}" if name else "")
-            if str(name or key).endswith("tokens"):
+            if str(name or key).endswith("tokens") and whole_tokens:
                 inputs.whole(number, label, 0, MAX_TOKENS)
+            elif str(name or key).endswith("tokens"):
+                inputs.real(number, label, 0, MAX_TOKENS)
             else:
                 inputs.real(number, label, -MAX_TOKENS, MAX_TOKENS)
     return data
