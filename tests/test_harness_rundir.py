@@ -461,7 +461,7 @@ def test_a_3_gb_record_is_refused_by_its_size_unread(tmp_path):
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert [r.task for r in records] == ["test/b"] and peak < 20 * 2**20
-    assert "3,221,225,472 bytes, more than" in reader.notes[0]
+    assert "3,221,225,472 bytes: more than 134,217,728 bytes" in reader.notes[0]
     run_dir = within(20, lambda: opened(tmp_path))
     assert "3,221,225,472 bytes" in run_dir.notes[0] and (tmp_path / "tasks" / "test-a.json.corrupt").is_file()
 
