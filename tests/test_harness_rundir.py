@@ -400,7 +400,8 @@ def test_a_parseable_but_wrong_record_is_skipped_by_readers_and_set_aside_on_res
         (lambda m: m["config"].update(samples=10**9), "samples"),
         (lambda m: m["config"].update(episodes="3"), "episodes"),
         (lambda m: m["config"].update(rounds=1e400), "rounds"),
-        (lambda m: m.update(tasks=["test/a"] * 5000), "5,000 tasks x 1,000"),
+        (lambda m: m.update(tasks=[f"test/{i}" for i in range(5000)]), "5,000 tasks x 1,000"),
+        (lambda m: m.update(tasks=["test/a", "test/b"] * 1000), "more than once"),  # found by the fuzz
         (lambda m: m.update(suite=[1, 2]), "suite"),
     ],
 )
@@ -479,3 +480,20 @@ def test_a_lock_that_is_not_a_file_is_exit_2_with_a_message(tmp_path, kind):
     )
     message = one_line(result.output)
     assert result.exit_code == 2 and ".lock" in message and "Traceback" not in result.output, result.output
+
+
+def test_a_resumed_run_of_another_suite_is_refused_in_one_short_line(tmp_path):
+    """Found by benchmarks/fuzz.py: the refusal quoted the manifest's suite name whole (a list of 200,000 items)."""
+    finished_run(tmp_path)
+    data = json.loads((tmp_path / "manifest.json").read_text())
+    data["suite"]["name"] = [0] * 200_000
+    data["config"]["model"] = "x\n" * 1000
+    (tmp_path / "manifest.json").write_text(json.dumps(data))
+    with pytest.raises(RunDirError) as refused:
+        opened(tmp_path)
+    assert "\n" not in str(refused.value) and len(str(refused.value)) < 1000
+    data["config"]["model"] = "zero"
+    (tmp_path / "manifest.json").write_text(json.dumps(data))
+    with pytest.raises(RunDirError, match="holds a run of suite") as refused:
+        opened(tmp_path)
+    assert "\n" not in str(refused.value) and len(str(refused.value)) < 1000

@@ -53,7 +53,9 @@ def _read_regular_file(path: Path, limit: int, what: str) -> bytes:
         if not stat.S_ISREG(status.st_mode):
             raise InputFileError(f"the {what} {path} is not a regular file")
         if status.st_size > limit:  # refused by its size, unread
-            raise InputTooLarge(f"the {what} {path} has {status.st_size:,} bytes: more than {limit:,} bytes (the limit)")
+            raise InputTooLarge(
+                f"the {what} {path} has {status.st_size:,} bytes: more than {limit:,} bytes (the limit)"
+            )
         with os.fdopen(fd, "rb", closefd=False) as stream:
             return _read_at_most(stream, limit + 1)
     except OSError as error:

@@ -18,6 +18,7 @@ raises RecordError naming the field, so no reader downstream meets a value it ca
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import asdict, dataclass, field, fields
 
 from wspbench import inputs
@@ -80,9 +81,9 @@ class RunConfig:
         return Protocol(self.protocol, self.rounds, self.episodes, self.train_episodes)
 
     def differences(self, other: RunConfig) -> list[str]:
-        """The settings that differ, as `name=mine (not theirs)` texts."""
+        """The settings that differ, as `name=mine (not theirs)` texts (short: a manifest is untrusted)."""
         return [
-            f"{f.name}={getattr(self, f.name)!r}, not {getattr(other, f.name)!r}"
+            f"{f.name}={reprlib.repr(getattr(self, f.name))}, not {reprlib.repr(getattr(other, f.name))}"
             for f in fields(self)
             if getattr(self, f.name) != getattr(other, f.name)
         ]
@@ -150,6 +151,8 @@ class Manifest:
         config = RunConfig.from_json(data.get("config"))
         try:
             tasks = inputs.sized(data.get("tasks"), "tasks", list, MAX_TASKS)
+            if len(set(map(str, tasks))) != len(tasks):
+                raise BadValue("tasks names a task more than once")
             if len(tasks) * config.samples > MAX_REPLIES:
                 raise BadValue(f"{len(tasks):,} tasks x {config.samples:,} samples are more than {MAX_REPLIES:,}")
             return cls(

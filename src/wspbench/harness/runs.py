@@ -31,6 +31,7 @@ import json
 import os
 import platform
 import queue
+import reprlib
 import stat
 import threading
 import time
@@ -334,7 +335,14 @@ class RunDir:
 
 
 def _suite_name(suite: dict) -> str:
-    return f"{suite.get('name')} {suite.get('version')} ({str(suite.get('digest'))[:12]})"
+    """`name version (digest)`, short and on one line whatever the (untrusted) manifest holds."""
+    name, version, digest = (suite.get(key) for key in ("name", "version", "digest"))
+    text = f"{_brief(name, 40)} {_brief(version, 20)} ({_brief(digest, 12)})"
+    return " ".join(text.split())
+
+
+def _brief(value, length: int) -> str:
+    return value[:length] if isinstance(value, str) else reprlib.repr(value)[:length]
 
 
 class Display:
