@@ -8,6 +8,7 @@ a parser and return what happened, so that the test and the benchmark apply the 
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import time
@@ -669,7 +670,7 @@ def _mutate_tree(rng: random.Random, data):
         parent = parent[step]
     roll = rng.random()
     if roll < 0.55:
-        parent[path[-1]] = rng.choice(RECORD_SPECIALS)
+        parent[path[-1]] = copy.deepcopy(rng.choice(RECORD_SPECIALS))  # a copy: later mutations must not change it
     elif roll < 0.65 and isinstance(parent, dict):
         del parent[path[-1]]
     elif roll < 0.72 and isinstance(value, list):
@@ -680,7 +681,7 @@ def _mutate_tree(rng: random.Random, data):
         parent[path[-1]] = rng.choice([value + 1, value - 1, -value, value * 10**6, str(value)])
     elif roll < 0.92 and isinstance(parent, dict):
         key = rng.choice(["extra", "format", "schema_version", "test", "rounds", "sample"])
-        parent[key] = rng.choice(RECORD_SPECIALS)
+        parent[key] = copy.deepcopy(rng.choice(RECORD_SPECIALS))
     else:
         parent[path[-1]] = rng.choice([value, {"x": value}, [value], str(value)[:50]])
     return data
