@@ -121,7 +121,11 @@ def run_shard(job: tuple[int, int, int, float]) -> dict:
                 )
             family = rng.choices(names, weights)[0]
             _, make, kind = FAMILIES[family]
-            label, text = make(rng)
+            try:
+                label, text = make(rng)
+            except Exception:  # noqa: BLE001 (a generator's bug is counted, never stops the shard)
+                crashes.append(f"{family} generator (shard {shard} #{number}): {traceback.format_exc(limit=3)[-400:]}")
+                continue
             what = f"{family}{' ' + label if label else ''} (shard {shard} #{number})"
             tried[family] += 1
             cpu = time.process_time()

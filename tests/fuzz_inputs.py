@@ -673,7 +673,7 @@ def _mutate_tree(rng: random.Random, data):
         parent[path[-1]] = copy.deepcopy(rng.choice(RECORD_SPECIALS))  # a copy: later mutations must not change it
     elif roll < 0.65 and isinstance(parent, dict):
         del parent[path[-1]]
-    elif roll < 0.72 and isinstance(value, list):
+    elif roll < 0.72 and isinstance(value, list) and len(value) <= 200:  # at most 200,000 items
         parent[path[-1]] = value * rng.choice([2, 3, 1000])
     elif roll < 0.77:
         parent[path[-1]] = [rng.choice([0, 0.5, 1, "x", None])] * rng.choice([10, 1000, 100_001, 200_000])
