@@ -1,13 +1,18 @@
-"""Fuzz the parsers of untrusted text at scale: edits replies, SUPERBEAM JSON replies, trajectory files.
+"""Fuzz the parsers of untrusted text at scale: edits replies, SUPERBEAM JSON replies, trajectory files, run
+records, and identify and repair replies (through the Task API's `read` and `check`).
 
 Draws --count inputs (default 100,000) from the generators in tests/fuzz_inputs.py: grammar-aware mutations
 of the shipped programs and of the reference network, programs drawn from the edits grammar, random text
-and bytes, trajectories around such replies, and structural bombs up to the size limits. Small edits
-replies are also compared with the seed grader's parser (tests/data/seed_edits.py): same acceptance, same
-weights. It prints the inputs tried, crashes (an exception other than the parser's own error), mismatches
-with the seed, hangs (over --bound seconds of CPU time, so that a busy machine does not make one), and the
-slowest and the largest-memory case. Time is measured without tracing; memory (tracemalloc peak) on every
-input over 20,000 characters and on 1 in 500 others. --workers splits the inputs over processes.
+and bytes, trajectories around such replies, structural bombs up to the size limits, run directories whose
+manifest or record is damaged (read as `wsp runs show/compare`, `wsp report` and a resumed run read them),
+mutated identify replies and mutated repair replies. Small edits replies are also compared with the seed
+grader's parser (tests/data/seed_edits.py): same acceptance, same weights; repair replies with the seed's edits
+applied to the damaged network; an accepted run record must serve every reader and write back unchanged; a
+clean identify reply must vote for the game it names. It prints the inputs tried, crashes (an exception other
+than the parser's own error), mismatches (with the seed, or a broken rule above), hangs (over --bound seconds
+of CPU time, so that a busy machine does not make one), and the slowest and the largest-memory case. Time is
+measured without tracing; memory (tracemalloc peak) on every input over 20,000 characters and on 1 in 500
+others. --workers splits the inputs over processes.
 
     python benchmarks/fuzz.py [--count 100000] [--seed 0] [--bound 1.0] [--workers 1]
     python benchmarks/fuzz.py --bombs     # each edits bomb at the reply limit: CPU time and memory
@@ -50,10 +55,43 @@ FAMILIES = {  # name: (weight, make(rng) -> (label, input), check(input, folder)
         ),
         "trajectory",
     ),
+    "run record": (8, lambda rng: ("", inputs.run_files_text(rng)), "record"),
+    "run record resumed": (2, lambda rng: ("", inputs.run_files_text(rng)), "record resumed"),
+    "identify mutation": (
+        6,
+        lambda rng: ("", (rng.choice(inputs.identify_tasks()), *inputs.identify_reply(rng))),
+        "identify",
+    ),
+    "identify bomb": (
+        0.5,
+        lambda rng: ("", (rng.choice(inputs.identify_tasks()), "", inputs.identify_bomb(rng)[1])),
+        "identify",
+    ),
+    "repair mutation": (8, lambda rng: ("", inputs.repair_reply(rng)), "repair"),
 }
 
 
-def run_one(kind: str, text: str, folder: Path):
+def size(payload) -> int:
+    """Characters of an input (a reply, or a run directory's two files)."""
+    if isinstance(payload, str):
+        return len(payload)
+    return sum(len(part) for part in payload if isinstance(part, str))
+
+
+def shown(payload) -> str:
+    return repr(payload[:120] if isinstance(payload, str) else [p for p in payload if isinstance(p, str)][-1][:120])
+
+
+def run_one(kind: str, text, folder: Path):
+    """Check one input; `text` is a reply, or for the newer families a tuple (see FAMILIES)."""
+    if kind.startswith("record"):  # (what was damaged, manifest text, record text)
+        return inputs.check_run_files(text[1], text[2], folder, resume=kind == "record resumed")
+    if kind == "identify":  # (task, the game a clean reply names or "", reply)
+        task, named, reply = text
+        return inputs.check_identify(reply, named, task)
+    if kind == "repair":  # (task, reply)
+        task, reply = text
+        return inputs.check_repair(reply, task)
     if kind == "seed":
         return inputs.compare_with_seed(text)
     if kind == "edits":
@@ -72,6 +110,7 @@ def run_shard(job: tuple[int, int, int, float]) -> dict:
     weights = [FAMILIES[name][0] for name in names]
     tried, crashes, mismatches, hangs = Counter(), [], [], []
     slowest = largest = (0.0, "", 0, 0.0)
+    inputs.warm_up()
     with tempfile.TemporaryDirectory() as folder:
         for number in range(count):
             if number and number % 10_000 == 0:
@@ -82,24 +121,28 @@ def run_shard(job: tuple[int, int, int, float]) -> dict:
                 )
             family = rng.choices(names, weights)[0]
             _, make, kind = FAMILIES[family]
-            label, text = make(rng)
+            try:
+                label, text = make(rng)
+            except Exception:  # noqa: BLE001 (a generator's bug is counted, never stops the shard)
+                crashes.append(f"{family} generator (shard {shard} #{number}): {traceback.format_exc(limit=3)[-400:]}")
+                continue
             what = f"{family}{' ' + label if label else ''} (shard {shard} #{number})"
             tried[family] += 1
             cpu = time.process_time()
             try:
                 outcome = run_one(kind, text, Path(folder))
             except AssertionError as error:
-                mismatches.append(f"{what}: {str(error)[:200]} (input {text[:120]!r})")
+                mismatches.append(f"{what}: {str(error)[:200]} (input {shown(text)})")
                 continue
             except Exception:  # noqa: BLE001 (counting crashes is the point)
-                crashes.append(f"{what}: {traceback.format_exc(limit=3)[-400:]} (input {text[:120]!r})")
+                crashes.append(f"{what}: {traceback.format_exc(limit=3)[-400:]} (input {shown(text)})")
                 continue
             cpu = time.process_time() - cpu
             if cpu > bound:
-                hangs.append(f"{what}: {cpu:.2f} s CPU, {len(text):,} characters")
+                hangs.append(f"{what}: {cpu:.2f} s CPU, {size(text):,} characters")
             if cpu > slowest[0]:
-                slowest = (cpu, what, len(text), outcome.seconds)
-            if len(text) > 20_000 or number % 500 == 0:
+                slowest = (cpu, what, size(text), outcome.seconds)
+            if size(text) > 20_000 or number % 500 == 0:
                 tracemalloc.start()
                 try:
                     run_one(kind, text, Path(folder))
@@ -108,7 +151,7 @@ def run_shard(job: tuple[int, int, int, float]) -> dict:
                 peak = tracemalloc.get_traced_memory()[1] / 2**20
                 tracemalloc.stop()
                 if peak > largest[0]:
-                    largest = (peak, what, len(text), 0.0)
+                    largest = (peak, what, size(text), 0.0)
     return {
         "tried": tried,
         "crashes": crashes,
@@ -165,7 +208,7 @@ def main() -> None:
         f"({', '.join(f'{name} {count:,}' for name, count in sorted(tried.items()))})"
     )
     print(f"crashes: {len(crashes)}")
-    print(f"mismatches with the seed grader's parser: {len(mismatches)}")
+    print(f"mismatches (with the seed grader's parser, or a rule of the checks): {len(mismatches)}")
     print(f"hangs (over {args.bound:g} s of CPU): {len(hangs)}")
     print(f"slowest: {slowest[1]} ({slowest[2]:,} characters): {slowest[0]:.3f} s CPU, {slowest[3]:.3f} s wall")
     print(f"largest memory: {largest[1]} ({largest[2]:,} characters): {largest[0]:.1f} MB (tracemalloc peak)")

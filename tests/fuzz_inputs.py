@@ -8,6 +8,7 @@ a parser and return what happened, so that the test and the benchmark apply the 
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import time
@@ -571,3 +572,395 @@ def check_trajectory(text: str, folder: Path) -> Outcome:
     seconds = time.perf_counter() - start
     assert len(message) <= MAX_MESSAGE_CHARS, (len(message), message[:200])
     return Outcome(accepted, message, seconds)
+
+
+# --- run records -----------------------------------------------------------------------------------
+# A run directory (manifest.json and tasks/test-a.json) built from the typed records, then damaged: values of
+# the wrong type, out of range, huge, NaN, missing or extra keys, long lists, or the text cut and spliced.
+# `check_run_files` reads it as `wsp runs show/compare`, `wsp report` and a resumed run do.
+
+RECORD_SPECIALS = [
+    "1",
+    "",
+    "x" * 1000,
+    0,
+    -1,
+    1,
+    7,
+    10**9,
+    2**63,
+    -(2**63),
+    10**400,
+    -(10**400),
+    1.5,
+    -0.0,
+    1e308,
+    float("nan"),
+    float("inf"),
+    float("-inf"),
+    True,
+    False,
+    None,
+    [],
+    {},
+    [1, "x"],
+    {"a": 1},
+    {"prompt_tokens": "5"},
+    [[1]],
+]
+RECORD_TEXT_SPECIALS = ["1" * 5000, "1e400", "-1e400", "NaN", "Infinity", "[" * 100_000, "{" * 50_000, "\\ud800"]
+_RUN_FILES: list[tuple[dict, dict]] = []
+
+
+def run_files() -> tuple[dict, dict]:
+    """A valid manifest and a finished feedback record (two rounds, training and held-out Scores with
+    per-episode caps, usage with details), as JSON data."""
+    if not _RUN_FILES:
+        from wspbench.harness.record import Manifest, Reply, Round, RunConfig, TaskRecord
+        from wspbench.tasks.spec import Score
+
+        config = RunConfig("fuzz", protocol="feedback", rounds=2, episodes=3, train_episodes=1)
+        suite = {"name": "wspbench", "version": "3", "digest": "0" * 64, "tasks": 2}
+        manifest = Manifest(config, ["test/a", "test/b"], suite, {"numpy": "2"}, {"test/a": {"count": 3}})
+        usage = {"prompt_tokens": 10, "completion_tokens": 5, "completion_tokens_details": {"reasoning_tokens": 2}}
+        train = Score("test/a", 0.5, 5.0, 10.0, (100,), (5.0,), (7,))
+        test = Score("test/a", 0.25, 2.5, 10.0, (0, 1, 2), (2.0, 2.5, 3.0), (4, 5, 6), episode_caps=(9.0, 10.0, 11.0))
+        rounds = [
+            Round(1, Reply("1", usage=usage, latency_s=0.5, retries=["HTTP 429"]), weights={"n": [1]}, train=train),
+            Round(2, Reply("x", finish_reason="length"), parse_error="not a number", truncated=True, feedback="bad"),
+        ]
+        record = TaskRecord(
+            "test/a",
+            "fuzz",
+            "feedback",
+            max_rounds=2,
+            family="test",
+            suite=suite,
+            messages=[{"role": "user", "content": "count"}, {"role": "assistant", "round": 1}],
+            rounds=rounds,
+            status="ok",
+            best_round=1,
+            test=test,
+            usage={"prompt_tokens": 10, "completion_tokens": 5},
+            timings={"model_s": 0.5, "grading_s": 0.1, "total_s": 0.7},
+            started_at="2026-01-01T00:00:00+00:00",
+            finished_at="2026-01-01T00:00:01+00:00",
+        )
+        _RUN_FILES.append((manifest.to_json(), record.to_json()))
+    manifest, record = _RUN_FILES[0]
+    return json.loads(json.dumps(manifest)), json.loads(json.dumps(record))
+
+
+def _places(data, path=()):
+    """Every (path, value) in a JSON tree."""
+    yield path, data
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from _places(value, (*path, key))
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            yield from _places(value, (*path, i))
+
+
+def _mutate_tree(rng: random.Random, data):
+    places = list(_places(data))
+    path, value = rng.choice(places[1:])
+    parent = data
+    for step in path[:-1]:
+        parent = parent[step]
+    roll = rng.random()
+    if roll < 0.55:
+        parent[path[-1]] = copy.deepcopy(rng.choice(RECORD_SPECIALS))  # a copy: later mutations must not change it
+    elif roll < 0.65 and isinstance(parent, dict):
+        del parent[path[-1]]
+    elif roll < 0.72 and isinstance(value, list) and len(value) <= 200:  # at most 200,000 items
+        parent[path[-1]] = value * rng.choice([2, 3, 1000])
+    elif roll < 0.77:
+        parent[path[-1]] = [rng.choice([0, 0.5, 1, "x", None])] * rng.choice([10, 1000, 100_001, 200_000])
+    elif roll < 0.85 and isinstance(value, (int, float)) and not isinstance(value, bool):
+        parent[path[-1]] = rng.choice([value + 1, value - 1, -value, value * 10**6, str(value)])
+    elif roll < 0.92 and isinstance(parent, dict):
+        key = rng.choice(["extra", "format", "schema_version", "test", "rounds", "sample"])
+        parent[key] = copy.deepcopy(rng.choice(RECORD_SPECIALS))
+    else:
+        parent[path[-1]] = rng.choice([value, {"x": value}, [value], str(value)[:50]])
+    return data
+
+
+def run_files_text(rng: random.Random) -> tuple[str, str, str]:
+    """(what was damaged, manifest text, record text)."""
+    manifest, record = run_files()
+    target = "manifest" if rng.random() < 0.25 else "record"
+    data = manifest if target == "manifest" else record
+    for _ in range(rng.randint(1, 3)):
+        data = _mutate_tree(rng, data)
+    text = json.dumps(data, indent=rng.choice([None, 1]))
+    if rng.random() < 0.2:  # the text itself: cut, spliced, numbers no JSON writer makes
+        at = rng.randrange(len(text) + 1)
+        roll = rng.random()
+        if roll < 0.3:
+            text = text[:at]
+        elif roll < 0.8:
+            end = at
+            while end < len(text) and text[end] not in ",]}":
+                end += 1
+            text = text[:at] + rng.choice(RECORD_TEXT_SPECIALS) + text[end:]
+        else:
+            text = text[:at] + rng.choice(list('[]{},:"') + ["\\", "\0", "\n"]) + text[at + rng.randint(0, 1) :]
+    texts = {"manifest": json.dumps(manifest), "record": json.dumps(record)}
+    texts[target] = text
+    return target, texts["manifest"], texts["record"]
+
+
+MAX_NOTE_CHARS = 2000  # a notice or error about one file: one line, at most this long
+
+
+def check_run_files(manifest_text: str, record_text: str, folder: Path, resume: bool = False) -> Outcome:
+    """The run directory read as the readers read it: RunDirError (a bad manifest) or the records, a bad one
+    skipped with a one-line notice. An accepted record must serve every reader (summary rows and markdown,
+    scores with intervals, report entries, a comparison) and write back to the same JSON. With `resume`, the
+    directory is also opened as a resumed run (a bad record set aside as *.corrupt)."""
+    import shutil
+
+    from wspbench.harness.record import Manifest, TaskRecord
+    from wspbench.harness.runs import RunDir, RunDirError
+    from wspbench.harness.summary import comparison, run_scores, summary_markdown, summary_rows
+    from wspbench.report.runs import entry_from_record
+
+    run = folder / "run"
+    shutil.rmtree(run, ignore_errors=True)
+    (run / "tasks").mkdir(parents=True)
+    (run / "manifest.json").write_text(manifest_text, encoding="utf-8", errors="surrogatepass")
+    (run / "tasks" / "test-a.json").write_text(record_text, encoding="utf-8", errors="surrogatepass")
+    start = time.perf_counter()
+    run_dir = RunDir(run)
+    try:
+        manifest, records = run_dir.read()
+        accepted, message = bool(records), " / ".join(run_dir.notes)
+    except RunDirError as error:
+        manifest, records, accepted, message = None, [], False, str(error)
+    for note in [*run_dir.notes, message]:
+        assert "\n" not in note and len(note) <= MAX_NOTE_CHARS, (len(note), note[:200])
+    if manifest is not None:
+        scores = run_scores(manifest, records)
+        summary_markdown(manifest, summary_rows(records, manifest), scores)
+        comparison([("a", manifest, records), ("b", manifest, records)])
+        for record in records:
+            entry_from_record("run", manifest, record)
+            again = TaskRecord.from_json(json.loads(json.dumps(record.to_json())))
+            assert json.dumps(again.to_json(), sort_keys=True) == json.dumps(record.to_json(), sort_keys=True)
+        again = Manifest.from_json(json.loads(json.dumps(manifest.to_json())))
+        assert json.dumps(again.to_json(), sort_keys=True) == json.dumps(manifest.to_json(), sort_keys=True)
+    if resume:
+        valid = Manifest.from_json(run_files()[0])
+        resumed = RunDir(run)
+        try:
+            resumed.open(valid)
+            resumed.records()
+        except RunDirError as error:
+            assert "\n" not in str(error) and len(str(error)) <= MAX_NOTE_CHARS
+        finally:
+            resumed.close()
+        for note in resumed.notes:
+            assert "\n" not in note and len(note) <= MAX_NOTE_CHARS, (len(note), note[:200])
+    return Outcome(accepted, message, time.perf_counter() - start)
+
+
+# --- identify and repair answers (through the Task API: `read` and `check`) -------------------------------
+
+IDENTIFY_NOISE = [
+    "**",
+    "`",
+    "``",
+    "```",
+    "```game",
+    "```GAME",
+    "```game ",
+    "\n",
+    "\r\n",
+    " ",
+    "!",
+    ".",
+    "'",
+    '"',
+    "MinAtar ",
+    "original/",
+    "synth/",
+    "\u200b",
+    "\ufeff",
+    "\u3000",
+    "Ｂｒｅａｋｏｕｔ",
+    "Breakout",
+    "_",
+    "-",
+    "/",
+    "x" * 200,
+    "\0",
+]
+_IDENTIFY: list = []
+_REPAIR: list = []
+
+
+def identify_tasks() -> list:
+    if not _IDENTIFY:
+        from wspbench.tasks import select
+
+        _IDENTIFY.extend(select("identify-choice/*")[:4] + select("identify/*")[:2])
+    return _IDENTIFY
+
+
+def repair_tasks() -> list:
+    """Every damage, on two games."""
+    if not _REPAIR:
+        from wspbench.tasks import select
+
+        _REPAIR.extend(select("repair/breakout/*") + select("repair/asterix/*"))
+    return _REPAIR
+
+
+def game_names() -> list[str]:
+    from wspbench.tasks.identify import candidates
+
+    return [game.game for game in candidates()]
+
+
+def identify_reply(rng: random.Random) -> tuple[str, str]:
+    """(the game a clean reply names, or "" for a mutated one; the reply)."""
+    name = rng.choice(game_names())
+    text = rng.choice(["", "The weights read like this.\n"]) + f"{B}game\n{name}\n{B}" + rng.choice(["", "\n"])
+    if rng.random() < 0.2:
+        return name, text
+    for _ in range(rng.randint(1, 4)):
+        at = rng.randrange(len(text) + 1)
+        roll = rng.random()
+        if roll < 0.5:
+            text = text[:at] + rng.choice(IDENTIFY_NOISE) + text[at:]
+        elif roll < 0.7:
+            text = text[:at] + text[at + rng.randint(1, 4) :]
+        elif roll < 0.8:
+            text = text.upper() if rng.random() < 0.5 else text.title()
+        elif roll < 0.9:
+            text = text + "\n" + text
+        else:
+            text = text[:at] + "".join(rng.choices(IDENTIFY_NOISE, k=rng.randint(1, 20))) + text[at:]
+    return "", text
+
+
+def identify_bomb(rng: random.Random) -> tuple[str, str]:
+    n = _sized(rng, 200_000)
+    bombs = {
+        "openers": lambda: "```game\n" * (n // 8),
+        "blocks": lambda: "```game\nbreakout\n```" * (n // 20),
+        "unclosed": lambda: "```game\n" + "a" * n,
+        "long_name": lambda: "```game\n" + "b" * n + "\n```",
+        "backticks": lambda: "`" * n,
+        "lines": lambda: "```game\n" + "\n" * n + "breakout\n```",
+    }
+    name = rng.choice(list(bombs))
+    return name, bombs[name]()
+
+
+def check_identify(reply: str, named: str, task) -> Outcome:
+    """`read` lets only AnswerError escape, with a short message; `check` agrees with it; the vote is one-hot or
+    empty over the candidates; a clean reply's game is the one voted for; text without backticks after the last
+    block changes nothing."""
+    start = time.perf_counter()
+    try:
+        weights, _ = task.read(reply)
+        vote, accepted, message = np.asarray(weights["game"]), True, ""
+    except AnswerError as error:
+        vote, accepted, message = None, False, str(error)
+    seconds = time.perf_counter() - start
+    assert len(message) <= MAX_MESSAGE_CHARS, (len(message), message[:200])
+    checked = task.check(reply)
+    assert (checked[2] is None) == accepted and (accepted or checked[2] == message[:MAX_MESSAGE_CHARS])
+    if accepted:
+        names = game_names()
+        assert vote.shape == (len(names),) and set(np.unique(vote)) <= {0.0, 1.0} and vote.sum() <= 1
+        if named:
+            assert vote[names.index(named)] == 1.0, f"the reply names {named} but the vote is {vote}"
+        if len(reply) < 100_000:
+            again, _ = task.read(reply + "\nThat is my answer; no more blocks.")
+            assert np.array_equal(np.asarray(again["game"]), vote), "text after the last block changed the vote"
+    return Outcome(accepted, message, seconds)
+
+
+def repair_reply(rng: random.Random) -> tuple[object, str]:
+    """(a repair task, a reply to it): its reference answer mutated, a shipped program mutated, or a program
+    from the edits grammar."""
+    task = rng.choice(repair_tasks())
+    roll = rng.random()
+    if roll < 0.5:
+        text = task.offline_answer(rng.choice(["reference", "zero"]))
+        for _ in range(rng.randint(1, 3)):
+            text = rng.choice(_MUTATIONS)(rng, text)
+    elif roll < 0.8:
+        text = grammar_program(rng)
+    else:
+        text = mutate_program(rng)
+    return task, text
+
+
+def seed_on_base(reply: str, base: dict):
+    """The seed grader's edits semantics (tests/data/seed_edits.py) starting from `base` instead of zeros:
+    (tensors, count), or None for a rejection."""
+    try:
+        matches = seed_edits.EDITS_BLOCK.findall(reply)
+        if not matches:
+            return None
+        tree = seed_edits.ast.parse(matches[-1], mode="exec")
+        tensors = {name: np.array(base[name], dtype=np.float32) for name in seed_edits.TENSOR_SHAPES}
+        for statement in tree.body:
+            if isinstance(statement, seed_edits.ast.Assign) and len(statement.targets) == 1:
+                tensor, key = seed_edits._target(statement.targets[0], tensors)
+                tensor[key] = seed_edits.ast.literal_eval(statement.value)
+            elif isinstance(statement, seed_edits.ast.AugAssign):
+                tensor, key = seed_edits._target(statement.target, tensors)
+                value = seed_edits.ast.literal_eval(statement.value)
+                operations = {"Mult": np.multiply, "Add": np.add, "Sub": np.subtract}
+                operation = operations[type(statement.op).__name__]
+                tensor[key] = operation(tensor[key], value)
+            else:
+                return None
+        values = np.concatenate([tensor.ravel() for tensor in tensors.values()])
+        if not np.all(np.isfinite(values)) or np.max(np.abs(values), initial=0.0) > 1e6:
+            return None
+        return tensors, len(tree.body)
+    except Exception:  # noqa: BLE001 (as in seed_result: any exception of the seed is a rejection)
+        return None
+
+
+def check_repair(reply: str, task) -> Outcome:
+    """`read` lets only AnswerError escape, with a short message, and `check` agrees; a reply the seed's edits
+    semantics (applied to the damaged network) rejects is rejected; one both accept gives the same weights.
+    (Repair may refuse more than the seed: its own bounds on what a reply may change.)"""
+    start = time.perf_counter()
+    try:
+        weights, _ = task.read(reply)
+        accepted, message = True, ""
+    except AnswerError as error:
+        weights, accepted, message = None, False, str(error)
+    seconds = time.perf_counter() - start
+    assert len(message) <= MAX_MESSAGE_CHARS, (len(message), message[:200])
+    checked = task.check(reply)
+    assert (checked[2] is None) == accepted and (accepted or checked[2] == message[:MAX_MESSAGE_CHARS])
+    if len(reply) <= 50_000:
+        expected = seed_on_base(reply, task.damaged)
+        if expected is None:
+            assert not accepted, "the seed's edits reject this reply but repair accepts it"
+        elif accepted:
+            for name, tensor in expected[0].items():
+                assert np.asarray(weights[name], dtype=np.float32).tobytes() == tensor.tobytes(), name
+    return Outcome(accepted, message, seconds)
+
+
+def warm_up() -> None:
+    """Import and load what the checks use once (the harness imports openai: about a second of CPU), so that the
+    first input of a family is not timed with it."""
+    import wspbench.harness.runs  # noqa: F401
+    import wspbench.report.runs  # noqa: F401
+
+    run_files()
+    identify_tasks()
+    for task in repair_tasks():
+        _ = task.damaged

@@ -1,4 +1,5 @@
-"""Fuzzing the parsers of untrusted text: edits replies, SUPERBEAM JSON replies and trajectory files.
+"""Fuzzing the parsers of untrusted text: edits replies, SUPERBEAM JSON replies, trajectory files, run records
+(manifests and task records, as the readers and a resumed run read them), identify and repair replies.
 
 Inputs come from tests/fuzz_inputs.py (grammar-aware mutations of the shipped programs, programs drawn from
 the grammar, random text and bytes, structural bombs). For every input: nothing but the parser's own error
@@ -8,6 +9,7 @@ edits replies also get the same acceptance, weights and count as the seed grader
 100,000 and more.
 """
 
+import json
 import random
 import warnings
 
@@ -85,3 +87,46 @@ def test_trajectories(tmp_path_factory, rng: random.Random):
     generator = rng.choice([fuzz_inputs.mutate_program, fuzz_inputs.random_text, fuzz_inputs.mutate_json])
     text = fuzz_inputs.trajectory_text(rng, generator(rng))
     assert fuzz_inputs.check_trajectory(text, folder).seconds < BOUND_SECONDS
+
+
+@settings(FUZZ, max_examples=150)
+@given(RANDOMS)
+def test_damaged_run_records_are_skipped_or_served(tmp_path_factory, rng: random.Random):
+    """A damaged manifest or record: a one-line RunDirError or notice, or a record every reader can use."""
+    folder = tmp_path_factory.mktemp("run", numbered=True)
+    _, manifest, record = fuzz_inputs.run_files_text(rng)
+    outcome = fuzz_inputs.check_run_files(manifest, record, folder, resume=rng.random() < 0.2)
+    assert outcome.seconds < BOUND_SECONDS
+
+
+def test_the_undamaged_run_record_is_accepted(tmp_path):
+    manifest, record = fuzz_inputs.run_files()
+    outcome = fuzz_inputs.check_run_files(json.dumps(manifest), json.dumps(record), tmp_path, resume=True)
+    assert outcome.accepted and outcome.message == ""
+
+
+@settings(FUZZ, max_examples=300)
+@given(RANDOMS)
+def test_identify_replies(rng: random.Random):
+    named, reply = fuzz_inputs.identify_reply(rng)
+    task = rng.choice(fuzz_inputs.identify_tasks())
+    assert fuzz_inputs.check_identify(reply, named, task).seconds < BOUND_SECONDS
+
+
+@settings(FUZZ, max_examples=12)
+@given(RANDOMS)
+def test_identify_bombs_are_bounded(rng: random.Random):
+    _, reply = fuzz_inputs.identify_bomb(rng)
+    assert fuzz_inputs.check_identify(reply, "", fuzz_inputs.identify_tasks()[0]).seconds < BOUND_SECONDS
+
+
+@settings(FUZZ, max_examples=200)
+@given(RANDOMS)
+def test_repair_replies_match_the_seed_on_the_damaged_network(rng: random.Random):
+    task, reply = fuzz_inputs.repair_reply(rng)
+    assert fuzz_inputs.check_repair(reply, task).seconds < BOUND_SECONDS
+
+
+def test_the_repair_reference_answers_are_accepted_as_the_seed_reads_them():
+    for task in fuzz_inputs.repair_tasks():
+        assert fuzz_inputs.check_repair(task.offline_answer("reference"), task).accepted

@@ -102,6 +102,7 @@ def test_rerun_skips_finished_tasks_adds_new_ones_and_refuses_other_settings(tmp
     first = (tmp_path / "tasks" / "original-breakout.json").read_bytes()
     result = offline_run(tmp_path, "zero", "original/breakout,original/asterix")
     assert result.exit_code == 0, result.output
+    assert "1 of 2 tasks already done" in " ".join(result.output.split())  # resuming says what is kept
     assert (tmp_path / "tasks" / "original-breakout.json").read_bytes() == first
     assert record(tmp_path, "original/asterix")["status"] == "ok"
     assert json.loads((tmp_path / "manifest.json").read_text())["tasks"] == ["original/breakout", "original/asterix"]

@@ -4,6 +4,7 @@ corrupt records and manifests, a grader that crashes after the model was paid, a
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -172,8 +173,9 @@ def test_a_worker_that_fails_stops_the_batch_with_a_message(tmp_path):
 def test_a_corrupt_record_is_named_set_aside_and_run_again(tmp_path, junk):
     opened(tmp_path).close()
     (tmp_path / "tasks" / "test-a.json").write_bytes(junk)
-    with pytest.raises(RunDirError, match=r"test-a\.json"):
-        RunDir(tmp_path).summary()  # `wsp runs show` names the file
+    reader = RunDir(tmp_path)
+    assert reader.summary()[1][0]["status"] == "pending"  # `wsp runs show` skips it and names the file
+    assert len(reader.notes) == 1 and "test-a.json" in reader.notes[0] and "skipped" in reader.notes[0]
     run_dir = opened(tmp_path)
     assert len(run_dir.notes) == 1 and "test-a.json" in run_dir.notes[0] and "test-a.json.corrupt" in run_dir.notes[0]
     assert (tmp_path / "tasks" / "test-a.json.corrupt").read_bytes() == junk
@@ -189,11 +191,11 @@ def test_a_corrupt_manifest_is_named_and_set_aside(tmp_path):
     assert result.exit_code == 2
 
 
-def test_runs_show_names_a_corrupt_record(tmp_path):
+def test_runs_show_skips_a_corrupt_record_and_names_it(tmp_path):
     opened(tmp_path).close()
     (tmp_path / "tasks" / "test-b.json").write_text("{")
     result = CliRunner().invoke(app, ["runs", "show", str(tmp_path)])
-    assert result.exit_code == 2 and "test-b.json" in "".join(result.output.replace("│", "").split())
+    assert result.exit_code == 0 and "test-b.json" in "".join(result.output.replace("│", "").split())
 
 
 def test_temporary_files_of_a_killed_run_are_removed(tmp_path):
@@ -309,3 +311,189 @@ def test_a_manifest_from_before_samples_reads_as_one_reply_per_task():
     assert RunConfig.from_json(data).samples == 1
     with pytest.raises(ValueError):
         RunConfig.from_json({**data, "samples": 0})
+
+
+# --- records that parse but are wrong, and special files (issue 27, items 8 and 9) -------------------------
+
+
+def finished_run(path: Path) -> Path:
+    """A run of test/a and test/b, both "ok"."""
+    run_batch(opened(path), counting(), ScriptedClient(["1", "2"]), ONE_SHOT)
+    return path
+
+
+def within(seconds: float, action):
+    """`action()`'s result, or a failure (not a hung test) when it takes longer: a FIFO blocks a plain read."""
+    import threading
+
+    result: list = []
+    thread = threading.Thread(target=lambda: result.append(_outcome(action)), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert result, f"did not finish within {seconds} s"
+    if isinstance(result[0], BaseException):
+        raise result[0]
+    return result[0]
+
+
+def _outcome(action):
+    try:
+        return action()
+    except BaseException as error:  # noqa: BLE001 - handed to the test's thread
+        return error
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _many_episodes(test: dict) -> None:
+    n = 2_000_000
+    test.update(episodes=list(range(n)), values=[0.1] * n, lengths=[1] * n)
+
+
+MUTATIONS = {  # the reproducers of issue 27 item 8, and a few of their kind: (change, a word of the message)
+    "best_round as text": (lambda r: r.update(best_round="1"), "best_round"),
+    "best_round out of range": (lambda r: r.update(best_round=7), "best_round"),
+    "raw 10**400": (lambda r: r["test"].update(raw=10**400), "raw"),
+    "a value NaN": (lambda r: r["test"]["values"].__setitem__(0, float("nan")), "value"),
+    "usage as text": (lambda r: r.update(usage={"prompt_tokens": "5", "completion_tokens": "1"}), "prompt_tokens"),
+    "timings as a list": (lambda r: r.update(timings=[1, 2]), "timings"),
+    "timings as text": (lambda r: r.update(timings={"total_s": "3"}), "total_s"),
+    "2,000,000 episodes": (lambda r: _many_episodes(r["test"]), "2,000,000"),
+    "reused as text": (lambda r: r["rounds"][0].update(reused="no"), "reused"),
+    "sample 10**9": (lambda r: r.update(sample=10**9), "sample"),
+}
+
+
+@pytest.mark.parametrize("name", list(MUTATIONS))
+def test_a_parseable_but_wrong_record_is_skipped_by_readers_and_set_aside_on_resume(tmp_path, name):
+    change, word = MUTATIONS[name]
+    finished_run(tmp_path)
+    path = tmp_path / "tasks" / "test-a.json"
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+    for command in (["runs", "show", str(tmp_path)], ["runs", "compare", str(tmp_path), str(tmp_path)]):
+        result = within(120, lambda command=command: CliRunner().invoke(app, command))
+        notice = [line for line in result.output.splitlines() if "test-a.json" in line]
+        assert result.exit_code == 0 and "Traceback" not in result.output, result.output
+        assert len(notice) == command.count(str(tmp_path)) and word in notice[0] and "skipped" in notice[0]
+
+    from wspbench.report.runs import load_run
+
+    notes: list[str] = []
+    entries = within(120, lambda: load_run(tmp_path, notes.append))  # `wsp report` reads runs so
+    assert [e.task for e in entries] == ["test/b"] and len(notes) == 1 and word in notes[0]
+
+    run_dir = within(120, lambda: opened(tmp_path))  # resume: set aside with a one-line notice, run again
+    assert len(run_dir.notes) == 1 and "\n" not in run_dir.notes[0] and "test-a.json.corrupt" in run_dir.notes[0]
+    assert (tmp_path / "tasks" / "test-a.json.corrupt").is_file()
+    assert run_batch(run_dir, counting(), ScriptedClient(["3"]), ONE_SHOT) == ["test/a"]
+    assert run_dir.record("test/a").test_score == pytest.approx(0.03)
+
+
+@pytest.mark.parametrize(
+    ("change", "word"),
+    [
+        (lambda m: m["config"].update(samples=10**9), "samples"),
+        (lambda m: m["config"].update(episodes="3"), "episodes"),
+        (lambda m: m["config"].update(rounds=1e400), "rounds"),
+        (lambda m: m.update(tasks=[f"test/{i}" for i in range(5000)]), "5,000 tasks x 1,000"),
+        (lambda m: m.update(tasks=["test/a", "test/b"] * 1000), "more than once"),  # found by the fuzz
+        (lambda m: m.update(suite=[1, 2]), "suite"),
+    ],
+)
+def test_a_parseable_but_wrong_manifest_is_one_line_and_exit_2(tmp_path, change, word):
+    finished_run(tmp_path)
+    data = json.loads((tmp_path / "manifest.json").read_text())
+    if word.startswith("5,000"):
+        data["config"]["samples"] = 1000
+    change(data)
+    (tmp_path / "manifest.json").write_text(json.dumps(data))
+    result = within(60, lambda: CliRunner().invoke(app, ["runs", "show", str(tmp_path)]))
+    message = one_line(result.output)
+    assert result.exit_code == 2 and "manifest.json" in message and word in message, result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_fifo_record_does_not_hang_resume_or_the_readers(tmp_path):
+    finished_run(tmp_path)
+    path = tmp_path / "tasks" / "test-a.json"
+    path.unlink()
+    os.mkfifo(path)
+    reader = RunDir(tmp_path)
+    assert [r.task for r in within(20, reader.records)] == ["test/b"]
+    assert "not a regular file" in reader.notes[0]
+    run_dir = within(20, lambda: opened(tmp_path))
+    assert "not a regular file" in run_dir.notes[0] and (tmp_path / "tasks" / "test-a.json.corrupt").exists()
+    assert run_batch(run_dir, counting(), ScriptedClient(["3"]), ONE_SHOT) == ["test/a"]
+
+
+def test_a_fifo_manifest_is_a_message_not_a_hang(tmp_path):
+    os.mkfifo(tmp_path / "manifest.json")
+    result = within(30, lambda: CliRunner().invoke(app, ["runs", "show", str(tmp_path)]))
+    assert result.exit_code == 2 and "not a regular file" in one_line(result.output)
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_a_record_linked_to_dev_zero_is_refused(tmp_path):
+    finished_run(tmp_path)
+    path = tmp_path / "tasks" / "test-a.json"
+    path.unlink()
+    path.symlink_to("/dev/zero")
+    reader = RunDir(tmp_path)
+    assert [r.task for r in within(20, reader.records)] == ["test/b"] and "not a regular file" in reader.notes[0]
+    run_dir = within(20, lambda: opened(tmp_path))
+    assert "not a regular file" in run_dir.notes[0] and (tmp_path / "tasks" / "test-a.json.corrupt").is_symlink()
+
+
+def test_a_3_gb_record_is_refused_by_its_size_unread(tmp_path):
+    import tracemalloc
+
+    finished_run(tmp_path)
+    path = tmp_path / "tasks" / "test-a.json"
+    with open(path, "r+b") as handle:  # sparse: 3 GB long, nothing written
+        handle.truncate(3 * 2**30)
+    reader = RunDir(tmp_path)
+    tracemalloc.start()
+    records = within(20, reader.records)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert [r.task for r in records] == ["test/b"] and peak < 20 * 2**20
+    assert "3,221,225,472 bytes: more than 134,217,728 bytes" in reader.notes[0]
+    run_dir = within(20, lambda: opened(tmp_path))
+    assert "3,221,225,472 bytes" in run_dir.notes[0] and (tmp_path / "tasks" / "test-a.json.corrupt").is_file()
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo"])
+def test_a_lock_that_is_not_a_file_is_exit_2_with_a_message(tmp_path, kind):
+    (tmp_path / ".lock").mkdir() if kind == "folder" else os.mkfifo(tmp_path / ".lock")
+    with pytest.raises(RunDirError, match=r"\.lock"):
+        within(20, lambda: opened(tmp_path))
+    result = within(
+        60,
+        lambda: CliRunner().invoke(
+            app, ["run", "--model", "zero", "--tasks", "original/breakout", "--out", str(tmp_path), "--episodes", "2"]
+        ),
+    )
+    message = one_line(result.output)
+    assert result.exit_code == 2 and ".lock" in message and "Traceback" not in result.output, result.output
+
+
+def test_a_resumed_run_of_another_suite_is_refused_in_one_short_line(tmp_path):
+    """Found by benchmarks/fuzz.py: the refusal quoted the manifest's suite name whole (a list of 200,000 items)."""
+    finished_run(tmp_path)
+    data = json.loads((tmp_path / "manifest.json").read_text())
+    data["suite"]["name"] = [0] * 200_000
+    data["config"]["model"] = "x\n" * 1000
+    (tmp_path / "manifest.json").write_text(json.dumps(data))
+    with pytest.raises(RunDirError) as refused:
+        opened(tmp_path)
+    assert "\n" not in str(refused.value) and len(str(refused.value)) < 1000
+    data["config"]["model"] = "zero"
+    (tmp_path / "manifest.json").write_text(json.dumps(data))
+    with pytest.raises(RunDirError, match="holds a run of suite") as refused:
+        opened(tmp_path)
+    assert "\n" not in str(refused.value) and len(str(refused.value)) < 1000

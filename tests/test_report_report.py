@@ -251,3 +251,15 @@ def test_default_replays_are_one_per_family_bounded_in_frames_and_time(tmp_path)
     markdown = (tmp_path / "late" / "report.md").read_text()
     assert "0 replays of 3" in markdown and "2 skipped when that time ran out" in markdown
     assert not list((tmp_path / "late").glob("replays/*.gif"))
+
+
+def test_a_record_that_cannot_be_used_is_left_out_with_a_notice(tmp_path):
+    run = tmp_path / "other"
+    hand_written_run(run)
+    bad = json.loads((run / "tasks" / "original-gone.json").read_text())
+    bad["best_round"] = "1"  # parseable, of the wrong type (issue 27)
+    (run / "tasks" / "original-gone.json").write_text(json.dumps(bad))
+    result = RUNNER.invoke(app, ["report", str(run), "--out", str(tmp_path / "out"), "--no-replays"])
+    output = " ".join(result.output.split())
+    assert result.exit_code == 0 and "original-gone.json" in output and "best_round" in output, result.output
+    assert "original/gone" not in (tmp_path / "out" / "report.md").read_text()

@@ -176,6 +176,7 @@ def report_command(
 
     try:
         with report_progress() as progress:
+            notice = lambda note: errors.print(note, style="yellow", markup=False)  # noqa: E731 - a skipped record
             files = build_report(
                 run_dirs,
                 out,
@@ -185,6 +186,7 @@ def report_command(
                 replays_per_family or None,
                 replay_seconds,
                 replay_bytes,
+                notice,
             )
     except (OSError, ValueError) as error:  # a missing or corrupt run directory, an unwritable folder
         errors.print(str(error), style="red", markup=False, soft_wrap=True)

@@ -246,6 +246,13 @@ def run(
         errors.print(note, style="yellow", markup=False)
     ids = [task.id for task in chosen]
     done = sum(run_dir.finished(t, k) for t in ids for k in range(samples))
+    unit = "tasks" if samples == 1 else "task replies"
+    if 0 < done < len(ids) * samples:  # resuming: say what is kept
+        errors.print(
+            f"resuming {run_dir.path}: {done} of {len(ids) * samples} {unit} already done; running the other "
+            f"{len(ids) * samples - done}",
+            markup=False,
+        )
     try:
         if done == len(ids) * samples:
             errors.print(
@@ -344,16 +351,19 @@ app.add_typer(runs_app, name="runs")
 
 def _read_runs(paths: list[Path]) -> list:
     """(name, manifest, records) of each run directory; a usage error (exit 2) naming the file for
-    anything that is not a run of this wspbench."""
+    anything that is not a run of this wspbench; a record that cannot be used is skipped with a notice."""
     from wspbench.harness.runs import RunDir, RunDirError
 
     runs = []
     for path in paths:
+        run_dir = RunDir(path)
         try:
-            manifest, records = RunDir(path).read()
+            manifest, records = run_dir.read()
         except (RunDirError, OSError) as error:
             errors.print(f"{path}: {error}", style="red", markup=False)
             raise typer.Exit(2) from None
+        for note in run_dir.notes:  # records that cannot be used: skipped, named
+            errors.print(note, style="yellow", markup=False)
         runs.append((str(path), manifest, records))
     return runs
 

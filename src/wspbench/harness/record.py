@@ -9,19 +9,35 @@ harness, `wsp runs show/compare` and `wsp report` (through `wspbench/report/runs
 A Score is stored as `Score.to_json()`: every episode's value and length, so an interval never needs the
 episodes played again. Files of another schema are refused (`OtherSchema`), never read as if they were
 this one; a file that is not a record at all is a `RecordError`.
+
+Records are untrusted input (a disk, an editor, another tool): each reader checks every field against its type
+and bounds (numbers finite and in range, `best_round` one of the rounds, token counts whole numbers, lists no
+longer than MAX_ROUNDS, MAX_SAMPLES, MAX_TASKS... allow, a Score at most MAX_SCORE_EPISODES episodes) and
+raises RecordError naming the field, so no reader downstream meets a value it cannot use.
 """
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import asdict, dataclass, field, fields
 
-from wspbench.tasks.spec import Protocol, Score, slug_of
+from wspbench import inputs
+from wspbench.inputs import BadValue
+from wspbench.tasks.spec import MAX_SCORE_EPISODES, PROTOCOLS, Protocol, Score, slug_of
 
 SCHEMA_VERSION = 2
 MANIFEST_FORMAT = "wspbench.run"
 RECORD_FORMAT = "wspbench.run.task"
 OLD_FORMATS = ("wspbench.harness.run/1", "wspbench.harness.task/1")  # schema 1, before the task registry
 STATUSES = ("running", "ok", "error")
+MAX_RECORD_BYTES = 128 * 2**20  # a record or manifest file; larger ones are refused unread
+MAX_ROUNDS = 1000  # `wsp run --rounds` allows as many
+MAX_SAMPLES = 1000  # `wsp run --samples` allows as many
+MAX_TASKS = 10_000  # task ids in one manifest
+MAX_REPLIES = 1_000_000  # tasks x samples of one manifest: what a reader loops over
+MAX_ITEMS = 10_000  # messages, retries, usage or timing entries of one record
+MAX_SECONDS = 1e9
+MAX_TOKENS = 10**15
 
 
 class RecordError(ValueError):
@@ -65,9 +81,9 @@ class RunConfig:
         return Protocol(self.protocol, self.rounds, self.episodes, self.train_episodes)
 
     def differences(self, other: RunConfig) -> list[str]:
-        """The settings that differ, as `name=mine (not theirs)` texts."""
+        """The settings that differ, as `name=mine (not theirs)` texts (short: a manifest is untrusted)."""
         return [
-            f"{f.name}={getattr(self, f.name)!r}, not {getattr(other, f.name)!r}"
+            f"{f.name}={reprlib.repr(getattr(self, f.name))}, not {reprlib.repr(getattr(other, f.name))}"
             for f in fields(self)
             if getattr(self, f.name) != getattr(other, f.name)
         ]
@@ -77,23 +93,29 @@ class RunConfig:
 
     @classmethod
     def from_json(cls, data) -> RunConfig:
-        names = {f.name for f in fields(cls)}
-        if isinstance(data, dict):
-            data = {"samples": 1, **data}  # added after schema 2 was first written: one reply per task
-        if not isinstance(data, dict) or not names <= set(data):
-            raise RecordError("its config lacks settings")
-        config = cls(**{name: data[name] for name in names})
-        if not (
-            isinstance(config.model, str)
-            and isinstance(config.request_params, dict)
-            and all(
-                isinstance(getattr(config, n), int) and not isinstance(getattr(config, n), bool)
-                for n in ("rounds", "episodes", "train_episodes", "samples")
+        if not isinstance(data, dict):
+            raise RecordError("its config is not a dict")
+        data = {"samples": 1, **data}  # added after schema 2 was first written: one reply per task
+        missing = [f.name for f in fields(cls) if f.name not in data]
+        if missing:
+            raise RecordError(f"its config lacks {', '.join(missing)}")
+        try:
+            if data["protocol"] not in PROTOCOLS:
+                raise BadValue(f"protocol must be one of {', '.join(PROTOCOLS)}, not {inputs.shown(data['protocol'])}")
+            return cls(
+                inputs.text(data["model"], "model"),
+                inputs.text(data["kind"], "kind"),
+                inputs.text(data["endpoint"], "endpoint", optional=True),
+                dict(inputs.sized(data["request_params"], "request_params", dict, MAX_ITEMS)),
+                data["protocol"],
+                inputs.whole(data["rounds"], "rounds", 1, MAX_ROUNDS),
+                inputs.whole(data["episodes"], "episodes", 1, MAX_SCORE_EPISODES),
+                inputs.whole(data["train_episodes"], "train_episodes", 0, MAX_SCORE_EPISODES),
+                inputs.text(data["engine"], "engine"),
+                inputs.whole(data["samples"], "samples", 1, MAX_SAMPLES),
             )
-            and config.samples >= 1
-        ):
-            raise RecordError("its config has settings of the wrong type")
-        return config
+        except BadValue as error:
+            raise RecordError(f"config.{error}") from None
 
 
 @dataclass
@@ -126,24 +148,25 @@ class Manifest:
     @classmethod
     def from_json(cls, data) -> Manifest:
         check_schema(data, MANIFEST_FORMAT, "manifest")
+        config = RunConfig.from_json(data.get("config"))
         try:
-            tasks = data["tasks"]
-            if not (isinstance(tasks, list) and all(isinstance(t, str) for t in tasks)):
-                raise RecordError("its task list is not a list of ids")
+            tasks = inputs.sized(data.get("tasks"), "tasks", list, MAX_TASKS)
+            if len(set(map(str, tasks))) != len(tasks):
+                raise BadValue("tasks names a task more than once")
+            if len(tasks) * config.samples > MAX_REPLIES:
+                raise BadValue(f"{len(tasks):,} tasks x {config.samples:,} samples are more than {MAX_REPLIES:,}")
             return cls(
-                RunConfig.from_json(data["config"]),
-                list(tasks),
-                dict(data["suite"]),
-                dict(data.get("packages") or {}),
-                dict(data.get("seeds") or {}),
-                dict(data.get("prompt_versions") or {}),
-                data.get("api_key_env"),
-                str(data.get("created_at") or ""),
+                config,
+                [inputs.text(t, "a task id") for t in tasks],
+                dict(inputs.sized(data.get("suite"), "suite", dict, MAX_ITEMS)),
+                dict(inputs.sized(data.get("packages") or {}, "packages", dict, MAX_ITEMS)),
+                dict(inputs.sized(data.get("seeds") or {}, "seeds", dict, MAX_TASKS)),
+                dict(inputs.sized(data.get("prompt_versions") or {}, "prompt_versions", dict, MAX_TASKS)),
+                inputs.text(data.get("api_key_env"), "api_key_env", optional=True),
+                inputs.text(data.get("created_at") or "", "created_at"),
             )
-        except RecordError:
-            raise
-        except (KeyError, TypeError, ValueError, AttributeError) as error:
-            raise RecordError(f"an incomplete run manifest ({type(error).__name__}: {str(error)[:200]})") from None
+        except BadValue as error:
+            raise RecordError(str(error)) from None
 
 
 @dataclass
@@ -164,17 +187,18 @@ class Reply:
 
     @classmethod
     def from_json(cls, data) -> Reply:
-        reply = cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
-        if not (
-            isinstance(reply.content, str)
-            and isinstance(reply.reasoning, (str, type(None)))
-            and isinstance(reply.usage, (dict, type(None)))
-            and _number(reply.latency_s)
-            and isinstance(reply.retries, list)
-            and all(isinstance(r, str) for r in reply.retries)
-        ):
-            raise TypeError("a reply field has the wrong type")
-        return reply
+        """BadValue (or KeyError) for anything but `to_json`'s dict."""
+        inputs.sized(data, "a reply", dict, MAX_ITEMS)
+        return cls(
+            inputs.text(data["content"], "a reply's content"),
+            inputs.text(data.get("reasoning"), "a reply's reasoning", optional=True),
+            inputs.text(data.get("finish_reason"), "a reply's finish_reason", optional=True),
+            usage(data.get("usage"), "a reply's usage", whole_tokens=False),
+            inputs.real(data.get("latency_s", 0.0), "a reply's latency_s", 0.0, MAX_SECONDS),
+            inputs.whole(data.get("attempts", 1), "a reply's attempts", 0, MAX_ITEMS),
+            inputs.text(data.get("model"), "a reply's model", optional=True),
+            [inputs.text(r, "a retry") for r in inputs.sized(data.get("retries", []), "retries", list, MAX_ITEMS)],
+        )
 
 
 @dataclass
@@ -211,16 +235,22 @@ class Round:
 
     @classmethod
     def from_json(cls, data) -> Round:
+        """BadValue (or KeyError, ValueError for its Score) for anything but `to_json`'s dict."""
+        inputs.sized(data, "a round", dict, MAX_ITEMS)
+        source = data.get("answer_source") or "content"
+        if source not in ("content", "reasoning"):
+            raise BadValue(f"answer_source must be content or reasoning, not {inputs.shown(source)}")
+        weights, train = data.get("weights"), data.get("train")
         return cls(
-            int(data["round"]),
+            inputs.whole(data["round"], "a round's number", 1, MAX_ROUNDS),
             Reply.from_json(data["reply"]),
-            str(data.get("answer_source") or "content"),
-            data.get("parse_error"),
-            data.get("weights"),
-            None if data.get("train") is None else Score.from_json(data["train"]),
-            data.get("feedback"),
-            bool(data.get("reused")),
-            bool(data.get("truncated")),
+            source,
+            inputs.text(data.get("parse_error"), "parse_error", optional=True),
+            None if weights is None else inputs.sized(weights, "weights", dict, MAX_ITEMS),
+            None if train is None else Score.from_json(train),
+            inputs.text(data.get("feedback"), "feedback", optional=True),
+            _flag(data.get("reused", False), "reused"),
+            _flag(data.get("truncated", False), "truncated"),
         )
 
 
@@ -287,22 +317,69 @@ class TaskRecord:
     def from_json(cls, data) -> TaskRecord:
         check_schema(data, RECORD_FORMAT, "task record")
         try:
-            record = cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
-            record.rounds = [Round.from_json(r) for r in data["rounds"]]
-            record.test = None if data.get("test") is None else Score.from_json(data["test"])
-            if not (
-                isinstance(record.task, str)
-                and isinstance(record.sample, int)
-                and record.status in STATUSES
-                and isinstance(record.timings, dict)
-                and isinstance(record.messages, list)
-            ):
-                raise TypeError("a field has the wrong type")
-        except RecordError:
-            raise
-        except (KeyError, TypeError, ValueError, AttributeError) as error:
-            raise RecordError(f"an incomplete task record ({type(error).__name__}: {str(error)[:200]})") from None
-        return record
+            rounds = [Round.from_json(r) for r in inputs.sized(data["rounds"], "rounds", list, MAX_ROUNDS)]
+            best, test = data.get("best_round"), data.get("test")
+            if data.get("status") not in STATUSES:
+                raise BadValue(f"status must be one of {', '.join(STATUSES)}, not {inputs.shown(data.get('status'))}")
+            messages = inputs.sized(data.get("messages", []), "messages", list, MAX_ITEMS)
+            if not all(isinstance(m, dict) for m in messages):
+                raise BadValue("messages must be a list of dicts")
+            timings = inputs.sized(data.get("timings", {}), "timings", dict, MAX_ITEMS)
+            return cls(
+                task=inputs.text(data["task"], "task"),
+                model=inputs.text(data["model"], "model"),
+                protocol=inputs.text(data["protocol"], "protocol"),
+                max_rounds=inputs.whole(data.get("max_rounds", 1), "max_rounds", 1, MAX_ROUNDS),
+                sample=inputs.whole(data.get("sample", 0), "sample", 0, MAX_SAMPLES - 1),
+                family=inputs.text(data.get("family"), "family", optional=True),
+                prompt_version=inputs.text(data.get("prompt_version"), "prompt_version", optional=True),
+                prompt_sha256=inputs.text(data.get("prompt_sha256"), "prompt_sha256", optional=True),
+                suite=dict(inputs.sized(data.get("suite", {}), "suite", dict, MAX_ITEMS)),
+                seeds=dict(inputs.sized(data.get("seeds", {}), "seeds", dict, MAX_ITEMS)),
+                messages=list(messages),
+                rounds=rounds,
+                status=data["status"],
+                error=inputs.text(data.get("error"), "error", optional=True),
+                failed_tries=[
+                    inputs.text(t, "a failed try")
+                    for t in inputs.sized(data.get("failed_tries", []), "failed_tries", list, MAX_ITEMS)
+                ],
+                best_round=None if best is None else inputs.whole(best, "best_round", 1, max(1, len(rounds))),
+                test=None if test is None else Score.from_json(test),
+                usage=usage(data.get("usage"), "usage"),
+                timings={str(k): inputs.real(v, f"timings.{k:.40}", 0.0, MAX_SECONDS) for k, v in timings.items()},
+                started_at=inputs.text(data.get("started_at", ""), "started_at"),
+                finished_at=inputs.text(data.get("finished_at"), "finished_at", optional=True),
+            )
+        except KeyError as error:
+            raise RecordError(f"it has no {str(error.args[0])[:40]!r}") from None
+        except (BadValue, ValueError) as error:  # ValueError: a Score's, already naming the field
+            raise RecordError(str(error)[:300]) from None
+
+
+def usage(data, what: str, whole_tokens: bool = True) -> dict | None:
+    """Token counts as clients store them (`harness/clients.py` `_usage`): None, or a dict of finite numbers
+    (and of dicts of them one level down); `*tokens` counts not negative, and whole in a record's totals
+    (`whole_tokens`; a reply keeps what its server sent). BadValue otherwise."""
+    if data is None:
+        return None
+    for key, value in inputs.sized(data, what, dict, MAX_ITEMS).items():
+        inner = inputs.sized(value, f"{what}.{key:.40}", dict, MAX_ITEMS) if isinstance(value, dict) else {"": value}
+        for name, number in inner.items():
+            label = f"{what}.{key:.40}" + (f".{name:.40}" if name else "")
+            if str(name or key).endswith("tokens") and whole_tokens:
+                inputs.whole(number, label, 0, MAX_TOKENS)
+            elif str(name or key).endswith("tokens"):
+                inputs.real(number, label, 0, MAX_TOKENS)
+            else:
+                inputs.real(number, label, -MAX_TOKENS, MAX_TOKENS)
+    return data
+
+
+def _flag(value, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise BadValue(f"{what} must be true or false, not {inputs.shown(value)}")
+    return value
 
 
 def check_schema(data, format_name: str, what: str) -> None:
@@ -331,7 +408,3 @@ def current_suite() -> dict:
     from wspbench.tasks import suite
 
     return suite().to_json()
-
-
-def _number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)

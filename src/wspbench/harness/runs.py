@@ -14,12 +14,17 @@ record has status "ok", re-runs the rest from their start (replaying the replies
 already paid for), and refuses a different RunConfig or suite. A second run on a directory in use is
 refused (RunDirLocked). A file that cannot be written stops the run (RunWriteError, naming the path) with
 no temporary file left and no finished record lost. A record or manifest that cannot be read is renamed
-to `*.corrupt`, named in `notes`, and its task runs again. A directory written by another version of
+to `*.corrupt`, named in `notes`, and its task runs again; the readers (`read`: `wsp runs show/compare`,
+`wsp report`) skip such a record and name it in `notes`. A directory written by another version of
 wspbench (another record schema) is refused and left exactly as it is.
 
 Every file is written through the run's Redactor (the client's, `harness/redaction.py`), and so is every
 record the display shows: no credential of the request reaches the directory or the console, while the
 protocol grades the replies as they were sent. A reply replayed on resume is the stored one, scrubbed.
+
+Every file of the directory is read through `wspbench.inputs.read_bounded`: regular files only (a FIFO, a
+device or a folder in a record's place is a corrupt record, never waited on), at most MAX_RECORD_BYTES
+(a larger file is refused by its size, unread); a `.lock` that is not a regular file is a RunDirError.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ import json
 import os
 import platform
 import queue
+import reprlib
+import stat
 import threading
 import time
 import warnings
@@ -40,6 +47,7 @@ from pathlib import Path
 from wspbench.evaluation.executors import LocalExecutor, RayExecutor, current_executor, use_executor
 from wspbench.harness.protocols import StopRun, run_task
 from wspbench.harness.record import (
+    MAX_RECORD_BYTES,
     Manifest,
     OtherSchema,
     RecordError,
@@ -51,6 +59,7 @@ from wspbench.harness.record import (
 )
 from wspbench.harness.redaction import Redactor
 from wspbench.harness.summary import run_scores, summary_markdown, summary_rows
+from wspbench.inputs import InputFileError, read_bounded
 from wspbench.tasks.spec import Task, safe_message
 
 PACKAGES = ("wspbench", "MinAtar", "numpy", "openai")
@@ -171,7 +180,10 @@ class RunDir:
             manifest = existing
         _make_dir(self.tasks)
         for stale in [*self.path.glob(".*.tmp"), *self.tasks.glob(".*.tmp")]:  # a write cut short by a kill
-            stale.unlink(missing_ok=True)
+            try:
+                stale.unlink(missing_ok=True)
+            except OSError:  # a folder of that name: not ours, left as it is
+                pass
         self._write_json(self.path / "manifest.json", manifest.to_json())
         for partial in self.tasks.glob("*.partial.json"):  # left by a killed run: keep it aside
             self._set_aside(partial)
@@ -204,28 +216,43 @@ class RunDir:
         if self._lock is not None:
             return
         _make_dir(self.path)
-        handle = open(self.path / ".lock", "a")  # noqa: SIM115 - held open for the whole run
+        path = self.path / ".lock"
+        try:  # without blocking (a FIFO would wait for a reader), then only a regular file is a lock
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+        except OSError as error:
+            raise RunDirError(
+                f"cannot use {path} as the run's lock file ({error.strerror or error}); remove it or choose "
+                "another --out"
+            ) from None
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise RunDirError(
+                    f"{path} is not a regular file, so it cannot be the run's lock file; remove it or choose "
+                    "another --out"
+                )
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            handle.close()
+            os.close(fd)
             raise RunDirLocked(
-                f"{self.path} is in use by another `wsp run` (its lock file {self.path / '.lock'} "
+                f"{self.path} is in use by another `wsp run` (its lock file {path} "
                 "is held); wait for it to finish or choose another --out"
             ) from None
-        self._lock = handle
+        except BaseException:
+            os.close(fd)
+            raise
+        self._lock = fd
 
     def close(self) -> None:
         """Release the lock."""
         if self._lock is not None:
-            self._lock.close()
+            os.close(self._lock)
             self._lock = None
 
     def manifest(self) -> Manifest | None:
         """The run's manifest; None when there is none yet. RunDirError for the file of another tool or of
         another wspbench version (left as it is), CorruptFile for a damaged one."""
         path = self.path / "manifest.json"
-        if not path.is_file():
+        if not os.path.lexists(path):
             return None
         data = _read_json(path)
         try:
@@ -234,13 +261,13 @@ class RunDir:
             raise RunDirError(f"{path} was {error}") from None
         except RecordError as error:
             if isinstance(data, dict) and str(data.get("format", "")).startswith("wspbench."):
-                raise CorruptFile(f"{path} is {error}") from None
+                raise CorruptFile(f"{path} is not a usable run manifest ({error})") from None
             raise RunDirError(f"{path} is not the manifest of a wspbench run") from None
 
     def record(self, task_id: str, sample: int = 0) -> TaskRecord | None:
         """The finished record (status "ok" or "error") of the task's reply `sample`, or None."""
         path = self.tasks / f"{slug(task_id, sample)}.json"
-        if not path.is_file():
+        if not os.path.lexists(path):
             return None
         record = self._read(path)
         if (record.task, record.sample) != (task_id, sample):
@@ -280,12 +307,22 @@ class RunDir:
         (self.tasks / f"{slug(record.task, record.sample)}.partial.json").unlink(missing_ok=True)
 
     def records(self) -> list[TaskRecord]:
-        """The finished records of the manifest's tasks (each of its replies), in its order."""
+        """The finished records of the manifest's tasks (each of its replies), in its order. A record that
+        cannot be used is skipped and named in `notes` (another wspbench's record is a RunDirError)."""
         manifest = self.manifest()
         if manifest is None:
             return []
-        found = (self.record(t, k) for t in manifest.tasks for k in range(manifest.config.samples))
-        return [r for r in found if r is not None]
+        found = []
+        for task_id in manifest.tasks:
+            for sample in range(manifest.config.samples):
+                try:
+                    record = self.record(task_id, sample)
+                except CorruptFile as error:
+                    self._note(f"{error}; skipped")
+                    continue
+                if record is not None:
+                    found.append(record)
+        return found
 
     def write_summary(self) -> list[dict]:
         manifest, records = self.manifest(), self.records()
@@ -322,7 +359,11 @@ class RunDir:
         except OtherSchema as error:
             raise RunDirError(f"{path} was {error}") from None
         except RecordError as error:
-            raise CorruptFile(f"{path} is not a complete task record ({error})") from None
+            raise CorruptFile(f"{path} is not a usable task record: {error}") from None
+
+    def _note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
 
     def _set_aside(self, path: Path) -> None:
         aside = self.path / "attempts"
@@ -346,7 +387,14 @@ class RunDir:
 
 
 def _suite_name(suite: dict) -> str:
-    return f"{suite.get('name')} {suite.get('version')} ({str(suite.get('digest'))[:12]})"
+    """`name version (digest)`, short and on one line whatever the (untrusted) manifest holds."""
+    name, version, digest = (suite.get(key) for key in ("name", "version", "digest"))
+    text = f"{_brief(name, 40)} {_brief(version, 20)} ({_brief(digest, 12)})"
+    return " ".join(text.split())
+
+
+def _brief(value, length: int) -> str:
+    return value[:length] if isinstance(value, str) else reprlib.repr(value)[:length]
 
 
 class Display:
@@ -495,12 +543,16 @@ def evaluate(
 
 
 def _read_json(path: Path):
-    """A JSON file's data, or CorruptFile naming the file."""
+    """A JSON file's data, or CorruptFile naming the file (read bounded: a regular file of at most
+    MAX_RECORD_BYTES)."""
     try:
-        return json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else type(error).__name__
-        raise CorruptFile(f"{path} cannot be read ({reason})") from None
+        data = read_bounded(path, MAX_RECORD_BYTES, "run file")
+    except InputFileError as error:
+        raise CorruptFile(str(error)) from None
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError) as error:
+        raise CorruptFile(f"{path} cannot be read ({type(error).__name__})") from None
 
 
 def _write_text(path: Path, text: str) -> None:

@@ -606,14 +606,16 @@ def build_report(
     replays_per_family: int | None = REPLAYS_PER_FAMILY,
     replay_seconds: float = REPLAY_SECONDS,
     replay_bytes: int = REPLAY_BYTES,
+    notice: Callable[[str], None] | None = None,
 ) -> list[Path]:
     """Write the report files; returns them (HTML first). Nothing is graded: intervals are the records'.
-    `progress` is told each stage's advance: loading runs, writing replays, writing charts."""
+    `progress` is told each stage's advance: loading runs, writing replays, writing charts; `notice`, each
+    record left out because it cannot be used."""
     entries: list[Entry] = []
     for done, path in enumerate(run_dirs):
         if progress:
             progress("loading runs", done, len(run_dirs))
-        entries += load_run(Path(path))
+        entries += load_run(Path(path), notice)
     if progress:
         progress("loading runs", len(run_dirs), len(run_dirs))
     out.mkdir(parents=True, exist_ok=True)

@@ -2,8 +2,9 @@
 reader (`wspbench/harness/runs.py` `RunDir.read`, types in `wspbench/harness/record.py`).
 
 API (what `report.py` uses):
-    load_run(path) -> list[Entry]
-        Every finished task record of the run directory, in its manifest's task order. Intervals come from
+    load_run(path, notice=None) -> list[Entry]
+        Every finished task record of the run directory, in its manifest's task order (a record that cannot be
+        used is skipped and `notice`d). Intervals come from
         the stored held-out Score, never from grading again. Raises RunError (a ValueError) naming the file
         for a folder that is not a run, a record that cannot be read, or a run written by another wspbench version
         (schema 1 runs: "written by an older wspbench ..."); the files are left as they are.
@@ -16,6 +17,7 @@ API (what `report.py` uses):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -97,12 +99,17 @@ def entry_from_record(run: str, manifest: Manifest, record: TaskRecord) -> Entry
     )
 
 
-def load_run(path: Path) -> list[Entry]:
-    """Every finished task record of one run directory, in the manifest's task order."""
+def load_run(path: Path, notice: Callable[[str], None] | None = None) -> list[Entry]:
+    """Every finished task record of one run directory, in the manifest's task order; a record that cannot be
+    used is skipped, and `notice` is told of it (one line naming the file)."""
     from wspbench.harness.runs import RunDir, RunDirError
 
+    run_dir = RunDir(path)
     try:
-        manifest, records = RunDir(path).read()
+        manifest, records = run_dir.read()
     except (RunDirError, OSError) as error:
         raise RunError(str(error)) from None
+    for note in run_dir.notes:
+        if notice is not None:
+            notice(note)
     return [entry_from_record(Path(path).name, manifest, record) for record in records]

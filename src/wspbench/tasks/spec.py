@@ -20,8 +20,10 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from wspbench import inputs
 from wspbench.answers.edits import MAX_MESSAGE_CHARS, AnswerError
 from wspbench.evaluation.executors import ExecutorError
+from wspbench.inputs import BadValue
 from wspbench.networks import Network, Weights
 from wspbench.statistics import Sample, episodes_for, mean_interval, normalize, wilson
 
@@ -29,6 +31,8 @@ PROTOCOLS = ("one-shot", "feedback")
 OFFLINE_MODELS = ("reference", "zero", "trained")  # built-in models that need no endpoint
 SCORE_FORMAT = "wspbench.score/1"
 MIN_CAP = 1e-9  # a cap measured on episodes (repair) is at least this
+MAX_SCORE_EPISODES = 100_000  # the most episodes a stored Score may hold (`wsp run --episodes` allows as many)
+MAX_SCORE_VALUE = 1e12  # no return, cap or episode value is larger in magnitude (a stored Score is checked)
 Progress = Callable[[int], None]
 
 __all__ = [
@@ -155,25 +159,37 @@ class Score:
 
     @classmethod
     def from_json(cls, data: dict) -> Score:
-        """A Score from `to_json`'s dict (extra keys are ignored); ValueError for anything else."""
+        """A Score from `to_json`'s dict (extra keys are ignored); ValueError, naming the field, for anything
+        else: every field of its type, numbers finite and within MAX_SCORE_VALUE, at most MAX_SCORE_EPISODES
+        episodes, one value and one length per episode (a stored Score is untrusted input)."""
         if not isinstance(data, dict) or data.get("format") != SCORE_FORMAT:
             raise ValueError("not a wspbench score")
         try:
-            return cls(
-                task=str(data["task"]),
-                normalized=float(data["normalized"]),
-                raw=float(data["raw"]),
-                score_cap=float(data["score_cap"]),
-                episodes=tuple(int(e) for e in data["episodes"]),
-                values=tuple(float(v) for v in data["values"]),
-                lengths=tuple(int(n) for n in data["lengths"]),
-                error=data.get("error"),
-                metadata=dict(data.get("metadata") or {}),
-                seconds=float(data.get("seconds") or 0.0),
-                episode_caps=tuple(float(c) for c in data.get("episode_caps") or ()),
+            episodes = inputs.sized(data["episodes"], "episodes", list, MAX_SCORE_EPISODES)
+            values, lengths = (inputs.sized(data[key], key, list, len(episodes)) for key in ("values", "lengths"))
+            caps = inputs.sized(data.get("episode_caps") or [], "episode_caps", list, len(episodes))
+            if not len(values) == len(lengths) == len(episodes) or len(caps) not in (0, len(episodes)):
+                raise BadValue("episodes, values, lengths and episode_caps must have one item per episode")
+            score = cls(
+                task=inputs.text(data["task"], "task"),
+                normalized=inputs.real(data["normalized"], "normalized", 0.0, 1.0),
+                raw=inputs.real(data["raw"], "raw", -MAX_SCORE_VALUE, MAX_SCORE_VALUE),
+                score_cap=inputs.real(data["score_cap"], "score_cap", -MAX_SCORE_VALUE, MAX_SCORE_VALUE),
+                episodes=tuple(inputs.whole(e, "an episode", -(2**53), 2**53) for e in episodes),
+                values=tuple(inputs.real(v, "a value", -MAX_SCORE_VALUE, MAX_SCORE_VALUE) for v in values),
+                lengths=tuple(inputs.whole(n, "a length", 0, 10**9) for n in lengths),
+                error=inputs.text(data.get("error"), "error", optional=True),
+                metadata=dict(inputs.sized(data.get("metadata") or {}, "metadata", dict, 1000)),
+                seconds=inputs.real(data.get("seconds") or 0.0, "seconds", 0.0, 1e9),
+                episode_caps=tuple(inputs.real(c, "an episode cap", -MAX_SCORE_VALUE, MAX_SCORE_VALUE) for c in caps),
             )
-        except (KeyError, TypeError, ValueError) as error:
-            raise ValueError(f"not a wspbench score: {safe_message(error)}") from None
+            if score.error is None and score.values and score.score_cap < MIN_CAP:
+                raise BadValue(f"score_cap must be at least {MIN_CAP:g} for a graded answer")
+            return score
+        except KeyError as error:
+            raise ValueError(f"not a wspbench score: it has no {str(error.args[0])[:40]!r}") from None
+        except BadValue as error:
+            raise ValueError(f"not a wspbench score: {error}") from None
 
 
 @dataclass(frozen=True)
