@@ -210,7 +210,7 @@ def test_a_repair_counts_only_the_behaviour_it_restores():
         score = task.grade(f"```edits\nb3[{action}] += 20\n```", episodes, workers=1)
         assert score.metadata["stray_weights"] == 1 and score.metadata["restored"] < 0.05
         assert score.normalized < 0.05
-    states = task.behaviour_states(tuple(episodes[:BEHAVIOUR_EPISODES]))
+    states = task.behaviour(tuple(episodes[:BEHAVIOUR_EPISODES]))[0]
     assert 0 < len(states) <= BEHAVIOUR_EPISODES * BEHAVIOUR_STEPS
     assert task.restored(task.trained, episodes) == 1.0 and task.restored(task.damaged, episodes) == 0.0
 

@@ -100,6 +100,11 @@ def action_probabilities(weights: Weights, observations: np.ndarray) -> np.ndarr
     return exp / exp.sum(axis=1, keepdims=True)
 
 
+def distance(weights: Weights, states: np.ndarray, trained: np.ndarray) -> float:
+    """The mean total-variation distance of the network's action probabilities from `trained` over `states`."""
+    return float(np.abs(action_probabilities(weights, states) - trained).sum(axis=1).mean() / 2)
+
+
 def inverse(trained: Weights, kind: str, parameter: list[int]) -> str:
     """The edits that turn the damaged network back into exactly `trained` (float32 values written exactly)."""
     if kind == "swap_actions":
@@ -129,7 +134,7 @@ class RepairTask(Task):
         self.id = f"repair/{binding.game}/{kind}"
         self.playing = MinAtarTask(binding)  # the game as its own task plays it
         self.known = {"damaged": dict(enumerate(entry["damaged"])), "trained": dict(enumerate(trained_returns))}
-        self.states: dict[tuple[int, ...], np.ndarray] = {}  # behaviour_states, per set of episodes
+        self.states: dict[tuple, tuple] = {}  # `behaviour`, per set of episodes
         self.default_episodes = self.max_episodes = min(len(entry["damaged"]), len(trained_returns))
 
     @cached_property
@@ -247,32 +252,30 @@ class RepairTask(Task):
     def restored(self, weights: Weights, episodes: Sequence[int]) -> float:
         """The share of the trained network's behaviour that `weights` restore: 1 - d(weights) / d(damaged), clipped
         to [0, 1], where d is the mean total-variation distance of the action probabilities from the trained
-        network's over the states it meets in these episodes (`behaviour_states`). 1 for the trained network's
+        network's over the states it meets in these episodes (`behaviour`). 1 for the trained network's
         behaviour, 0 for the damaged network's or anything farther from it."""
-        states = self.behaviour_states(tuple(episodes[:BEHAVIOUR_EPISODES]))
-        trained = action_probabilities(self.trained, states)
+        states, trained, damaged = self.behaviour(tuple(episodes[:BEHAVIOUR_EPISODES]))
+        return float(np.clip(1 - distance(weights, states, trained) / damaged, 0.0, 1.0))
 
-        def distance(network: Weights) -> float:
-            return float(np.abs(action_probabilities(network, states) - trained).sum(axis=1).mean() / 2)
-
-        return float(np.clip(1 - distance(weights) / distance(self.damaged), 0.0, 1.0))
-
-    def behaviour_states(self, episodes: tuple[int, ...]) -> np.ndarray:
-        """The trained network's first BEHAVIOUR_STEPS observations in each episode, played as the grader plays
-        (kept per set of episodes, as `returns` keeps returns)."""
+    def behaviour(self, episodes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, float]:
+        """The trained network's first BEHAVIOUR_STEPS observations in each episode, played as the grader plays,
+        its action probabilities there and the damaged network's distance from them (kept per set of episodes, as
+        `returns` keeps returns)."""
         if episodes in self.states:
             return self.states[episodes]
-        game, states = self.binding, []
+        game, seen = self.binding, []
         for episode in episodes:
             environment, action_random = game.start_episode(episode)
             for _ in range(BEHAVIOUR_STEPS):
                 x = game.observation(environment.state())
-                states.append(x)
+                seen.append(x)
                 if environment.act(sample_action(self.network.forward_one(self.trained, x), action_random))[1]:
                     break
+        states = np.array(seen, dtype=np.float64)
+        trained = action_probabilities(self.trained, states)
         if len(self.states) >= 8:  # a few episode sets at a time (scoring, training): bounded memory
             self.states.clear()
-        self.states[episodes] = np.array(states, dtype=np.float64)
+        self.states[episodes] = (states, trained, distance(self.damaged, states, trained))
         return self.states[episodes]
 
     def returns(self, network: str, episodes: Sequence[int], engine: str = "auto", workers: int | None = None) -> list:
