@@ -363,6 +363,7 @@ MUTATIONS = {  # the reproducers of issue 27 item 8, and a few of their kind: (c
     "2,000,000 episodes": (lambda r: _many_episodes(r["test"]), "2,000,000"),
     "reused as text": (lambda r: r["rounds"][0].update(reused="no"), "reused"),
     "sample 10**9": (lambda r: r.update(sample=10**9), "sample"),
+    "ok without its Score": (lambda r: r.update(test=None), "test"),  # found by benchmarks/fuzz.py
 }
 
 

@@ -325,6 +325,8 @@ class TaskRecord:
             if not all(isinstance(m, dict) for m in messages):
                 raise BadValue("messages must be a list of dicts")
             timings = inputs.sized(data.get("timings", {}), "timings", dict, MAX_ITEMS)
+            if data["status"] == "ok" and test is None:  # a finished task was graded: readers count its score
+                raise BadValue("a finished (ok) record must hold its held-out Score (test)")
             return cls(
                 task=inputs.text(data["task"], "task"),
                 model=inputs.text(data["model"], "model"),
