@@ -62,24 +62,7 @@ def grade_answer(
 
 def reference_result(game: MinAtarGame, score: Score, episodes: int) -> dict:
     """A Score as the reference grader's metadata dict."""
-    head = {
-        "normalized_score": score.normalized,
-        "game": game.game,
-        "source": game.source,
-        "episodes": episodes,
-        "parse_success": 0.0 if score.error else 1.0,
-    }
-    if score.error:
-        return {**head, "error": score.error}
-    return {
-        **head,
-        "raw_score": score.raw,
-        "score_cap": score.score_cap,
-        "mean_episode_length": score.mean_length,
-        "edit_count": score.metadata["edit_count"],
-        "nonzero_weights": score.metadata["nonzero_weights"],
-        "seconds": score.seconds,
-    }
+    return _result(game.game, game.source, score, episodes, ("edit_count", "nonzero_weights"))
 
 
 def verifier_result(task: Task, score: Score, episodes: int) -> dict:
@@ -89,10 +72,15 @@ def verifier_result(task: Task, score: Score, episodes: int) -> dict:
     game = seed_game(task)
     if game is not None:
         return reference_result(game, score, episodes)
+    return _result(task.id, group_of(task.id), score, episodes, ())
+
+
+def _result(game: str, source: str, score: Score, episodes: int, counts: tuple[str, ...]) -> dict:
+    """The seed's reward keys, in its order; `counts` names the score's metadata counts it also reports."""
     head = {
         "normalized_score": score.normalized,
-        "game": task.id,
-        "source": group_of(task.id),
+        "game": game,
+        "source": source,
         "episodes": episodes,
         "parse_success": 0.0 if score.error else 1.0,
     }
@@ -103,5 +91,6 @@ def verifier_result(task: Task, score: Score, episodes: int) -> dict:
         "raw_score": score.raw,
         "score_cap": score.score_cap,
         "mean_episode_length": score.mean_length,
+        **{count: score.metadata[count] for count in counts},
         "seconds": score.seconds,
     }
