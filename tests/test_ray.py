@@ -302,11 +302,34 @@ def test_a_cluster_lost_mid_grade_is_an_infrastructure_error_not_a_rejection(tmp
         for line in grading.stderr:  # wait until the grading has started on the cluster
             if "grading synth/ferry" in line:
                 break
-        time.sleep(3)
+        time.sleep(float(os.environ.get("WSP_TEST_KILL_AFTER", "3")))
     finally:
         stop_node(process, temp)
     killed = time.monotonic()
     out, err = grading.communicate(timeout=120)
-    assert grading.returncode == 2, err
+    assert grading.returncode == 2, out + err
     assert time.monotonic() - killed < 50  # Ray itself would end the process with status 1 after 60 s
     assert "failed while grading" in err and "Traceback" not in err
+
+
+def test_a_chunk_error_is_the_clusters_unless_play_raised_it_on_a_live_cluster():
+    """A worker stopped by SIGTERM fails its task with SystemExit inside a RayTaskError: that is the cluster
+    going away (exit 2), as is any error while the head is silent; a game's own exception is a rejection."""
+    pytest.importorskip("ray")
+    import ray
+
+    from wspbench.evaluation.executors import _RayPool
+
+    head = socket.create_server(("127.0.0.1", 0))
+    pool = object.__new__(_RayPool)
+    pool.ray, pool.head = ray, f"127.0.0.1:{head.getsockname()[1]}"
+    try:
+        task_error = ray.exceptions.RayTaskError
+        assert pool.cluster_failed(task_error("play_chunk", "", SystemExit(1)))
+        assert pool.cluster_failed(ray.exceptions.WorkerCrashedError())
+        assert pool.cluster_failed(task_error("play_chunk", "", ray.exceptions.RaySystemError("lost")))
+        assert not pool.cluster_failed(task_error("play_chunk", "", ValueError("a broken game")))
+        assert not pool.cluster_failed(ValueError("a broken game"))
+    finally:
+        head.close()
+    assert pool.cluster_failed(task_error("play_chunk", "", ValueError("a broken game")))  # the head is gone

@@ -192,17 +192,21 @@ class _RayPool(Executor):
     def submit(self, fn, /, *args, **kwargs) -> Future:
         if kwargs:
             raise TypeError("the Ray pool takes positional arguments only")
-        ref = _play_chunk().remote(fn, args)
+        try:
+            ref = _play_chunk().remote(fn, args)
+        except Exception as error:  # noqa: BLE001 - a head gone while chunks are sent is the cluster's failure
+            if self.cluster_failed(error):
+                raise self.lost(f"{type(error).__name__}: {str(error).strip()[:200]}") from None
+            raise
         result: Future = Future()
         self.pending[ref] = result
-        exceptions = self.ray.exceptions
 
         def done(finished: Future) -> None:
             self.pending.pop(ref, None)
             try:
                 node, value = finished.result()
             except BaseException as error:  # noqa: BLE001 - handed to whoever waits on the chunk
-                if isinstance(error, exceptions.RayError) and not isinstance(error, exceptions.RayTaskError):
+                if self.cluster_failed(error):
                     error = self.lost(f"{type(error).__name__}: {str(error).strip()[:200]}")
                 _settle(result, error=error)
                 return
@@ -213,6 +217,17 @@ class _RayPool(Executor):
         if self.watching.acquire(blocking=False):
             threading.Thread(target=self.watch, daemon=True, name="wsp-ray-watchdog").start()
         return result
+
+    def cluster_failed(self, error: BaseException) -> bool:
+        """Whether a chunk's error is the cluster's, not the game's: an error of Ray itself (a worker or node
+        lost), a worker stopped by a signal while it played (SystemExit inside a task error), a task that failed
+        in Ray (a RayError inside it), or any error while the head does not answer. Only an Exception that
+        `play` raised on a live cluster is the game's."""
+        ray_failure = (self.ray.exceptions.RayError, ConnectionError)
+        if isinstance(error, self.ray.exceptions.RayTaskError):
+            cause = error.cause
+            return not isinstance(cause, Exception) or isinstance(cause, ray_failure) or not _head_answers(self.head)
+        return isinstance(error, ray_failure) or not _head_answers(self.head)
 
     def lost(self, why: str) -> ExecutorError:
         why = " ".join(why.split())
