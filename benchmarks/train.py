@@ -1,11 +1,14 @@
 """Train the PPO baseline (src/wspbench/tasks/ppo.py) for every game of the suite, one process per game, and
-keep each network as data: `src/wspbench/tasks/trained/<game>.<seed>.npz` (the weights, in the task's
-orientation) and `<game>.<seed>.json` (the budget, the training episodes, the learning curve, the seconds).
-Tasks of one game share one network. A game already trained with this budget is skipped unless `--redo`;
-`benchmarks/baselines.py` then grades each network, written out in the task's answer format, on the scoring
-episodes.
+keep each network as data: `<out>/<game>.<seed>.npz` (the weights, in the task's orientation) and
+`<game>.<seed>.json` (the budget, the training episodes, the learning curve, the seconds, the steps per
+second). Tasks of one game share one network. A game already trained with this budget is skipped unless
+`--redo`. The learning curves of every network in `--out` are drawn into one PNG, a panel per game
+(`--picture`, default docs/training_curves.png); `benchmarks/baselines.py` then grades each shipped network,
+written out in the task's answer format, on the scoring episodes.
 
-    python benchmarks/train.py [--tasks all] [--steps 1000000] [--seed 0] [--workers 2] [--redo]
+    python benchmarks/train.py [--tasks all] [--steps 10000000] [--seed 0] [--workers 2] [--out DIR] [--redo]
+
+The default `--out` is the shipped folder, `src/wspbench/tasks/trained/`.
 """
 
 from __future__ import annotations
@@ -30,14 +33,46 @@ from wspbench.tasks.ppo import TRAINED, Budget, train  # noqa: E402
 FOLDER = Path(__file__).parents[1] / "src" / "wspbench" / "tasks" / TRAINED
 
 
-def train_one(task_id: str, budget: Budget) -> tuple[str, float | None, float]:
+def train_one(task_id: str, budget: Budget, out: Path) -> tuple[str, float | None, float]:
     task = get_task(task_id)
     weights, about = train(task, budget)
+    about["steps_per_second"] = round(about["steps"] / about["seconds"])
     stem = f"{task.game.name}.{budget.seed}"
-    np.savez_compressed(FOLDER / f"{stem}.npz", **weights)
-    (FOLDER / f"{stem}.json").write_text(json.dumps({"task": task_id, **about}, indent=1) + "\n")
+    np.savez_compressed(out / f"{stem}.npz", **weights)
+    (out / f"{stem}.json").write_text(json.dumps({"task": task_id, **about}, indent=1) + "\n")
     finished = [value for value in about["curve"][-10:] if value is not None]
     return task_id, (float(np.mean(finished)) if finished else None), about["seconds"]
+
+
+def draw_curves(out: Path, seed: int, picture: Path) -> Path:
+    """One panel per game trained with this seed: the mean return of the training episodes that ended in each
+    update, against environment steps."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs = sorted(out.glob(f"*.{seed}.json"))
+    columns = 5
+    rows = max(1, -(-len(runs) // columns))
+    figure, axes = plt.subplots(rows, columns, figsize=(3 * columns, 2.2 * rows), squeeze=False)
+    for axis in axes.flat:
+        axis.set_visible(False)
+    for axis, path in zip(axes.flat, runs, strict=False):
+        about = json.loads(path.read_text())
+        batch = about["budget"]["environments"] * about["budget"]["rollout"]
+        points = [((i + 1) * batch / 1e6, v) for i, v in enumerate(about["curve"]) if v is not None]
+        axis.set_visible(True)
+        axis.plot([p[0] for p in points], [p[1] for p in points], linewidth=1)
+        rate = about.get("steps_per_second") or about["steps"] / about["seconds"]
+        axis.set_title(f"{path.name.split('.')[0]}  ({rate:,.0f} steps/s)", fontsize=8)
+        axis.tick_params(labelsize=7)
+    figure.supxlabel("environment steps (millions)", fontsize=8)
+    figure.supylabel("mean training return per update", fontsize=8)
+    figure.tight_layout()
+    figure.savefig(picture, dpi=90)
+    plt.close(figure)
+    return picture
 
 
 def main() -> None:
@@ -46,13 +81,15 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=Budget().steps)
     parser.add_argument("--seed", type=int, default=Budget().seed, help="the baseline is seed 0")
     parser.add_argument("--workers", type=int, default=os.cpu_count())
+    parser.add_argument("--out", type=Path, default=FOLDER, help="where the networks go (default: shipped)")
+    parser.add_argument("--picture", type=Path, default=Path(__file__).parents[1] / "docs" / "training_curves.png")
     parser.add_argument("--redo", action="store_true")
     options = parser.parse_args()
     budget = Budget(steps=options.steps, seed=options.seed)
-    FOLDER.mkdir(exist_ok=True)
+    options.out.mkdir(parents=True, exist_ok=True)
     todo, games = [], set()
     for task in select(options.tasks):
-        about = FOLDER / f"{task.game.name}.{budget.seed}.json"
+        about = options.out / f"{task.game.name}.{budget.seed}.json"
         done = about.is_file() and json.loads(about.read_text())["budget"] == budget.describe()
         if task.game.name not in games and (options.redo or not done):
             todo.append(task.id)
@@ -60,11 +97,13 @@ def main() -> None:
     console = Console()
     with Progress(console=console) as progress, ProcessPoolExecutor(options.workers) as pool:
         bar = progress.add_task(f"training {len(todo)} games, {budget.steps:,} steps each", total=len(todo))
-        for future in as_completed([pool.submit(train_one, task_id, budget) for task_id in todo]):
+        futures = [pool.submit(train_one, task_id, budget, options.out) for task_id in todo]
+        for future in as_completed(futures):
             task_id, late_return, seconds = future.result()
             late = "no episode finished late" if late_return is None else f"late training return {late_return:.2f}"
             progress.console.print(f"{task_id}: {late}, {seconds:.0f} s", markup=False)
             progress.advance(bar)
+    console.print(f"learning curves: {draw_curves(options.out, budget.seed, options.picture)}", markup=False)
 
 
 if __name__ == "__main__":

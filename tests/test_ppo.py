@@ -67,8 +67,10 @@ def test_the_hand_written_gradients_match_finite_differences(activation):
 @pytest.mark.parametrize("task_id", ["original/breakout", "synth/ferry", "superbeam"])
 def test_a_tiny_training_on_a_real_task_is_reproducible_and_its_answer_grades_like_its_weights(task_id):
     task = get_task(task_id)
-    budget = Budget(steps=512, environments=4, rollout=64, epochs=1, minibatches=2)
+    budget = Budget(steps=512, environments=4, rollout=64, epochs=1, minibatches=2, checkpoint_episodes=3)
     first, about = train(task, budget)
+    best = max(about["checkpoints"], key=lambda c: (c["training_score"], c["training_return"]))
+    assert about["kept"]["steps"] == best["steps"]  # the best checkpoint on training episodes, the earliest on ties
     again, _ = train(task, budget)
     for name, shape in task.network.shapes.items():
         assert first[name].shape == shape and first[name].dtype == task.network.dtype
@@ -125,3 +127,49 @@ def test_the_offline_model_trained_answers_with_the_shipped_network():
     weights, _ = trained_network(task)
     parsed = task.parse(reply.content)
     assert all(np.array_equal(parsed[name], weights[name]) for name in weights)
+
+
+@pytest.mark.parametrize(
+    "task_id", ["original/asterix", "original/breakout", "original/freeway", "original/seaquest",
+                "original/space_invaders", "synth/ferry", "superbeam"]
+)  # fmt: skip
+def test_a_batch_of_training_environments_steps_like_the_reference_engine(task_id):
+    """`Task.environments` (compiled for the original games) against one `Task.environment` per episode (the
+    `minatar` package, the synthetic game's module, the CHIP-8 machine), the same actions, step by step, through
+    episode ends and restarts, with the episodes coming round again."""
+    task = get_task(task_id)
+    episodes = task.training_episodes(12)
+    batch = task.environments(episodes, 4)
+    slots = [task.environment(episodes[i]) for i in range(4)]
+    started = 4
+    generator = np.random.default_rng(7)
+    steps = 300 if task_id == "superbeam" else 2600  # freeway ends at its 2,500-step limit
+    ended = 0
+    for step in range(steps):
+        expected = np.stack([slot.observe() for slot in slots]).astype(np.float32)
+        assert np.array_equal(batch.observe(), expected), step
+        actions = generator.integers(0, task.network.sizes[-1], 4)
+        rewards, dones = batch.act(actions)
+        for i, slot in enumerate(slots):
+            reward, done = slot.act(int(actions[i]))
+            assert (rewards[i], bool(dones[i])) == (reward, done), (step, i)
+            if done:
+                slots[i] = slot.restart(episodes[started % len(episodes)])
+                started += 1
+                ended += 1
+    assert batch.started == started
+    assert ended >= (0 if task_id == "superbeam" else 4)
+
+
+@pytest.mark.parametrize("task_id", ["original/breakout", "synth/ferry"])
+def test_training_batches_hold_training_episodes_only(task_id, monkeypatch):
+    task = get_task(task_id)
+    given = []
+    batches = task.environments
+    monkeypatch.setattr(
+        task, "environments", lambda episodes, count: given.append(episodes) or batches(episodes, count)
+    )
+    train(task, Budget(steps=512, environments=4, rollout=64, epochs=1, minibatches=2, checkpoints=0))
+    (episodes,) = given
+    assert set(episodes) <= set(task.training_episodes(10**9))
+    assert not set(episodes) & (set(task.scoring_episodes(10**9)) | set(task.calibration_episodes(10**9)))

@@ -141,6 +141,15 @@ class MinAtarTask(Task):
     def environment(self, episode: int) -> Episode:
         return Episode(self.binding, episode)
 
+    def environments(self, episodes: Sequence[int], count: int):
+        """The original games step in compiled code (`wspbench/evaluation/compiled/batch.py`), equal to
+        `environment` step by step; the others in lockstep."""
+        if not self.binding.compiled:
+            return super().environments(episodes, count)
+        from wspbench.evaluation.compiled.batch import CompiledEpisodes
+
+        return CompiledEpisodes(self.binding.game, episodes, count, self.binding.max_steps)
+
     # --- feedback rounds ----------------------------------------------------------------------------
     def feedback(self, score: Score) -> str:
         if score.error:

@@ -2,14 +2,17 @@
 
 The policy is the task's network itself: MinAtar's 600-32-32-6 tanh network, whose softmax the grader samples
 from, or SUPERBEAM's 8-16-6 ReLU network, trained through a softmax and played by argmax. A separate critic of
-the same hidden shape estimates values. `environments` episodes run side by side, each taken in turn from the
-task's training episodes (`Task.environment`; never a scoring one). Every `rollout` steps, generalised advantage
-estimates feed `epochs` passes of clipped-objective minibatch updates with Adam, the learning rate falling
-linearly to 0, as in CleanRL's ppo.py. The gradients of a three-layer network are written out by hand.
+the same hidden shape estimates values. `environments` episodes run side by side in one batch
+(`Task.environments`: compiled code for the original games), each slot taking the next of the task's training
+episodes when its episode ends (never a scoring one). Every `rollout` steps, generalised advantage estimates
+feed `epochs` passes of clipped-objective minibatch updates with Adam, the learning rate falling linearly to 0,
+as in CleanRL's ppo.py. The gradients of a three-layer network are written out by hand, in float32.
 
 Inputs are divided by a fixed scale per input, the largest magnitude the first rollout saw (at least 1); that
-rollout only measures it. Rewards are divided by a running deviation of the discounted return. At the end the
-input scale is folded into W1, so the result is an ordinary network of the task's shape, in its orientation.
+rollout only measures it. Rewards are divided by a running deviation of the discounted return. `checkpoints`
+times during training the network is scored on the first training episodes exactly as the task scores it
+(sampled for MinAtar, argmax for SUPERBEAM), and the best one is kept (KEPT). The input scale is folded into
+W1, so the result is an ordinary network of the task's shape, in its orientation.
 """
 
 from __future__ import annotations
@@ -24,13 +27,14 @@ import numpy as np
 from wspbench.networks import Network, Weights
 from wspbench.tasks.spec import Task
 
+KEPT = "the checkpoint with the best score on the first training episodes, as the task scores it"
 Params = list[np.ndarray]  # W1, b1, W2, b2, ... with Wk of shape (inputs, outputs)
 
 
 @dataclass(frozen=True)
 class Budget:
-    steps: int = 1_000_000  # environment steps in all, the measuring rollout included, in whole rollouts
-    environments: int = 16
+    steps: int = 10_000_000  # environment steps in all, the measuring rollout included, in whole rollouts
+    environments: int = 128
     rollout: int = 128  # steps per environment between updates
     epochs: int = 4
     minibatches: int = 8
@@ -40,6 +44,8 @@ class Budget:
     clip: float = 0.2
     entropy: float = 0.01
     max_grad_norm: float = 0.5
+    checkpoints: int = 10  # networks scored on training episodes during training; the best is kept (0: the last)
+    checkpoint_episodes: int = 100  # the first training episodes, scored as the task scores (sampling or argmax)
     seed: int = 0
 
     def __post_init__(self):
@@ -68,45 +74,41 @@ def train(
     policy = initial(network.sizes, 0.01, generator)
     critic = initial((*network.sizes[:-1], 1), 1.0, generator)
     policy_adam, critic_adam = Adam(policy), Adam(critic)
-    pool = task.training_episodes(budget.steps)  # SUPERBEAM's few levels come round again
-
-    started_episodes = budget.environments
-    games = [task.environment(pool[i % len(pool)]) for i in range(budget.environments)]
-    returns_so_far = np.zeros(budget.environments)
-    discounted = np.zeros(budget.environments)
-    deviation = RunningDeviation()
+    pool = task.training_episodes(budget.steps)  # more than are played; SUPERBEAM's few levels come round again
     n, t_max = budget.environments, budget.rollout
+    games = task.environments(pool, n)
+    returns_so_far = np.zeros(n)
+    discounted = np.zeros(n)
+    deviation = RunningDeviation()
     observations = np.zeros((t_max, n, network.sizes[0]), dtype=np.float32)  # float32 halves the matrix work
     actions = np.zeros((t_max, n), dtype=np.int64)
-    log_probs, values, rewards, dones = (np.zeros((t_max, n)) for _ in range(4))
+    log_probs, values = np.zeros((t_max, n), np.float32), np.zeros((t_max, n), np.float32)  # float32 throughout
+    rewards, dones = np.zeros((t_max, n)), np.zeros((t_max, n))
     scale = None
     steps, curve, started = 0, [], time.perf_counter()
+    checkpoints, best = [], None
     updates = budget.steps // (n * t_max)
+    x = np.array(games.observe(), dtype=np.float32)
     for update in range(updates):
         finished = []
-        x = np.stack([game.observe() for game in games]).astype(np.float32)
         for t in range(t_max):
             observations[t] = x
             inputs = x if scale is None else x / scale
-            logits = forward(policy, inputs, activation)[0]
-            probabilities = softmax(logits)
+            probabilities = softmax(forward(policy, inputs, activation)[0])
             chosen = (probabilities.cumsum(axis=1) > generator.random((n, 1))).argmax(axis=1)
             actions[t] = chosen
             log_probs[t] = np.log(probabilities[np.arange(n), chosen] + 1e-12)
             values[t] = forward(critic, inputs, activation)[0][:, 0]
-            for i, game in enumerate(games):
-                reward, done = game.act(int(chosen[i]))
-                returns_so_far[i] += reward
-                rewards[t, i], dones[t, i] = reward, done
-                if done:
-                    finished.append(returns_so_far[i])
-                    returns_so_far[i] = 0.0
-                    games[i] = game.restart(pool[started_episodes % len(pool)])
-                    started_episodes += 1
+            reward, done = games.act(chosen)
+            rewards[t], dones[t] = reward, done
+            returns_so_far += reward
+            if done.any():
+                finished.extend(returns_so_far[done].tolist())
+                returns_so_far[done] = 0.0
             discounted = discounted * budget.gamma + rewards[t]
             deviation.update(discounted)
-            discounted[dones[t] > 0] = 0.0
-            x = np.stack([game.observe() for game in games]).astype(np.float32)
+            discounted[done] = 0.0
+            x = np.array(games.observe(), dtype=np.float32)
         steps += n * t_max
         curve.append(float(np.mean(finished)) if finished else None)
         if scale is None:  # the first rollout measures the inputs' scale and trains nothing
@@ -119,21 +121,30 @@ def train(
             learn(policy, critic, policy_adam, critic_adam, budget, rate, activation, generator,
                   observations.reshape(n * t_max, -1) / scale, actions.reshape(-1), log_probs.reshape(-1),
                   advantages.reshape(-1), (advantages + values).reshape(-1).astype(np.float32))  # fmt: skip
+        if scale is not None and budget.checkpoints and (update + 1) % max(1, updates // budget.checkpoints) == 0:
+            candidate = weights_of(network, [policy[0] / scale[:, None], *policy[1:]])  # W1 takes the scale in
+            score = task.score(candidate, task.training_episodes(budget.checkpoint_episodes), workers=1)
+            checkpoints.append({"steps": steps, "training_score": score.normalized, "training_return": score.raw})
+            if best is None or task.train_key(score) > task.train_key(best[0]):
+                best = (score, candidate, steps)
         if progress is not None:
             progress(steps, curve[-1])
-    policy[0] = policy[0] / scale[:, None]  # the network sees raw inputs: W1 takes the scale in
+    final = weights_of(network, [policy[0] / scale[:, None], *policy[1:]])  # the network sees raw inputs
+    kept, kept_steps = (final, steps) if best is None else best[1:]
     about = {
         "budget": budget.describe(),
         "steps": steps,
+        "kept": {"steps": kept_steps, "rule": KEPT if budget.checkpoints else "the last network"},
+        "checkpoints": checkpoints,
         "training_episodes": {
-            "played": started_episodes,  # some of them still running at the end
+            "played": games.started,  # some of them still running at the end
             "first": pool[0],
-            "last": pool[min(started_episodes, len(pool)) - 1],
+            "last": pool[min(games.started, len(pool)) - 1],
         },
         "curve": curve,
         "seconds": round(time.perf_counter() - started, 1),
     }
-    return weights_of(network, policy), about
+    return kept, about
 
 
 def learn(policy, critic, policy_adam, critic_adam, budget, rate, activation, generator, x, a, old_log_p, adv, ret):

@@ -390,6 +390,13 @@ class Task(ABC):
         a reward after each action, in the game the score plays."""
         raise NotImplementedError(f"{self.id}: this task has no environment to train in")
 
+    def environments(self, episodes: Sequence[int], count: int):
+        """`count` of these episodes side by side for a learner, each slot taking the next one when its episode
+        ends (the contract: `wspbench/tasks/environments.py`). A family with a faster batch overrides this."""
+        from wspbench.tasks.environments import Lockstep
+
+        return Lockstep(self.environment, episodes, count)
+
     @abstractmethod
     def feedback(self, score: Score) -> str:
         """What a model is told about a reply scored on training episodes."""

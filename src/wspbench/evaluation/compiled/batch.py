@@ -1,0 +1,95 @@
+"""Many episodes of one original game stepped together for a learner, in compiled code.
+
+Each slot plays one episode with the compiled engine's games and generators (`engine.py`), seeded exactly as
+the reference seeds that episode, sticky actions included. `step` acts in every slot, fills in the rewards and
+the done flags (the game ended, or the episode reached its step limit), starts the next queued episode in each
+slot whose episode ended, and writes every slot's observation (the 600 network inputs, 0 or 1) for the next
+decision. The learner draws its own actions: the episode's action generator is seeded but never used.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from wspbench.evaluation.compiled import seaquest
+from wspbench.evaluation.compiled.common import CANDIDATES, TERMINAL, WIDTH
+from wspbench.evaluation.compiled.engine import GAMES, SEAQUEST, act, observe, start_episode
+from wspbench.evaluation.compiled.mt19937 import WORDS
+
+NEXT, STAMP, OVERFLOWED = range(3)  # control fields: the next queued episode, the observation stamp, a flag
+
+
+@njit(cache=True)
+def _observe_into(game, states, slot, inputs, active, seen, control):
+    control[STAMP] += 1
+    n = observe(game, states[slot], active, seen, control[STAMP])
+    inputs[slot, :] = 0.0
+    for t in range(n):
+        inputs[slot, active[t]] = 1.0
+
+
+@njit(cache=True)
+def _start(game, states, keys, positions, slot, queue, control, steps):
+    start_episode(game, states, keys, positions, slot, queue[control[NEXT] % queue.shape[0]])
+    control[NEXT] += 1
+    steps[slot] = 0
+
+
+@njit(cache=True)
+def reset_all(game, states, keys, positions, queue, control, steps, inputs, seen):
+    active = np.zeros(CANDIDATES, np.int64)
+    for slot in range(states.shape[0]):
+        _start(game, states, keys, positions, slot, queue, control, steps)
+        _observe_into(game, states, slot, inputs, active, seen, control)
+
+
+@njit(cache=True)
+def step_all(game, states, keys, positions, queue, control, steps, max_steps, actions, rewards, dones, inputs, seen):
+    active = np.zeros(CANDIDATES, np.int64)
+    for slot in range(states.shape[0]):
+        rewards[slot] = act(game, states[slot], actions[slot], keys, positions, 2 * slot)
+        steps[slot] += 1
+        if game == SEAQUEST and states[slot, seaquest.OVERFLOW]:
+            control[OVERFLOWED] = 1
+            return
+        dones[slot] = states[slot, TERMINAL] != 0 or steps[slot] >= max_steps
+        if dones[slot]:
+            _start(game, states, keys, positions, slot, queue, control, steps)
+        _observe_into(game, states, slot, inputs, active, seen, control)
+
+
+class CompiledEpisodes:
+    """`count` slots playing `episodes` in turn (round again when they run out); see the module docstring."""
+
+    def __init__(self, game: str, episodes, count: int, max_steps: int):
+        self.code = GAMES.index(game)
+        self.queue = np.asarray(episodes, dtype=np.int64)
+        self.max_steps = max_steps
+        self.states = np.zeros((count, WIDTH), np.int64)
+        self.keys = np.zeros((2 * count, WORDS), np.uint32)
+        self.positions = np.zeros(2 * count, np.int64)
+        self.control = np.zeros(3, np.int64)
+        self.steps = np.zeros(count, np.int64)
+        self.seen = np.zeros(600, np.int64)
+        self.inputs = np.zeros((count, 600), np.float32)
+        self.rewards = np.zeros(count, np.float64)
+        self.dones = np.zeros(count, np.bool_)
+        reset_all(self.code, self.states, self.keys, self.positions, self.queue, self.control, self.steps,
+                  self.inputs, self.seen)  # fmt: skip
+
+    @property
+    def started(self) -> int:
+        """How many episodes have been started (some may still be running)."""
+        return int(self.control[NEXT])
+
+    def observe(self) -> np.ndarray:
+        return self.inputs
+
+    def act(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        step_all(self.code, self.states, self.keys, self.positions, self.queue, self.control, self.steps,
+                 self.max_steps, np.asarray(actions, dtype=np.int64), self.rewards, self.dones, self.inputs,
+                 self.seen)  # fmt: skip
+        if self.control[OVERFLOWED]:
+            raise RuntimeError("a seaquest list outgrew the compiled engine's capacity")
+        return self.rewards, self.dones
