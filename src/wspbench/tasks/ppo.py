@@ -34,11 +34,11 @@ Params = list[np.ndarray]  # W1, b1, W2, b2, ... with Wk of shape (inputs, outpu
 @dataclass(frozen=True)
 class Budget:
     steps: int = 10_000_000  # environment steps in all, the measuring rollout included, in whole rollouts
-    environments: int = 128
+    environments: int = 32  # measured on the original games: 32 x 128 learns more per step than 128 x 128
     rollout: int = 128  # steps per environment between updates
     epochs: int = 4
-    minibatches: int = 8
-    learning_rate: float = 2.5e-4
+    minibatches: int = 4
+    learning_rate: float = 1e-3
     gamma: float = 0.99
     gae_lambda: float = 0.95
     clip: float = 0.2
