@@ -124,9 +124,10 @@ def train(
         if scale is not None and budget.checkpoints and (update + 1) % max(1, updates // budget.checkpoints) == 0:
             candidate = weights_of(network, [policy[0] / scale[:, None], *policy[1:]])  # W1 takes the scale in
             score = task.score(candidate, task.training_episodes(budget.checkpoint_episodes), workers=1)
-            checkpoints.append({"steps": steps, "training_score": score.normalized, "training_return": score.raw})
-            if best is None or task.train_key(score) > task.train_key(best[0]):
-                best = (score, candidate, steps)
+            key = task.train_key(score)  # how the task orders candidates (SUPERBEAM: levels won, then progress)
+            checkpoints.append({"steps": steps, "training_score": score.normalized, "key": [float(k) for k in key]})
+            if best is None or key > best[0]:
+                best = (key, candidate, steps)
         if progress is not None:
             progress(steps, curve[-1])
     final = weights_of(network, [policy[0] / scale[:, None], *policy[1:]])  # the network sees raw inputs
