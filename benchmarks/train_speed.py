@@ -47,10 +47,11 @@ def old_trainer():
     return module
 
 
-def steps_per_second(trainer, budget_type, task, updates: int, environments: int, rollout: int) -> float:
+def steps_per_second(trainer, budget_type, task, updates: int, environments: int, rollout: int, **more) -> float:
     """Warm up (numba's compiled games load), then time whole updates; the first, measuring rollout counts too."""
-    trainer(task, budget_type(steps=2 * environments * rollout, environments=environments, rollout=rollout))
-    budget = budget_type(steps=updates * environments * rollout, environments=environments, rollout=rollout)
+    sizes = {"environments": environments, "rollout": rollout, **more}
+    trainer(task, budget_type(steps=2 * environments * rollout, **sizes))
+    budget = budget_type(steps=updates * environments * rollout, **sizes)
     started = time.perf_counter()
     trainer(task, budget)
     return budget.steps / (time.perf_counter() - started)
@@ -76,7 +77,7 @@ def limit(budget: Budget, sizes: tuple[int, ...]) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="+", default=["original/breakout", "synth/ferry"])
-    parser.add_argument("--updates", type=int, default=4, help="updates timed per trainer (the new one's size)")
+    parser.add_argument("--updates", type=int, default=12, help="updates timed per trainer (the new one's size)")
     options = parser.parse_args()
     new = Budget()
     old = old_trainer()
@@ -85,7 +86,8 @@ def main() -> None:
           f"{new.epochs} epochs of {new.minibatches} minibatches")  # fmt: skip
     for task_id in options.games:
         task = get_task(task_id)
-        now = steps_per_second(train, Budget, task, options.updates, new.environments, new.rollout)
+        # no checkpoints: in a short run they would be most of the time (a 10M-step run scores 10 x 100 episodes)
+        now = steps_per_second(train, Budget, task, options.updates, new.environments, new.rollout, checkpoints=0)
         line = f"{task_id}: now {now:,.0f} steps/s"
         if old is not None:
             before = steps_per_second(old.train, old.Budget, task, 8 * options.updates, 16, 128)  # as many steps
