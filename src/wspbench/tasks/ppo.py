@@ -122,7 +122,7 @@ def train(
                   observations.reshape(n * t_max, -1) / scale, actions.reshape(-1), log_probs.reshape(-1),
                   advantages.reshape(-1), (advantages + values).reshape(-1).astype(np.float32))  # fmt: skip
         if scale is not None and budget.checkpoints and (update + 1) % max(1, updates // budget.checkpoints) == 0:
-            candidate = weights_of(network, [policy[0] / scale[:, None], *policy[1:]])  # W1 takes the scale in
+            candidate = weights_of(network, policy, scale)
             score = task.score(candidate, task.training_episodes(budget.checkpoint_episodes), workers=1)
             key = task.train_key(score)  # how the task orders candidates (SUPERBEAM: levels won, then progress)
             checkpoints.append({"steps": steps, "training_score": score.normalized, "key": [float(k) for k in key]})
@@ -130,7 +130,7 @@ def train(
                 best = (key, candidate, steps)
         if progress is not None:
             progress(steps, curve[-1])
-    final = weights_of(network, [policy[0] / scale[:, None], *policy[1:]])  # the network sees raw inputs
+    final = weights_of(network, policy, scale)
     kept, kept_steps = (final, steps) if best is None else best[1:]
     about = {
         "budget": budget.describe(),
@@ -266,8 +266,10 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def weights_of(network: Network, params: Params) -> Weights:
-    """The parameters as the task's tensors, in its orientation and precision."""
+def weights_of(network: Network, params: Params, scale: np.ndarray) -> Weights:
+    """The parameters as the task's tensors, in its orientation and precision; W1 takes the input scale in, so
+    the network reads raw inputs."""
+    params = [params[0] / scale[:, None], *params[1:]]
     weights = {}
     for k in range(network.layers):
         w = params[2 * k] if network.orientation == "x@W" else params[2 * k].T
