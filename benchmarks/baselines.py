@@ -22,6 +22,7 @@ import hashlib
 import json
 import sys
 import time
+from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -207,8 +208,37 @@ def document(data: dict) -> str:
         f"Compute: {total / 60:.1f} minutes of wall time in all ({data['machine']}), besides the PPO training "
         f"({training_minutes():.0f} core-minutes, one core per game). An empty cell is a baseline not measured yet "
         "for that task.",
+        *training_section(),
     ]
     return "\n".join(lines) + "\n"
+
+
+def training_section() -> list[str]:
+    """How each shipped network of the trained baseline was trained: budget, throughput, the step it was kept
+    at, and its learning curve (docs/training_curves.png, drawn by benchmarks/train.py; docs/training.md)."""
+    lines = [
+        "",
+        "## The trained networks",
+        "",
+        "Each game's network, as `src/wspbench/tasks/trained/<game>.0.json` records it: environment steps, the "
+        "step of the checkpoint kept (the best of the checkpoints scored on the first training episodes), "
+        "throughput on one core and wall seconds, and the learning curve (mean return of the training episodes "
+        "that ended in each update). How the trainer works and how fast it is: docs/training.md.",
+        "",
+        "| game | steps | kept at | steps/s | seconds | training episodes |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    games = {task.game.name: trained_about(task) for task in select(WRITING)}
+    for game, about in games.items():
+        if about is None:
+            continue
+        kept = about.get("kept", {}).get("steps", about["steps"])
+        rate = about.get("steps_per_second") or round(about["steps"] / about["seconds"])
+        lines.append(
+            f"| {game} | {about['steps']:,} | {kept:,} | {rate:,} | {about['seconds']:,.0f} | "
+            f"{about['training_episodes']['played']:,} |"
+        )
+    return [*lines, "", "![learning curves of the trained networks](training_curves.png)"]
 
 
 def scripted_cell(entry: dict) -> str:
@@ -219,18 +249,27 @@ def scripted_cell(entry: dict) -> str:
 
 
 def ppo_budget() -> str:
+    """The budget most games were trained with, and how the others' differ (each network's json has its own)."""
     budgets = {
-        json.dumps(about["budget"], sort_keys=True) for task in select(WRITING) if (about := trained_about(task))
+        task.game.name: about["budget"] for task in select(WRITING) if (about := trained_about(task)) is not None
     }
-    if len(budgets) != 1:
-        return "budgets differ between games: see each game's json" if budgets else "not trained yet"
-    budget = json.loads(budgets.pop())
-    return (
-        f"{budget['steps']:,} environment steps per game, {budget['environments']} episodes side by side, rollouts "
-        f"of {budget['rollout']} steps, {budget['epochs']} epochs of {budget['minibatches']} minibatches, Adam "
-        f"learning rate {budget['learning_rate']:g} annealed to 0, clip {budget['clip']:g}, entropy "
-        f"{budget['entropy']:g}, seed {budget['seed']}; training seconds per game in each json"
+    if not budgets:
+        return "not trained yet"
+    counts = Counter(json.dumps(budget, sort_keys=True) for budget in budgets.values())
+    common = json.loads(counts.most_common(1)[0][0])
+    text = (
+        f"{common['steps']:,} environment steps per game, {common['environments']} episodes side by side, rollouts "
+        f"of {common['rollout']} steps, {common['epochs']} epochs of {common['minibatches']} minibatches, Adam "
+        f"learning rate {common['learning_rate']:g} annealed to 0, clip {common['clip']:g}, entropy "
+        f"{common['entropy']:g}, seed {common['seed']}"
     )
+    differ = [
+        f"{game}: " + ", ".join(f"{key} {value:,}" if isinstance(value, int) and not isinstance(value, bool)
+                                else f"{key} {value}" for key, value in budget.items() if common.get(key) != value)
+        for game, budget in budgets.items()
+        if budget != common
+    ]  # fmt: skip
+    return text + (f" (except {'; '.join(differ)})" if differ else "") + "; training seconds per game in each json"
 
 
 def training_minutes() -> float:

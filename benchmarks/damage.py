@@ -1,4 +1,4 @@
-"""Choose the damage of every repair task and measure it: writes src/wspbench/tasks/trained/damages.json.
+"""Choose the damage of every repair task and measure it: writes src/wspbench/tasks/reading/damages.json.
 
 The network that is damaged is each game's PPO network of seed `repair.TRAINED_SEED` (benchmarks/train.py), one
 that no identify task shows. A game gets repair tasks when that network has learned something: its mean return
@@ -33,13 +33,13 @@ import numpy as np  # noqa: E402
 from wspbench.games.minatar import all_games  # noqa: E402
 from wspbench.tasks import baselines, repair  # noqa: E402
 from wspbench.tasks.minatar import MinAtarTask  # noqa: E402
-from wspbench.tasks.ppo import trained_network  # noqa: E402
+from wspbench.tasks.ppo import READING, trained_network  # noqa: E402
 
 LEARNED = 1.5
 TRAINING_EPISODES = 100
 SCORING_EPISODES = 200
 MAX_TRIES = 8
-OUT = Path(__file__).parents[1] / "src" / "wspbench" / "tasks" / "trained" / repair.DAMAGES_FILE
+OUT = Path(__file__).parents[1] / "src" / "wspbench" / "tasks" / READING / repair.DAMAGES_FILE
 CHOICES = {
     "swap_actions": [list(pair) for pair in itertools.combinations(range(6), 2)],
     "zero_channel": [[channel] for channel in range(6)],
@@ -63,7 +63,7 @@ def mean_return(task: MinAtarTask, weights, episodes) -> tuple[float, list[float
 
 def measure(name: str) -> tuple[str, dict]:
     task = MinAtarTask(next(game for game in all_games() if game.game == name))
-    trained = trained_network(task, repair.TRAINED_SEED)[0]
+    trained = trained_network(task, repair.TRAINED_SEED, READING)[0]
     started = time.perf_counter()
     train_episodes = task.training_episodes(TRAINING_EPISODES)
     trained_train, _ = mean_return(task, trained, train_episodes)

@@ -6,9 +6,11 @@ second). Tasks of one game share one network. A game already trained with this b
 (`--picture`, default docs/training_curves.png); `benchmarks/baselines.py` then grades each shipped network,
 written out in the task's answer format, on the scoring episodes.
 
-    python benchmarks/train.py [--tasks all] [--steps 10000000] [--seed 0] [--workers 2] [--out DIR] [--redo]
+    python benchmarks/train.py [--tasks all] [--steps 10000000] [--seed 0] [--entropy 0.01] [--mask-idle-actions]
+                               [--workers 2] [--out DIR] [--redo]
 
-The default `--out` is the shipped folder, `src/wspbench/tasks/trained/`.
+The default `--out` is the trained baseline's shipped folder, `src/wspbench/tasks/trained/` (seed 0); the reading
+tasks' networks (seeds 0 to 2, 1M steps of the earlier trainer) are in `src/wspbench/tasks/reading/`.
 """
 
 from __future__ import annotations
@@ -80,12 +82,22 @@ def main() -> None:
     parser.add_argument("--tasks", default="all")
     parser.add_argument("--steps", type=int, default=Budget().steps)
     parser.add_argument("--seed", type=int, default=Budget().seed, help="the baseline is seed 0")
+    parser.add_argument("--entropy", type=float, default=Budget().entropy, help="the entropy bonus's weight")
+    parser.add_argument(
+        "--mask-idle-actions", action="store_true", help="never sample the actions that do nothing in the game"
+    )
     parser.add_argument("--workers", type=int, default=os.cpu_count())
     parser.add_argument("--out", type=Path, default=FOLDER, help="where the networks go (default: shipped)")
     parser.add_argument("--picture", type=Path, default=Path(__file__).parents[1] / "docs" / "training_curves.png")
     parser.add_argument("--redo", action="store_true")
+    parser.add_argument("--only-picture", action="store_true", help="draw the curves of the networks in --out")
     options = parser.parse_args()
-    budget = Budget(steps=options.steps, seed=options.seed)
+    if options.only_picture:
+        print(f"learning curves: {draw_curves(options.out, options.seed, options.picture)}")
+        return
+    budget = Budget(
+        steps=options.steps, seed=options.seed, entropy=options.entropy, mask_idle_actions=options.mask_idle_actions
+    )
     options.out.mkdir(parents=True, exist_ok=True)
     todo, games = [], set()
     for task in select(options.tasks):

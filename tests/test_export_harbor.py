@@ -457,8 +457,8 @@ def test_two_exports_with_the_real_wheel_are_byte_identical(tmp_path):
         "superbeam/roms/superbeam.asm",
         "wspbench/tasks/superbeam_reference.json",
         "wspbench/export/harbor_constraints.txt",
-        "wspbench/tasks/trained/damages.json",
-        "wspbench/tasks/trained/breakout.2.npz",
+        "wspbench/tasks/reading/damages.json",
+        "wspbench/tasks/reading/breakout.2.npz",
     ):
         assert needed in names
     assert not any(name.endswith((".0.npz", ".1.npz")) for name in names)
@@ -664,17 +664,18 @@ def test_the_lock_pins_every_dependency_once():
 
 def test_the_verifier_wheel_leaves_out_the_networks_grading_never_loads(tmp_path):
     """issue 22.9: only repair's network (seed 2) of the trained ones is read when grading; seeds 0 and 1
-    (identify's prompts, the `trained` offline model) were 2/3 of a 6.3 MB wheel."""
+    (identify's prompts) and the `trained` offline model's networks were 2/3 of a 6.3 MB wheel."""
     raw = tmp_path / "raw.whl"
-    names = ["wspbench/tasks/trained/breakout.0.npz", "wspbench/tasks/trained/breakout.2.npz", "wspbench/a.py"]
-    names += ["wspbench/tasks/trained/damages.json", "wspbench/tasks/trained/superbeam.1.json"]
+    names = ["wspbench/tasks/reading/breakout.0.npz", "wspbench/tasks/reading/breakout.2.npz", "wspbench/a.py"]
+    names += ["wspbench/tasks/reading/damages.json", "wspbench/tasks/trained/superbeam.0.json"]
+    names += ["wspbench/tasks/trained/breakout.0.npz", "wspbench/tasks/trained/breakout.2.npz"]
     record = "".join(f"{name},sha256=x,1\n" for name in names) + "wspbench-0.1.0.dist-info/RECORD,,\n"
     with zipfile.ZipFile(raw, "w") as archive:
         for name in names:
             archive.writestr(name, b"data")
         archive.writestr("wspbench-0.1.0.dist-info/RECORD", record)
     with zipfile.ZipFile(normalize_wheel(raw, tmp_path / "kept.whl", keep=grading_file)) as archive:
-        kept = ["wspbench/a.py", "wspbench/tasks/trained/breakout.2.npz", "wspbench/tasks/trained/damages.json"]
+        kept = ["wspbench/a.py", "wspbench/tasks/reading/breakout.2.npz", "wspbench/tasks/reading/damages.json"]
         assert archive.namelist() == [*kept, "wspbench-0.1.0.dist-info/RECORD"]
         assert [line.split(",")[0] for line in archive.read("wspbench-0.1.0.dist-info/RECORD").decode().split()] == [
             *sorted(kept, key=names.index),

@@ -1,6 +1,8 @@
 """The PPO baseline (src/wspbench/tasks/ppo.py): it learns, plays only training episodes, is reproducible, gives
 a network of the task's exact shape, and that network written as an answer grades exactly like the weights."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -8,7 +10,17 @@ from tests.toy_family import SignTask
 from wspbench.answers.edits import parse_edits, write_edits
 from wspbench.networks import MINATAR_NETWORK
 from wspbench.tasks import all_tasks, get_task
-from wspbench.tasks.ppo import Budget, backward, forward, initial, train, trained_network
+from wspbench.tasks.ppo import (
+    IDLE_BIAS,
+    READING,
+    TRAINED,
+    Budget,
+    backward,
+    forward,
+    initial,
+    train,
+    trained_network,
+)
 
 
 def same(graded, scored) -> bool:
@@ -82,6 +94,21 @@ def test_a_tiny_training_on_a_real_task_is_reproducible_and_its_answer_grades_li
     assert same(task.grade(task.write(first), episodes), task.score(first, episodes))
 
 
+def test_masked_idle_actions_keep_their_bias_and_are_never_sampled():
+    """breakout's up, down and fire do nothing: with mask_idle_actions they start at IDLE_BIAS and no update
+    moves them (an exact 0 gradient, which Adam leaves at 0), so the kept network never samples them."""
+    task = get_task("original/breakout")
+    assert task.acting_actions() == (0, 1, 3) and get_task("synth/ferry").acting_actions() is None
+    budget = Budget(steps=512, environments=4, rollout=64, epochs=1, minibatches=2, checkpoints=0)
+    weights, about = train(task, replace(budget, mask_idle_actions=True))
+    assert about["budget"]["mask_idle_actions"] is True
+    assert weights["b3"][[2, 4, 5]].tolist() == [IDLE_BIAS] * 3
+    start = initial(task.network.sizes, 0.01, np.random.default_rng(budget.seed))
+    assert np.array_equal(weights["W3"][:, [2, 4, 5]], start[-2][:, [2, 4, 5]])
+    unmasked, _ = train(task, budget)
+    assert not np.any(unmasked["b3"] == IDLE_BIAS)
+
+
 def test_an_edits_answer_holds_any_float32_network_exactly():
     generator = np.random.default_rng(0)
     weights = {
@@ -105,12 +132,17 @@ def test_a_budget_is_checked():
 
 
 @pytest.mark.parametrize(
-    "seed, families",
-    [(0, ("minatar", "superbeam")), (1, ("minatar", "superbeam")), (2, ("minatar",))],
-)  # seed 0 is the baseline; seeds 0 and 1 are shown by identify tasks, seed 2 is damaged by repair tasks
-def test_every_game_has_its_trained_networks_and_tasks_of_one_game_share_them(seed, families):
+    "folder, seed, families",
+    [
+        (TRAINED, 0, ("minatar", "superbeam")),
+        (READING, 0, ("minatar",)),
+        (READING, 1, ("minatar",)),
+        (READING, 2, ("minatar",)),
+    ],
+)  # the baseline's networks; identify shows reading seeds 0 and 1, repair damages seed 2
+def test_every_game_has_its_trained_networks_and_tasks_of_one_game_share_them(folder, seed, families):
     for task in (task for task in all_tasks() if task.family in families):  # the games' own tasks
-        weights, about = trained_network(task, seed)
+        weights, about = trained_network(task, seed, folder)
         assert about["budget"]["seed"] == seed
         assert {name: w.shape for name, w in weights.items()} == task.network.shapes
         budget = about["budget"]

@@ -18,7 +18,7 @@ from wspbench.networks import MINATAR_NETWORK
 from wspbench.statistics import aggregate_interval
 from wspbench.tasks import get_task, select
 from wspbench.tasks.identify import SEEDS, candidates, summary
-from wspbench.tasks.ppo import trained_answer, trained_network
+from wspbench.tasks.ppo import READING, trained_answer, trained_network
 from wspbench.tasks.repair import (
     BEHAVIOUR_EPISODES,
     BEHAVIOUR_STEPS,
@@ -53,7 +53,7 @@ def test_the_identify_prompt_lists_every_weight_rounded_and_names_no_game(task_i
     listing = user.split("THE WEIGHTS", 1)[1].split("THE ANSWER", 1)[0]
     numbers = [float(n) for n in NUMBER.findall(listing)]
     assert len(numbers) == sum(int(np.prod(shape)) for shape in MINATAR_NETWORK.shapes.values()) == 20_486
-    weights, _ = trained_network(task, task.seed)
+    weights, _ = trained_network(task, task.seed, READING)
     flat = np.concatenate([weights[name].ravel() for name in MINATAR_NETWORK.shapes])
     assert np.allclose(numbers, np.round(flat.astype(np.float64), 3), atol=1e-9)
     named = {game.game for game in candidates()} | {game.game.replace("_", " ") for game in candidates()}
@@ -183,8 +183,8 @@ def test_stored_returns_are_what_the_grader_plays_and_the_reference_scores_1(tas
     assert reference.metadata["restored"] == 1.0
     zero = task.grade(task.offline_answer("zero"), episodes, workers=1)
     assert zero.normalized == 0.0 and zero.metadata["restored"] == 0.0
-    # the offline model "trained" answers with another network (seed 0): a replacement, not a repair
-    baseline, _ = trained_network(task.playing, 0)
+    # the offline model "trained" answers with another network (the baseline's): a replacement, not a repair
+    baseline, _ = trained_network(task.playing)
     assert task.write(baseline) == trained_answer(task).split("\n", 1)[1]
     assert "outside the damage's reach" in task.check(trained_answer(task))[2]
 

@@ -43,6 +43,7 @@ from importlib import metadata
 from pathlib import Path
 
 from wspbench.tasks import suite as registry_suite
+from wspbench.tasks.ppo import READING
 from wspbench.tasks.repair import TRAINED_SEED
 from wspbench.tasks.spec import Protocol, Task, prompt_hash
 
@@ -188,15 +189,15 @@ def build_wheel(folder: Path) -> Path:
         return normalize_wheel(wheels[-1], folder / wheels[-1].name, keep=grading_file)
 
 
-_TRAINED = re.compile(r"wspbench/tasks/trained/[^/]+\.(\d+)\.(?:npz|json)")
+_NETWORK = re.compile(r"wspbench/tasks/(trained|reading)/[^/]+\.(\d+)\.(?:npz|json)")
 
 
 def grading_file(name: str) -> bool:
     """Whether the verifier's wheel keeps this file: all but the trained networks that only prompts and
-    offline models use (identify shows seeds 0 and 1, the `trained` model is seed 0); grading loads only
-    the network that repair damages (seed TRAINED_SEED). They are 2/3 of the wheel's bytes."""
-    match = _TRAINED.fullmatch(name)
-    return match is None or int(match[1]) == TRAINED_SEED
+    offline models use (identify shows seeds 0 and 1, the `trained` model reads `trained/`); grading loads
+    only the network that repair damages (`reading/`, seed TRAINED_SEED). They are most of the wheel's bytes."""
+    match = _NETWORK.fullmatch(name)
+    return match is None or (match[1] == READING and int(match[2]) == TRAINED_SEED)
 
 
 def normalize_wheel(wheel: Path, target: Path, keep=None) -> Path:

@@ -167,6 +167,12 @@ class MinAtarGame:
     def make_environment(self):
         return self.kind.make_environment(self.game)
 
+    def acting_actions(self) -> tuple[int, ...] | None:
+        """The actions that do something in this game (the environment's `minimal_action_set`), or None where the
+        environment does not say (the synthetic games say it in their docstrings)."""
+        minimal = getattr(self.make_environment(), "minimal_action_set", None)
+        return None if minimal is None else tuple(int(a) for a in minimal())
+
     def start_episode(self, episode: int):
         """A fresh environment and action generator for episode `episode`, reset and ready."""
         environment = self.make_environment()

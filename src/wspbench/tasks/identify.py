@@ -1,5 +1,5 @@
 """The identify family: which game was this trained network trained on? A reading task: the prompt lists every
-weight of a 600-32-32-6 network that PPO trained on one MinAtar game (`ppo.py`, shipped in `trained/`), and the
+weight of a 600-32-32-6 network that PPO trained on one MinAtar game (`ppo.py`, shipped in `reading/`), and the
 reply names the game in a ```game block. Score 1 when the game is right, else 0.
 
 - `identify/<game>/<seed>`: the five original MinAtar games, whose names are public; no candidates are listed.
@@ -23,10 +23,11 @@ import numpy as np
 from wspbench.answers.edits import MAX_ANSWER_CHARS, AnswerError
 from wspbench.games.minatar import ACTION_NAMES, CHANNEL_NAMES, MinAtarGame, all_games
 from wspbench.networks import MINATAR_NETWORK, Weights
+from wspbench.tasks.ppo import READING, trained_network
 from wspbench.tasks.spec import Game, Progress, Protocol, Score, Task
 
 IDENTIFY_PROMPT_VERSION = "identify-v1"
-SEEDS = (0, 1)  # the training seeds of the networks shown (`trained/<game>.<seed>.npz`)
+SEEDS = (0, 1)  # the training seeds of the networks shown (`reading/<game>.<seed>.npz`)
 MAX_NAME_CHARS = 100
 SYSTEM = "You read neural-network weights and say what the network does. Follow the task constraints exactly."
 BLOCK = "```game"
@@ -69,9 +70,7 @@ class IdentifyTask(Task):
     @cached_property
     def shown(self) -> tuple[Weights, dict]:
         """The trained network the prompt lists, and its training record."""
-        from wspbench.tasks.ppo import trained_network
-
-        stored = trained_network(self, self.seed)
+        stored = trained_network(self, self.seed, READING)
         if stored is None:
             raise FileNotFoundError(f"{self.id}: no trained network {self.binding.game}.{self.seed} is shipped")
         return stored

@@ -138,6 +138,9 @@ class MinAtarTask(Task):
         )
         return value, length, {"outcome": f"return {value:g} after {length} steps"}
 
+    def acting_actions(self) -> tuple[int, ...] | None:
+        return self.binding.acting_actions()
+
     def environment(self, episode: int) -> Episode:
         return Episode(self.binding, episode)
 

@@ -80,7 +80,7 @@ def game_facts(binding: MinAtarGame) -> GameFacts:
             f"In {binding.game} the game's own channels (`self.channels` in its source) are combined "
             f"into these six: an input channel is on where any of its source channels is on.\n{mapping}"
         )
-        used = env.minimal_action_set()
+        used = binding.acting_actions()
         action_notes = (
             f"In {binding.game} all six actions do something."
             if len(used) == len(ACTION_NAMES)

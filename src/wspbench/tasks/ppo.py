@@ -12,7 +12,10 @@ Inputs are divided by a fixed scale per input, the largest magnitude the first r
 rollout only measures it. Rewards are divided by a running deviation of the discounted return. `checkpoints`
 times during training the network is scored on the first training episodes exactly as the task scores it
 (sampled for MinAtar, argmax for SUPERBEAM), and the best one is kept (KEPT). The input scale is folded into
-W1, so the result is an ordinary network of the task's shape, in its orientation.
+W1, so the result is an ordinary network of the task's shape, in its orientation. With `mask_idle_actions`, the
+actions that do nothing in the game (`Task.acting_actions`: breakout's up, down and fire) start with output
+bias IDLE_BIAS and are never trained, so the entropy bonus keeps exploring the actions that act rather than
+spreading over four equivalent no-ops (docs/training.md: it took breakout from a return of 6 to 17 at 10M steps).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import numpy as np
 from wspbench.networks import Network, Weights
 from wspbench.tasks.spec import Task
 
+IDLE_BIAS = -20.0  # the output bias of an action left out of training: sampled with probability below 1e-8
 KEPT = "the checkpoint with the best score on the first training episodes, as the task scores it"
 Params = list[np.ndarray]  # W1, b1, W2, b2, ... with Wk of shape (inputs, outputs)
 
@@ -47,6 +51,7 @@ class Budget:
     checkpoints: int = 10  # networks scored on training episodes during training; the best is kept (0: the last)
     checkpoint_episodes: int = 100  # the first training episodes, scored as the task scores (sampling or argmax)
     seed: int = 0
+    mask_idle_actions: bool = False  # actions that do nothing in the game (Task.acting_actions) are never sampled
 
     def __post_init__(self):
         batch = self.environments * self.rollout
@@ -72,6 +77,9 @@ def train(
     generator = np.random.default_rng(budget.seed)
     activation = network.activation
     policy = initial(network.sizes, 0.01, generator)
+    acting = task.acting_actions() if budget.mask_idle_actions else None
+    idle = np.setdiff1d(np.arange(network.sizes[-1]), acting) if acting is not None else np.array([], int)
+    policy[-1][idle] = IDLE_BIAS  # never sampled; with their gradients zeroed (`learn`) they stay so
     critic = initial((*network.sizes[:-1], 1), 1.0, generator)
     policy_adam, critic_adam = Adam(policy), Adam(critic)
     pool = task.training_episodes(budget.steps)  # more than are played; SUPERBEAM's few levels come round again
@@ -118,7 +126,7 @@ def train(
             advantages = gae(rewards / deviation.std(), values, dones, last_value, budget.gamma, budget.gae_lambda)
             advantages = advantages.astype(np.float32)
             rate = budget.learning_rate * (1.0 - update / updates)
-            learn(policy, critic, policy_adam, critic_adam, budget, rate, activation, generator,
+            learn(policy, critic, policy_adam, critic_adam, budget, rate, activation, generator, idle,
                   observations.reshape(n * t_max, -1) / scale, actions.reshape(-1), log_probs.reshape(-1),
                   advantages.reshape(-1), (advantages + values).reshape(-1).astype(np.float32))  # fmt: skip
         if scale is not None and budget.checkpoints and (update + 1) % max(1, updates // budget.checkpoints) == 0:
@@ -148,7 +156,8 @@ def train(
     return kept, about
 
 
-def learn(policy, critic, policy_adam, critic_adam, budget, rate, activation, generator, x, a, old_log_p, adv, ret):
+def learn(policy, critic, policy_adam, critic_adam, budget, rate, activation, generator, idle, x, a, old_log_p, adv,
+          ret):  # fmt: skip
     """`epochs` passes over the rollout in shuffled minibatches: the clipped policy objective with an entropy
     bonus, and the critic's squared error."""
     size = len(a) // budget.minibatches
@@ -168,6 +177,7 @@ def learn(policy, critic, policy_adam, critic_adam, budget, rate, activation, ge
             d_logits[np.arange(size), ab] += d_log_p
             entropy = -(probabilities * log_p).sum(axis=1, keepdims=True)
             d_logits += budget.entropy * probabilities * (log_p + entropy) / size  # minus the entropy bonus
+            d_logits[:, idle] = 0.0  # exactly 0, or Adam would scale a tiny gradient up to full steps
             policy_adam.step(policy, clipped(backward(policy, cache, d_logits, activation), budget), rate)
             value, cache = forward(critic, xb, activation)
             d_value = (value[:, 0] - ret[batch])[:, None] / size
@@ -278,16 +288,17 @@ def weights_of(network: Network, params: Params, scale: np.ndarray) -> Weights:
     return weights
 
 
-TRAINED = "trained"  # this package's folder of trained networks: <game>.<seed>.npz and <game>.<seed>.json
+TRAINED = "trained"  # this package's folder of the trained baseline's networks: <game>.0.npz and <game>.0.json
+READING = "reading"  # the networks that the reading tasks show and damage, kept apart from the baseline's
 
 
-def trained_network(task: Task, seed: int = 0) -> tuple[Weights, dict] | None:
+def trained_network(task: Task, seed: int = 0, folder: str = TRAINED) -> tuple[Weights, dict] | None:
     """The shipped network trained for this task's game with this seed (`benchmarks/train.py`) and what its
     training did, or None. Tasks of one game share it (superbeam and superbeam/extended train on the same
-    levels); seed 0 is the baseline's."""
+    levels). `folder` is TRAINED (the baseline, seed 0) or READING (identify's and repair's networks)."""
     from importlib.resources import files
 
-    folder = files("wspbench.tasks") / TRAINED
+    folder = files("wspbench.tasks") / folder
     stored, about = folder / f"{task.game.name}.{seed}.npz", folder / f"{task.game.name}.{seed}.json"
     if not (stored.is_file() and about.is_file()):
         return None

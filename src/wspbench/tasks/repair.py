@@ -13,7 +13,7 @@ meets in the episodes played. Wiping the network and writing a program scores 0 
 
 `repair/<game>/<damage>`. Which unit, channel or actions a damage hits was chosen by `benchmarks/damage.py` on
 training episodes (the first seeded choice that costs at least MIN_DROP of the trained network's return) and is
-kept, with both networks' returns on the scoring episodes, in `trained/damages.json`; a game whose trained network
+kept, with both networks' returns on the scoring episodes, in `reading/damages.json`; a game whose trained network
 learned little (damage.py's rule) has no repair tasks. The reference reply is the exact inverse edit (score 1);
 `zero` is an empty edit (score 0). docs/reading.md shows a prompt in full.
 """
@@ -32,10 +32,11 @@ from wspbench.answers.edits import float32_list
 from wspbench.games.minatar import MinAtarGame, all_games
 from wspbench.networks import MINATAR_NETWORK, Weights, sample_action
 from wspbench.tasks.minatar import MinAtarTask, seed_rule
+from wspbench.tasks.ppo import READING, trained_network
 from wspbench.tasks.spec import AnswerError, Game, Progress, Protocol, Score, Task, weights_record
 
 REPAIR_PROMPT_VERSION = "repair-v2"
-DAMAGES_FILE = "damages.json"  # in `trained/`, written by benchmarks/damage.py
+DAMAGES_FILE = "damages.json"  # in `reading/`, written by benchmarks/damage.py
 DAMAGES_FORMAT = "wspbench.damages/1"
 TRAINED_SEED = 2  # the network that is damaged: a third one per game, which no identify task shows (SEEDS 0, 1)
 BIAS_SHIFT = 10.0
@@ -153,9 +154,7 @@ class RepairTask(Task):
 
     @cached_property
     def trained(self) -> Weights:
-        from wspbench.tasks.ppo import trained_network
-
-        return trained_network(self.playing, TRAINED_SEED)[0]
+        return trained_network(self.playing, TRAINED_SEED, READING)[0]
 
     @cached_property
     def damaged(self) -> Weights:
@@ -280,7 +279,7 @@ class RepairTask(Task):
 
     def returns(self, network: str, episodes: Sequence[int], engine: str = "auto", workers: int | None = None) -> list:
         """The "damaged" or "trained" network's return in each episode: kept for the scoring episodes
-        (`trained/damages.json`), played once per process for others (training episodes)."""
+        (`reading/damages.json`), played once per process for others (training episodes)."""
         known = self.known[network]
         missing = [episode for episode in dict.fromkeys(episodes) if episode not in known]
         if missing:
@@ -392,8 +391,8 @@ def _wrap(text: str) -> str:
 
 @cache
 def load_damages() -> dict:
-    """`trained/damages.json` ({} when it is missing): the chosen damages and both networks' returns."""
-    path = resources.files("wspbench.tasks") / "trained" / DAMAGES_FILE
+    """`reading/damages.json` ({} when it is missing): the chosen damages and both networks' returns."""
+    path = resources.files("wspbench.tasks") / READING / DAMAGES_FILE
     if not path.is_file():
         return {}
     data = json.loads(path.read_text())

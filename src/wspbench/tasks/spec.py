@@ -385,6 +385,11 @@ class Task(ABC):
         """A training score that no reply can beat: the feedback protocol stops early."""
         return score.error is None and score.normalized >= 1.0
 
+    def acting_actions(self) -> tuple[int, ...] | None:
+        """The actions that do something in this task's game, or None (all, or not known): a trainer may leave
+        the others out (`wspbench/tasks/ppo.py`)."""
+        return None
+
     def environment(self, episode: int) -> Environment:
         """Episode `episode` as a learner steps through it (`wspbench/tasks/ppo.py`): the network's inputs and
         a reward after each action, in the game the score plays."""
