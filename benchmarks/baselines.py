@@ -209,8 +209,36 @@ def document(data: dict) -> str:
         f"({training_minutes():.0f} core-minutes, one core per game). An empty cell is a baseline not measured yet "
         "for that task.",
         *training_section(),
+        *reading_section(data.get("reading", {}).get("tasks", {})),
     ]
     return "\n".join(lines) + "\n"
+
+
+def reading_section(entries: dict) -> list[str]:
+    """The reading tasks' floors (benchmarks/reading_floors.py): per family, each solver's mean score."""
+    if not entries:
+        return []
+    families: dict[str, dict[str, list[float]]] = {}
+    for task_id, entry in entries.items():
+        for name, floor in entry["floors"].items():
+            families.setdefault(task_id.split("/")[0], {}).setdefault(name, []).append(floor["score"])
+    lines = [
+        "",
+        "## Reading tasks: floors",
+        "",
+        "What scores on the reading tasks without reading what the network does, from what the prompts show and "
+        "the public code (`python benchmarks/reading_floors.py`, which says how each solver works; per task in "
+        "`baselines.json`, section `reading`). *nearest* also uses every network shipped with the package: the "
+        "library floor. docs/reading.md says what these floors mean for the scores.",
+        "",
+        "| family | tasks | floors (mean score) |",
+        "| --- | ---: | --- |",
+    ]
+    for family, floors in sorted(families.items()):
+        count = max(len(scores) for scores in floors.values())
+        means = ", ".join(f"{name} {sum(scores) / len(scores):.3f}" for name, scores in floors.items())
+        lines.append(f"| {family} | {count} | {means} |")
+    return lines
 
 
 def training_section() -> list[str]:
@@ -319,7 +347,8 @@ def main() -> None:
         with locked():
             data = json.loads(DATA.read_text()) if DATA.exists() else {}
             if data.get("settings") != settings():
-                data = {"format": baselines.FORMAT, "settings": settings(), "tasks": {}}
+                reading = {"reading": data["reading"]} if "reading" in data else {}  # benchmarks/reading_floors.py
+                data = {"format": baselines.FORMAT, "settings": settings(), "tasks": {}, **reading}
             data["suite"] = suite().to_json()  # the suite of the last run; each entry has its task's digest
             data["machine"] = options.machine
             entry = {} if replace else data["tasks"].get(task_id, {})

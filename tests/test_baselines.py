@@ -85,3 +85,38 @@ def test_wsp_baselines_prints_the_table_and_json(shipped):
     data = json.loads(RUNNER.invoke(app, ["baselines", "--json"]).stdout)
     assert data["tasks"].keys() == shipped["tasks"].keys()
     assert all(entry["current"] for entry in data["tasks"].values())
+
+
+def test_every_reading_task_has_its_floors_measured_as_it_is_now(shipped):
+    """issue 24.4: benchmarks/reading_floors.py measured every identify and repair task, on the task as it is."""
+    from wspbench.tasks import all_tasks
+
+    reading = {task.id for task in all_tasks() if task.family in ("identify", "repair")}
+    entries = shipped["reading"]["tasks"]
+    assert set(entries) == reading
+    assert all(baselines.is_current(task_id, entry) for task_id, entry in entries.items())
+    for task_id, entry in entries.items():
+        expected = {"rule", "siblings"} if task_id.startswith("repair/") else {"chance", "occupancy", "nearest"}
+        assert set(entry["floors"]) == expected
+        assert all(0.0 <= floor["score"] <= 1.0 for floor in entry["floors"].values())
+
+
+def test_the_floor_solvers_read_only_the_prompt_and_solve_what_they_claim(monkeypatch):
+    """The one-prompt rule undoes a bias_shift from the listed weights alone; the sibling repairer restores a
+    damage from the other prompts of the game (weights as listed, rounded); both replies are graded as replies."""
+    import importlib
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).parents[1] / "benchmarks"))
+    floors = importlib.import_module("reading_floors")
+    task = get_task("repair/breakout/bias_shift")
+    shown = floors.shown_weights(task, "THE DAMAGED NETWORK")
+    assert np.allclose(shown["W1"], np.round(task.damaged["W1"].astype(np.float64), 3), atol=1e-6)
+    assert floors.rule_reply(shown).startswith(f"```edits\nb3[{task.parameter[0]}] -= ")
+    episodes = task.scoring_episodes(50)
+    assert task.grade(floors.rule_reply(shown), episodes, workers=1).normalized > 0.99
+    siblings = [floors.shown_weights(get_task(f"repair/breakout/{kind}"), "THE DAMAGED NETWORK")
+                for kind in ("swap_actions", "flip_units", "zero_channel", "bias_shift")]  # fmt: skip
+    other = get_task("repair/breakout/swap_actions")
+    reply = floors.sibling_reply(siblings[0], siblings)
+    assert other.grade(reply, episodes, workers=1).normalized > 0.99

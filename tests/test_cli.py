@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from wspbench.cli import app
 from wspbench.cli.app import COMMAND_ORDER
-from wspbench.tasks import all_tasks, get_task, suite
+from wspbench.tasks import all_tasks, baselines, get_task, suite
 
 RUNNER = CliRunner()
 WIDE = {"COLUMNS": "200"}
@@ -203,7 +203,10 @@ def test_piped_tables_are_never_cut():
     board = RUNNER.invoke(app, ["baselines"], env={"COLUMNS": "80"})
     assert board.exit_code == 0 and "…" not in board.stdout
     rows = [line for line in board.stdout.splitlines() if line.startswith("│ ")]
-    assert rows and all(line.count("│") == 10 for line in rows)  # nine columns, each row whole on one line
+    writing = [line for line in rows if line.count("│") == 10]  # nine columns, each row whole on one line
+    reading = [line for line in rows if line.count("│") == 4]  # the reading floors: family, tasks, floors
+    assert len(writing) == len(baselines.load()["tasks"]) and len(writing) + len(reading) == len(rows)
+    assert {line.split("│")[1].strip() for line in reading} == {"identify", "identify-choice", "repair"}
     piped = subprocess.run(
         [sys.executable, "-m", "wspbench.cli", "games"],
         capture_output=True,

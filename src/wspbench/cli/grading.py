@@ -307,6 +307,9 @@ def baselines(as_json: bool = typer.Option(False, "--json", help="Print the base
             f"{entry['scripted']['score']:.4f} (hidden state)" if "scripted" in entry else "-",
         )
     console.print(table)
+    reading = reading_floors_table(data.get("reading", {}).get("tasks", {}))
+    if reading is not None:
+        console.print(reading)
     stale = [task_id for task_id, ok in current.items() if not ok]
     if stale:
         errors.print(
@@ -315,6 +318,31 @@ def baselines(as_json: bool = typer.Option(False, "--json", help="Print the base
             style="yellow",
             markup=False,
         )
+
+
+def reading_floors_table(entries: dict):
+    """The reading families' floors (benchmarks/reading_floors.py): per family, each solver's mean score over
+    the tasks measured as they are now. None when none were measured."""
+    from rich.table import Table
+
+    from wspbench.tasks import baselines as measured
+
+    families: dict[str, dict[str, list[float]]] = {}
+    for task_id, entry in entries.items():
+        if measured.is_current(task_id, entry):
+            for name, floor in entry["floors"].items():
+                families.setdefault(task_id.split("/")[0], {}).setdefault(name, []).append(floor["score"])
+    if not families:
+        return None
+    table = Table(caption="reading tasks: mean score of solvers that do not read what the network does "
+                  "(benchmarks/reading_floors.py; nearest uses the shipped networks)")  # fmt: skip
+    for column in ("family", "tasks", "floors"):
+        table.add_column(column, justify="right" if column == "tasks" else "left")
+    for family, floors in sorted(families.items()):
+        count = max(len(scores) for scores in floors.values())
+        means = ", ".join(f"{name} {sum(scores) / len(scores):.3f}" for name, scores in floors.items())
+        table.add_row(family, str(count), means)
+    return table
 
 
 @app.command()
