@@ -4,7 +4,7 @@ The network that is damaged is each game's PPO network of seed `repair.TRAINED_S
 that no identify task shows. A game gets repair tasks when that network has learned something: its mean return
 on TRAINING_EPISODES training episodes is positive and at least LEARNED times the best of the zero network and
 the six constant-action networks (`baselines.constant_weights`) on the same episodes. Then, for each kind of
-damage in `repair.DAMAGES`, the possible parameters (a pair of actions, a channel, an action; for flip_units,
+damage in `repair.DAMAGES`, the possible parameters (a pair of actions, a channel; for flip_units,
 FLIPPED_UNITS layer-1 units drawn without replacement) are tried in an order drawn from numpy's default_rng(seed),
 seed = crc32("<game>/<kind>"), at most MAX_TRIES of them, each played on the training episodes; the first whose
 mean return falls by at least MIN_DROP of the trained network's is kept. Then the trained and the damaged network
@@ -43,7 +43,6 @@ OUT = Path(__file__).parents[1] / "src" / "wspbench" / "tasks" / READING / repai
 CHOICES = {
     "swap_actions": [list(pair) for pair in itertools.combinations(range(6), 2)],
     "zero_channel": [[channel] for channel in range(6)],
-    "bias_shift": [[action] for action in range(6)],
 }
 
 
@@ -122,7 +121,6 @@ def main() -> None:
         "format": repair.DAMAGES_FORMAT,
         "trained_seed": repair.TRAINED_SEED,
         "min_drop": repair.MIN_DROP,
-        "bias_shift": repair.BIAS_SHIFT,
         "training_episodes": TRAINING_EPISODES,
         "scoring_episodes": SCORING_EPISODES,
         "max_tries": MAX_TRIES,

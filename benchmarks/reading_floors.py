@@ -7,11 +7,14 @@ identify and identify-choice (score 1 for the right game):
   chance     the zero model's answer (the first candidate): 1 / 25 on identify-choice
   occupancy  W1's row norms, correlated with each game's map of the inputs that are ever on under random play
              (OCCUPANCY_EPISODES training episodes of uniformly random actions); the best-correlated game
+  reversed   the same, the worst-correlated game (refilled rows that stood out by being larger would show so)
   nearest    the library floor: the game of the nearest other shipped network (Euclidean distance between the
              row-norm vectors of W1; a network equal to the prompt's is skipped)
+  prompts    the same from the suite's own prompts: the game of the nearest repair prompt's damaged network (a
+             repair prompt names its game)
 repair (the task's own score):
-  rule       one prompt: an output bias more than RULE_GAP above the median of the six is lowered by the
-             `bias_shift` damage's size (the prompt lists the damages); otherwise the empty edit
+  rule       one prompt: an output bias more than RULE_GAP above the median of the others is lowered by
+             RULE_SHIFT (it undid suite 4's bias_shift damage); otherwise the empty edit
   siblings   every repair prompt of the same game: each weight set to the value most prompts show, where this
              prompt shows another (the prompts of one game show one network under different damages)
 
@@ -37,13 +40,12 @@ from wspbench.games.minatar import all_games
 from wspbench.networks import MINATAR_NETWORK
 from wspbench.tasks import get_task, select
 from wspbench.tasks.minatar import MinAtarTask
-from wspbench.tasks.repair import BIAS_SHIFT
 
 NETWORKS = Path(__file__).parents[1] / "src" / "wspbench" / "tasks"
 FORMAT = "wspbench.reading-floors/1"
 OCCUPANCY_EPISODES, OCCUPANCY_STEPS, OCCUPANCY_SEED = 20, 1000, 0
-RULE_GAP = 5.0
-IDENTIFY_FLOORS = ("chance", "occupancy", "nearest")
+RULE_GAP, RULE_SHIFT = 5.0, 10.0  # suite 4's bias_shift damage raised one output bias by 10
+IDENTIFY_FLOORS = ("chance", "occupancy", "reversed", "nearest", "prompts")
 REPAIR_FLOORS = ("rule", "siblings")
 
 
@@ -81,8 +83,9 @@ def occupancy() -> dict[str, np.ndarray]:
     return found
 
 
-def occupancy_guess(norms: np.ndarray) -> str:
-    scores = {game: np.corrcoef(norms, seen)[0, 1] if seen.std() else -1.0 for game, seen in occupancy().items()}
+def occupancy_guess(norms: np.ndarray, sign: float = 1.0) -> str:
+    """The game whose occupancy map correlates best with the row norms (sign -1: worst)."""
+    scores = {game: sign * np.corrcoef(norms, seen)[0, 1] for game, seen in occupancy().items() if seen.std()}
     return max(scores, key=lambda game: (scores[game], game))
 
 
@@ -106,12 +109,21 @@ def nearest_guess(weights: dict[str, np.ndarray]) -> str:
     return min(others)[1]
 
 
+@cache
+def repair_prompts() -> list[tuple[str, np.ndarray]]:
+    """Each repair prompt's game and the W1 row norms of the damaged network it lists."""
+    return [(task.binding.game, row_norms(shown_weights(task, "THE DAMAGED NETWORK"))) for task in select("repair/*")]
+
+
 def identify_floors(task) -> dict[str, dict]:
     weights = shown_weights(task, "THE WEIGHTS")
+    norms = row_norms(weights)
     guesses = {
         "chance": None,
-        "occupancy": occupancy_guess(row_norms(weights)),
+        "occupancy": occupancy_guess(norms),
+        "reversed": occupancy_guess(norms, -1.0),
         "nearest": nearest_guess(weights),
+        "prompts": min((np.linalg.norm(norms - other), game) for game, other in repair_prompts())[1],
     }
     floors = {}
     for name, guess in guesses.items():
@@ -138,7 +150,7 @@ def rule_reply(shown: dict[str, np.ndarray]) -> str:
     action = int(np.argmax(b3))
     if b3[action] - np.median(np.delete(b3, action)) <= RULE_GAP:
         return "```edits\n```\n"
-    return f"```edits\nb3[{action}] -= {BIAS_SHIFT:g}\n```\n"
+    return f"```edits\nb3[{action}] -= {RULE_SHIFT:g}\n```\n"
 
 
 def sibling_reply(shown: dict[str, np.ndarray], siblings: list[dict[str, np.ndarray]]) -> str:
@@ -186,7 +198,8 @@ def main() -> None:
         found[task.id] = {"digest": get_task(task.id).digest(), "floors": floors}
     data = json.loads(DATA.read_text())
     section = data.get("reading", {}) if data.get("reading", {}).get("format") == FORMAT else {}
-    tasks_found = {**section.get("tasks", {}), **found}
+    reading = {task.id for task in select("identify*,repair/*")}  # tasks that are gone are dropped
+    tasks_found = {task_id: e for task_id, e in {**section.get("tasks", {}), **found}.items() if task_id in reading}
     data["reading"] = {
         "format": FORMAT,
         "settings": {"occupancy": [OCCUPANCY_EPISODES, OCCUPANCY_STEPS, OCCUPANCY_SEED], "rule_gap": RULE_GAP},

@@ -96,27 +96,29 @@ def test_every_reading_task_has_its_floors_measured_as_it_is_now(shipped):
     assert set(entries) == reading
     assert all(baselines.is_current(task_id, entry) for task_id, entry in entries.items())
     for task_id, entry in entries.items():
-        expected = {"rule", "siblings"} if task_id.startswith("repair/") else {"chance", "occupancy", "nearest"}
+        identify = {"chance", "occupancy", "reversed", "nearest", "prompts"}
+        expected = {"rule", "siblings"} if task_id.startswith("repair/") else identify
         assert set(entry["floors"]) == expected
         assert all(0.0 <= floor["score"] <= 1.0 for floor in entry["floors"].values())
 
 
 def test_the_floor_solvers_read_only_the_prompt_and_solve_what_they_claim(monkeypatch):
-    """The one-prompt rule undoes a bias_shift from the listed weights alone; the sibling repairer restores a
-    damage from the other prompts of the game (weights as listed, rounded); both replies are graded as replies."""
+    """The solvers read the weights as the prompt lists them (rounded). The one-prompt rule lowers an output bias
+    that stands out (suite 4's bias_shift); the sibling repairer restores a damage when other prompts show the
+    same network undamaged, which is why a game has one repair task."""
     import importlib
     from pathlib import Path
 
     monkeypatch.syspath_prepend(str(Path(__file__).parents[1] / "benchmarks"))
     floors = importlib.import_module("reading_floors")
-    task = get_task("repair/breakout/bias_shift")
+    task = get_task("repair/breakout/swap_actions")
     shown = floors.shown_weights(task, "THE DAMAGED NETWORK")
     assert np.allclose(shown["W1"], np.round(task.damaged["W1"].astype(np.float64), 3), atol=1e-6)
-    assert floors.rule_reply(shown).startswith(f"```edits\nb3[{task.parameter[0]}] -= ")
+    assert floors.rule_reply(shown) == "```edits\n```\n"
+    raised = {**shown, "b3": shown["b3"] + np.float32(10) * (np.arange(6) == 2)}
+    assert floors.rule_reply(raised) == "```edits\nb3[2] -= 10\n```\n"
+    undamaged = {name: np.round(w.astype(np.float64), 3).astype(np.float32) for name, w in task.trained.items()}
+    reply = floors.sibling_reply(shown, [shown, undamaged, undamaged])
     episodes = task.scoring_episodes(50)
-    assert task.grade(floors.rule_reply(shown), episodes, workers=1).normalized > 0.99
-    siblings = [floors.shown_weights(get_task(f"repair/breakout/{kind}"), "THE DAMAGED NETWORK")
-                for kind in ("swap_actions", "flip_units", "zero_channel", "bias_shift")]  # fmt: skip
-    other = get_task("repair/breakout/swap_actions")
-    reply = floors.sibling_reply(siblings[0], siblings)
-    assert other.grade(reply, episodes, workers=1).normalized > 0.99
+    assert task.grade(reply, episodes, workers=1).normalized > 0.99
+    assert floors.sibling_reply(shown, [shown]) == "```edits\n\n```\n"  # alone, the majority is the damage

@@ -468,7 +468,7 @@ def test_two_exports_with_the_real_wheel_are_byte_identical(tmp_path):
     script = (
         f"import sys; sys.path.insert(0, {str(unpacked)!r})\n"
         "from wspbench.tasks import get_task\nfrom wspbench.export.verifier_steps import main\n"
-        "repair = get_task('repair/breakout/bias_shift')\n"
+        "repair = get_task('repair/breakout/swap_actions')\n"
         "assert repair.check(repair.offline_answer('reference'))[2] is None\n"
         "import wspbench.tasks.ppo as ppo\n"
         f"assert ppo.__file__.startswith({str(unpacked)!r})  # the wheel's own data, not this checkout's\n"
@@ -554,7 +554,7 @@ def test_a_toy_family_from_one_file_is_exported_and_graded(tmp_path):
         unregister_family("toy")
 
 
-@pytest.mark.parametrize("task_id", ["identify-choice/ferry/0", "repair/breakout/bias_shift"])
+@pytest.mark.parametrize("task_id", ["identify-choice/ferry/0", "repair/breakout/swap_actions"])
 def test_reading_and_repair_tasks_are_exported_and_verified(tmp_path, task_id):
     """A reading task's folder: its instruction holds the whole prompt and says how the reply is scored, and the
     verifier's grading step gives the reference reply 1 and the zero reply 0."""
@@ -591,7 +591,7 @@ def test_a_planted_symlink_in_the_logs_is_replaced_not_written_through(tmp_path)
     assert rewards(logs)[0]["parse_success"] == 1.0
 
 
-@pytest.mark.parametrize("task_id", ["original/breakout", "repair/breakout/bias_shift"])
+@pytest.mark.parametrize("task_id", ["original/breakout", "repair/breakout/swap_actions"])
 def test_the_instruction_states_the_episodes_the_verifier_grades(tmp_path, task_id):
     """issue 27.12: with --episodes 60 the instruction said 1000 (200 for repair, with returns over 200)."""
     result = RUNNER.invoke(

@@ -82,7 +82,7 @@ def same_score(inspect_score, expected: dict) -> None:
 
 
 def test_one_shot_equals_wsp_grade_and_wsp_run(tmp_path):
-    ids = ["synth/ferry", "original/breakout", "superbeam", "identify-choice/ferry/0", "repair/breakout/bias_shift"]
+    ids = ["synth/ferry", "original/breakout", "superbeam", "identify-choice/ferry/0", "repair/breakout/swap_actions"]
     tasks = {i: get_task(i) for i in ids}
     config = RunConfig(model="reference", episodes=EPISODES)
     records = {i: run_task(t, OfflineClient("reference"), config) for i, t in tasks.items()}
@@ -132,7 +132,7 @@ def test_an_answer_only_in_the_reasoning_is_graded_from_it(tmp_path):
     same_score(score, record.test.to_json())
 
 
-@pytest.mark.parametrize("task_id", ["original/breakout", "superbeam", "repair/breakout/bias_shift"])
+@pytest.mark.parametrize("task_id", ["original/breakout", "superbeam", "repair/breakout/swap_actions"])
 def test_feedback_sends_what_the_harness_sends(tmp_path, task_id):
     task = get_task(task_id)
     replies = [NO_ANSWER, task.offline_answer("zero"), task.offline_answer("reference"), NO_ANSWER]

@@ -87,7 +87,7 @@ def test_cli_replay_and_its_errors(tmp_path):
 
 def test_a_repair_replay_plays_one_episode_within_max_frames(tmp_path):
     """A repair task scores at least 50 episodes; its replay of one episode kept them all (10,050 frames)."""
-    task = get_task("repair/breakout/bias_shift")
+    task = get_task("repair/breakout/swap_actions")
     summary = replay(task.id, task.offline_answer("reference"), tmp_path / "r.gif", max_frames=5)
     (episode,) = summary.episodes
     assert episode.episode == task.scoring_episodes(1)[0]

@@ -228,7 +228,7 @@ def test_default_replays_are_one_per_family_bounded_in_frames_and_time(tmp_path)
     most --replay-frames frames, not its 50 scoring episodes), said in the report; with no time left, none."""
     result = RUNNER.invoke(
         app,
-        ["run", "--model", "reference", "--tasks", "synth/ferry,synth/firefighter,repair/breakout/bias_shift",
+        ["run", "--model", "reference", "--tasks", "synth/ferry,synth/firefighter,repair/breakout/swap_actions",
          "--episodes", "2", "--workers", "1", "--out", str(tmp_path / "run")],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
@@ -238,7 +238,7 @@ def test_default_replays_are_one_per_family_bounded_in_frames_and_time(tmp_path)
     assert result.exit_code == 0, result.output
     assert "writing replays" in result.output and "left" in result.output  # progress with the time left
     gifs = sorted(p.name for p in (tmp_path / "out" / "replays").glob("*.gif"))
-    assert gifs == ["reference_one-shot__repair-breakout-bias_shift.gif", "reference_one-shot__synth-ferry.gif"]
+    assert gifs == ["reference_one-shot__repair-breakout-swap_actions.gif", "reference_one-shot__synth-ferry.gif"]
     for gif in gifs:
         with Image.open(tmp_path / "out" / "replays" / gif) as image:
             assert image.n_frames <= 7

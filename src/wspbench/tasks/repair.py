@@ -14,7 +14,10 @@ meets in the episodes played. Wiping the network and writing a program scores 0 
 `repair/<game>/<damage>`. Which unit, channel or actions a damage hits was chosen by `benchmarks/damage.py` on
 training episodes (the first seeded choice that costs at least MIN_DROP of the trained network's return) and is
 kept, with both networks' returns on the scoring episodes, in `reading/damages.json`; a game whose trained network
-learned little (damage.py's rule) has no repair tasks. The reference reply is the exact inverse edit (score 1);
+learned little (damage.py's rule) has no repair tasks. A game has ONE repair task (`chosen_kind`, among the damages
+that cost a clear share of the return: `clear_kinds`): its prompts would otherwise show one network under several
+damages, and the value most of them show for each weight is the
+undamaged one (docs/reading.md, "Floors"). The reference reply is the exact inverse edit (score 1);
 `zero` is an empty edit (score 0). docs/reading.md shows a prompt in full.
 """
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+import zlib
 from collections.abc import Sequence
 from functools import cache, cached_property
 from importlib import resources
@@ -35,13 +39,14 @@ from wspbench.tasks.minatar import MinAtarTask, seed_rule
 from wspbench.tasks.ppo import READING, trained_network
 from wspbench.tasks.spec import AnswerError, Game, Progress, Protocol, Score, Task, weights_record
 
-REPAIR_PROMPT_VERSION = "repair-v2"
+REPAIR_PROMPT_VERSION = "repair-v3"
 DAMAGES_FILE = "damages.json"  # in `reading/`, written by benchmarks/damage.py
 DAMAGES_FORMAT = "wspbench.damages/1"
 TRAINED_SEED = 2  # the network that is damaged: a third one per game, which no identify task shows (SEEDS 0, 1)
-BIAS_SHIFT = 10.0
 FLIPPED_UNITS = 8  # one unit's flip cost PPO's networks at most 15% of their return (docs/reading.md)
 MIN_DROP = 0.3  # a damage must cost at least this share of the trained network's mean return
+MAX_DAMAGED_SHARE, MIN_GAP_SE = 0.7, 4.0  # and a task's damage, on the scoring episodes, leave at most 0.7 of it,
+# with a gap of at least 4 standard errors (`clear_kinds`)
 STRAY_LIMIT = 64  # weights a reply may change outside the damage's reach (room for a repair that compensates elsewhere)
 BEHAVIOUR_EPISODES, BEHAVIOUR_STEPS = 20, 100  # `restored` compares the networks on the trained network's first
 # BEHAVIOUR_STEPS states in each of the first BEHAVIOUR_EPISODES episodes played
@@ -52,13 +57,12 @@ DAMAGES = {  # name: what it does, given its parameter (the prompt lists these w
     "flip_units": f"the signs of {FLIPPED_UNITS} layer-1 units' incoming weights (their columns of W1 and biases "
     "in b1) are flipped",
     "zero_channel": "the 100 rows of W1 that read one input channel are set to 0",
-    "bias_shift": f"one action's output bias in b3 is raised by {BIAS_SHIFT:g}, so that this action dominates",
-}
+}  # suite 4 also had bias_shift (one b3 entry raised by 10), which a one-line rule undid without reading
 
 
 def damage(weights: Weights, kind: str, parameter: list[int]) -> Weights:
-    """A damaged copy of `weights`: `parameter` is [action, action] (swap_actions), the units (flip_units),
-    [channel] (zero_channel) or [action] (bias_shift)."""
+    """A damaged copy of `weights`: `parameter` is [action, action] (swap_actions), the units (flip_units) or
+    [channel] (zero_channel)."""
     damaged = {name: np.array(tensor, copy=True) for name, tensor in weights.items()}
     if kind == "swap_actions":
         a, b = parameter
@@ -69,9 +73,6 @@ def damage(weights: Weights, kind: str, parameter: list[int]) -> Weights:
     elif kind == "zero_channel":
         (channel,) = parameter
         damaged["W1"][channel::6, :] = 0
-    elif kind == "bias_shift":
-        (action,) = parameter
-        damaged["b3"][action] += np.float32(BIAS_SHIFT)
     else:
         raise ValueError(f"unknown damage {kind!r} (damages: {', '.join(DAMAGES)})")
     return damaged
@@ -87,8 +88,6 @@ def reach(kind: str, parameter: list[int]) -> Weights:
         mask["b1"][parameter] = True
     elif kind == "zero_channel":
         mask["W1"][parameter[0] :: 6, :] = True
-    elif kind == "bias_shift":
-        mask["b3"][parameter] = True
     else:
         raise ValueError(f"unknown damage {kind!r} (damages: {', '.join(DAMAGES)})")
     return mask
@@ -115,9 +114,6 @@ def inverse(trained: Weights, kind: str, parameter: list[int]) -> str:
     elif kind == "zero_channel":
         (channel,) = parameter
         lines = [f"W1[{i}] = {float32_list(trained['W1'][i])}" for i in range(channel, 600, 6)]
-    elif kind == "bias_shift":
-        (action,) = parameter
-        lines = [f"b3[{action}] = {float32_list(trained['b3'][action : action + 1])[1:-1]}"]
     else:
         raise ValueError(f"unknown damage {kind!r}")
     return "```edits\n" + "\n".join(lines) + "\n```\n"
@@ -348,7 +344,7 @@ def _prompt(task: RepairTask, protocol: Protocol) -> str:
     rule = (
         f"A repair may change at most {STRAY_LIMIT} weights outside the damage's reach (the weights the damage "
         "addressed: the two W3 columns of a swap, the flipped units' W1 columns and b1 entries, the 100 W1 rows of "
-        "the zeroed channel, the one raised b3 entry); a reply that changes more is rejected. Undo the damage; do not "
+        "the zeroed channel); a reply that changes more is rejected. Undo the damage; do not "
         "write a new network."
     )
     kinds = "\n".join(f"  - {text}" for text in DAMAGES.values())
@@ -401,11 +397,35 @@ def load_damages() -> dict:
     return data
 
 
+def chosen_kind(game: str, measured: Sequence[str]) -> str | None:
+    """The one damage a game's repair task uses: the kinds in DAMAGES' order, starting at kind
+    crc32("repair/<game>") mod len(DAMAGES) and wrapping round (a seeded choice, as benchmarks/damage.py seeds
+    each damage's parameter), the first one measured for the game."""
+    order = list(DAMAGES)
+    start = zlib.crc32(f"repair/{game}".encode()) % len(order)
+    return next((kind for kind in order[start:] + order[:start] if kind in measured), None)
+
+
+def clear_kinds(entry: dict) -> list[str]:
+    """The measured damages of a game (its damages.json entry) that cost a clear share of the return on the
+    stored scoring episodes: the damaged network's mean at most MAX_DAMAGED_SHARE of the trained one's, and the
+    mean gap at least MIN_GAP_SE standard errors of the per-episode gaps."""
+    trained = np.asarray(entry.get("trained", []), dtype=np.float64)
+    found = []
+    for kind, damaged in entry.get("damages", {}).items():
+        gaps = trained - np.asarray(damaged["damaged"], dtype=np.float64)
+        error = gaps.std(ddof=1) / np.sqrt(len(gaps))
+        if trained.mean() - gaps.mean() <= MAX_DAMAGED_SHARE * trained.mean() and gaps.mean() >= MIN_GAP_SE * error:
+            found.append(kind)
+    return found
+
+
 def tasks() -> list[Task]:
     stored = load_damages().get("games", {})
-    return [
-        RepairTask(game, kind, stored[game.game]["damages"][kind], stored[game.game]["trained"])
-        for game in all_games()
-        for kind in DAMAGES
-        if kind in stored.get(game.game, {}).get("damages", {})
-    ]
+    found = []
+    for game in all_games():
+        entry = stored.get(game.game, {})
+        kind = chosen_kind(game.game, clear_kinds(entry))
+        if kind is not None:
+            found.append(RepairTask(game, kind, entry["damages"][kind], entry["trained"]))
+    return found
