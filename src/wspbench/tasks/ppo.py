@@ -15,7 +15,7 @@ times during training the network is scored on the first training episodes exact
 W1, so the result is an ordinary network of the task's shape, in its orientation. With `mask_idle_actions`, the
 actions that do nothing in the game (`Task.acting_actions`: breakout's up, down and fire) start with output
 bias IDLE_BIAS and are never trained, so the entropy bonus keeps exploring the actions that act rather than
-spreading over four equivalent no-ops (docs/training.md: it took breakout from a return of 6 to 17 at 10M steps).
+spreading over four equivalent no-ops (docs/training.md: with entropy 0.1 it took breakout from 6 to 26).
 """
 
 from __future__ import annotations
