@@ -218,10 +218,6 @@ def reading_section(entries: dict) -> list[str]:
     """The reading tasks' floors (benchmarks/reading_floors.py): per family, each solver's mean score."""
     if not entries:
         return []
-    families: dict[str, dict[str, list[float]]] = {}
-    for task_id, entry in entries.items():
-        for name, floor in entry["floors"].items():
-            families.setdefault(task_id.split("/")[0], {}).setdefault(name, []).append(floor["score"])
     lines = [
         "",
         "## Reading tasks: floors",
@@ -234,10 +230,8 @@ def reading_section(entries: dict) -> list[str]:
         "| family | tasks | floors (mean score) |",
         "| --- | ---: | --- |",
     ]
-    for family, floors in sorted(families.items()):
-        count = max(len(scores) for scores in floors.values())
-        means = ", ".join(f"{name} {sum(scores) / len(scores):.3f}" for name, scores in floors.items())
-        lines.append(f"| {family} | {count} | {means} |")
+    for family, (count, means) in baselines.reading_floors(entries, current_only=False).items():
+        lines.append(f"| {family} | {count} | {', '.join(f'{name} {mean:.3f}' for name, mean in means.items())} |")
     return lines
 
 

@@ -39,14 +39,13 @@ from wspbench.answers.edits import parse_edits
 from wspbench.games.minatar import all_games
 from wspbench.networks import MINATAR_NETWORK
 from wspbench.tasks import get_task, select
+from wspbench.tasks.baselines import reading_floors
 from wspbench.tasks.minatar import MinAtarTask
 
 NETWORKS = Path(__file__).parents[1] / "src" / "wspbench" / "tasks"
 FORMAT = "wspbench.reading-floors/1"
 OCCUPANCY_EPISODES, OCCUPANCY_STEPS, OCCUPANCY_SEED = 20, 1000, 0
 RULE_GAP, RULE_SHIFT = 5.0, 10.0  # suite 4's bias_shift damage raised one output bias by 10
-IDENTIFY_FLOORS = ("chance", "occupancy", "reversed", "nearest", "prompts")
-REPAIR_FLOORS = ("rule", "siblings")
 
 
 def shown_weights(task, heading: str) -> dict[str, np.ndarray]:
@@ -208,11 +207,9 @@ def main() -> None:
     DATA.write_text(json.dumps(data, indent=1) + "\n")
     DOC.write_text(document(data))
     console.print(f"{len(found)} tasks in {time.perf_counter() - started:.0f} s", markup=False)
-    for family in sorted({task_id.split("/")[0] for task_id in found}):
-        names = IDENTIFY_FLOORS if family.startswith("identify") else REPAIR_FLOORS
-        entries = [entry for task_id, entry in tasks_found.items() if task_id.split("/")[0] == family]
-        means = ", ".join(f"{n} {np.mean([e['floors'][n]['score'] for e in entries]):.3f}" for n in names)
-        console.print(f"{family} ({len(entries)} tasks): {means}", markup=False)
+    for family, (count, means) in reading_floors(tasks_found, current_only=False).items():
+        text = ", ".join(f"{name} {mean:.3f}" for name, mean in means.items())
+        console.print(f"{family} ({count} tasks): {text}", markup=False)
 
 
 if __name__ == "__main__":

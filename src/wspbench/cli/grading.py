@@ -327,21 +327,15 @@ def reading_floors_table(entries: dict):
 
     from wspbench.tasks import baselines as measured
 
-    families: dict[str, dict[str, list[float]]] = {}
-    for task_id, entry in entries.items():
-        if measured.is_current(task_id, entry):
-            for name, floor in entry["floors"].items():
-                families.setdefault(task_id.split("/")[0], {}).setdefault(name, []).append(floor["score"])
+    families = measured.reading_floors(entries)
     if not families:
         return None
     table = Table(caption="reading tasks: mean score of solvers that do not read what the network does "
                   "(benchmarks/reading_floors.py; nearest uses the shipped networks)")  # fmt: skip
     for column in ("family", "tasks", "floors"):
         table.add_column(column, justify="right" if column == "tasks" else "left")
-    for family, floors in sorted(families.items()):
-        count = max(len(scores) for scores in floors.values())
-        means = ", ".join(f"{name} {sum(scores) / len(scores):.3f}" for name, scores in floors.items())
-        table.add_row(family, str(count), means)
+    for family, (count, means) in families.items():
+        table.add_row(family, str(count), ", ".join(f"{name} {mean:.3f}" for name, mean in means.items()))
     return table
 
 

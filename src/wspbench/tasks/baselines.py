@@ -26,6 +26,7 @@ import numpy as np
 
 from wspbench.networks import Network, Weights
 from wspbench.tasks.registry import UnknownTask, get_task
+from wspbench.tasks.spec import group_of
 
 BASELINES_FILE = "baselines.json"
 FORMAT = "wspbench.baselines/1"
@@ -83,6 +84,20 @@ def _digest(task_id: str) -> str | None:
         return get_task(task_id).digest()
     except UnknownTask:
         return None
+
+
+def reading_floors(entries: dict, current_only: bool = True) -> dict[str, tuple[int, dict[str, float]]]:
+    """Per reading family (sorted): its task count and each floor's mean score, from the "reading" section's
+    entries (benchmarks/reading_floors.py); with `current_only`, over the tasks measured as they are now."""
+    families: dict[str, dict[str, list[float]]] = {}
+    for task_id, entry in entries.items():
+        if not current_only or is_current(task_id, entry):
+            for name, floor in entry["floors"].items():
+                families.setdefault(group_of(task_id), {}).setdefault(name, []).append(floor["score"])
+    return {
+        family: (max(map(len, floors.values())), {name: sum(s) / len(s) for name, s in floors.items()})
+        for family, floors in sorted(families.items())
+    }
 
 
 def trivial(entry: dict) -> float:
