@@ -35,7 +35,8 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=TIMEOUTS_TABLE)
     args = parser.parse_args()
     old = json.loads(args.out.read_text())["worst_episode_s"] if args.out.is_file() else {}
-    table = dict(old)
+    known = {task.id for task in select("all")}
+    table = {task_id: seconds for task_id, seconds in old.items() if task_id in known}  # tasks that are gone go
     for task in select(args.tasks):
         table[task.id] = round_up(measure_grading(task, args.measure_episodes))
         print(f"{task.id:28s} {table[task.id]:10.4g} s per worst-case episode", flush=True)

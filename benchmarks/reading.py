@@ -23,7 +23,7 @@ from wspbench.tasks.repair import DAMAGES, load_damages
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "reading.md"
 MARKER = "<!-- The prompts below are written by benchmarks/reading.py --write-doc; do not edit them by hand. -->"
-SHOWN = ("identify/breakout/0", "repair/breakout/swap_actions")
+SHOWN = ("identify/breakout/4", "repair/breakout/swap_actions")
 FENCE = "`````"  # longer than the ``` fences inside the prompts
 
 

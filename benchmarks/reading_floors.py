@@ -19,6 +19,7 @@ repair (the task's own score):
              prompt shows another (the prompts of one game show one network under different damages)
 
     python benchmarks/reading_floors.py [--tasks 'identify*,repair/*'] [--workers N]
+    WSP_PRIVATE_SETS=DIR python benchmarks/reading_floors.py --tasks 'private.*'   # a private set: printed only
 """
 
 from __future__ import annotations
@@ -207,7 +208,7 @@ def main() -> None:
     DATA.write_text(json.dumps(data, indent=1) + "\n")
     DOC.write_text(document(data))
     console.print(f"{len(found)} tasks in {time.perf_counter() - started:.0f} s", markup=False)
-    for family, (count, means) in reading_floors(tasks_found, current_only=False).items():
+    for family, (count, means) in reading_floors(found, current_only=False).items():  # the tasks measured now
         text = ", ".join(f"{name} {mean:.3f}" for name, mean in means.items())
         console.print(f"{family} ({count} tasks): {text}", markup=False)
 

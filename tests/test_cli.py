@@ -232,7 +232,7 @@ def test_help_shows_text_as_written():
     [
         ("synth/ferry", ["--protocol", "feedback", "--rounds", "3", "--episodes", "50"]),
         ("original/breakout", []),
-        ("identify-choice/ferry/0", []),
+        ("identify-choice/ferry/3", []),
         ("superbeam", ["--protocol", "feedback"]),
     ],
 )
@@ -257,7 +257,7 @@ def test_prompt_prints_the_messages_a_model_gets(task_id, args):
 
 
 def test_prompt_refuses_a_protocol_the_task_has_not():
-    result = RUNNER.invoke(app, ["prompt", "identify/asterix/0", "--protocol", "feedback"])
+    result = RUNNER.invoke(app, ["prompt", "identify/asterix/4", "--protocol", "feedback"])
     assert result.exit_code == 2 and "runs under one-shot" in result.output
 
 
@@ -276,7 +276,7 @@ def test_episodes_for_says_when_no_count_of_the_tasks_episodes_would_do():
     )
     assert result.exit_code == 0, result.output
     assert _table(result.stdout)["episodes for ± 0.01"] == "n/a (more than the 20 the task has)"
-    identify = get_task("identify/asterix/0")
+    identify = get_task("identify/asterix/4")
     result = RUNNER.invoke(app, ["grade", identify.id, "-"], input=identify.offline_answer("reference"))
     assert result.exit_code == 0, result.output
     assert _table(result.stdout)["episodes for ± 0.01"] == "n/a (one episode shows no spread)"

@@ -472,7 +472,7 @@ def test_two_exports_with_the_real_wheel_are_byte_identical(tmp_path):
         "assert repair.check(repair.offline_answer('reference'))[2] is None\n"
         "import wspbench.tasks.ppo as ppo\n"
         f"assert ppo.__file__.startswith({str(unpacked)!r})  # the wheel's own data, not this checkout's\n"
-        f"sys.exit(main(['identify-choice/ferry/0', {str(tmp_path / 'answer.md')!r}, {str(tmp_path / 'logs')!r}]))\n"
+        f"sys.exit(main(['identify-choice/ferry/3', {str(tmp_path / 'answer.md')!r}, {str(tmp_path / 'logs')!r}]))\n"
     )
     (tmp_path / "answer.md").write_text("```game\nferry\n```\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=False)
@@ -554,7 +554,7 @@ def test_a_toy_family_from_one_file_is_exported_and_graded(tmp_path):
         unregister_family("toy")
 
 
-@pytest.mark.parametrize("task_id", ["identify-choice/ferry/0", "repair/breakout/swap_actions"])
+@pytest.mark.parametrize("task_id", ["identify-choice/ferry/3", "repair/breakout/swap_actions"])
 def test_reading_and_repair_tasks_are_exported_and_verified(tmp_path, task_id):
     """A reading task's folder: its instruction holds the whole prompt and says how the reply is scored, and the
     verifier's grading step gives the reference reply 1 and the zero reply 0."""
@@ -600,7 +600,7 @@ def test_the_instruction_states_the_episodes_the_verifier_grades(tmp_path, task_
         + ["--wheel", str(stand_in_wheel(tmp_path))],
     )
     assert result.exit_code == 0, result.output
-    task, folder = get_task(task_id), tmp_path / "out" / get_task(task_id).slug
+    task, folder = get_task(task_id), tmp_path / "out" / get_task(task_id).public().slug
     instruction = (folder / "instruction.md").read_text()
     assert "The network plays 60 episodes" in instruction and "plays 1000 episodes" not in instruction
     assert task.messages(Protocol(episodes=60))[1]["content"].rstrip() in instruction

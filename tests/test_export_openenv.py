@@ -277,7 +277,7 @@ def test_a_websocket_message_over_the_limit_closes_the_session(servers):
     assert fast.request("GET", "/health")[0] == 200
 
 
-@pytest.mark.parametrize("task_id", ["identify-choice/ferry/0", "repair/breakout/swap_actions"])
+@pytest.mark.parametrize("task_id", ["identify-choice/ferry/3", "repair/breakout/swap_actions"])
 def test_reading_and_repair_tasks_reset_and_step(servers, task_id):
     """A 170,000-character identify prompt comes back whole; a repair reply is graded on the damaged network."""
     fast, _ = servers

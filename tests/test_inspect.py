@@ -82,15 +82,16 @@ def same_score(inspect_score, expected: dict) -> None:
 
 
 def test_one_shot_equals_wsp_grade_and_wsp_run(tmp_path):
-    ids = ["synth/ferry", "original/breakout", "superbeam", "identify-choice/ferry/0", "repair/breakout/swap_actions"]
+    ids = ["synth/ferry", "original/breakout", "superbeam", "identify-choice/ferry/3", "repair/breakout/swap_actions"]
     tasks = {i: get_task(i) for i in ids}
     config = RunConfig(model="reference", episodes=EPISODES)
     records = {i: run_task(t, OfflineClient("reference"), config) for i, t in tasks.items()}
     replies = {r.messages[1]["content"]: [tasks[i].offline_answer("reference")] for i, r in records.items()}
     log = run_eval(tmp_path, scripted(replies), task=",".join(ids))
-    assert sorted(s.metadata["task"] for s in log.samples) == sorted(ids)  # the log orders samples by id
+    named = {task.public().id: task_id for task_id, task in tasks.items()}  # a reading task's id is opaque
+    assert sorted(s.metadata["task"] for s in log.samples) == sorted(named)  # the log orders samples by id
     for sample in log.samples:
-        task, record = tasks[sample.metadata["task"]], records[sample.metadata["task"]]
+        task, record = tasks[named[sample.metadata["task"]]], records[named[sample.metadata["task"]]]
         assert sample.metadata["prompt_version"] == record.prompt_version
         assert sample.metadata["prompt_sha256"] == record.prompt_sha256
         assert sample.metadata["suite"] == suite().to_json() and sample.metadata["seeds"] == record.seeds

@@ -9,7 +9,7 @@ import pytest
 from tests.toy_family import SignTask
 from wspbench.answers.edits import parse_edits, write_edits
 from wspbench.networks import MINATAR_NETWORK
-from wspbench.tasks import all_tasks, get_task
+from wspbench.tasks import get_task, select
 from wspbench.tasks.ppo import (
     IDLE_BIAS,
     READING,
@@ -132,16 +132,18 @@ def test_a_budget_is_checked():
 
 
 @pytest.mark.parametrize(
-    "folder, seed, families",
+    "folder, seed, selector",
     [
-        (TRAINED, 0, ("minatar", "superbeam")),
-        (READING, 0, ("minatar",)),
-        (READING, 1, ("minatar",)),
-        (READING, 2, ("minatar",)),
+        (TRAINED, 0, "original/*,synth/*,superbeam*"),
+        (READING, 1, "original/*,synth/*"),  # identify-choice
+        (READING, 2, "original/*,synth/*"),  # repair
+        (READING, 3, "original/*,synth/*"),  # identify-choice
+        (READING, 4, "original/*"),  # identify
+        (READING, 5, "original/*"),  # identify
     ],
-)  # the baseline's networks; identify shows reading seeds 0 and 1, repair damages seed 2
-def test_every_game_has_its_trained_networks_and_tasks_of_one_game_share_them(folder, seed, families):
-    for task in (task for task in all_tasks() if task.family in families):  # the games' own tasks
+)  # the baseline's networks, and the reading set's (wspbench/tasks/reading_set.py)
+def test_every_game_has_its_trained_networks_and_tasks_of_one_game_share_them(folder, seed, selector):
+    for task in select(selector):  # the games' own tasks
         weights, about = trained_network(task, seed, folder)
         assert about["budget"]["seed"] == seed
         assert {name: w.shape for name, w in weights.items()} == task.network.shapes

@@ -17,8 +17,9 @@ from wspbench.games.minatar import all_games
 from wspbench.networks import MINATAR_NETWORK
 from wspbench.statistics import aggregate_interval
 from wspbench.tasks import get_task, select
-from wspbench.tasks.identify import SEEDS, candidates, summary
+from wspbench.tasks.identify import candidates, summary
 from wspbench.tasks.ppo import READING, trained_answer, trained_network
+from wspbench.tasks.reading_set import CHOICE_SEEDS, FREE_SEEDS
 from wspbench.tasks.repair import (
     BEHAVIOUR_EPISODES,
     BEHAVIOUR_STEPS,
@@ -41,21 +42,22 @@ NUMBER = re.compile(r"-?\d+\.\d{3}\b")
 def test_identify_covers_every_game_with_every_seed_and_states_its_chance_level():
     games = [game.game for game in all_games()]
     choice = [task.id for task in select("identify-choice/*")]
-    assert choice == [f"identify-choice/{g}/{s}" for g in sorted(games) for s in SEEDS] and len(SEEDS) >= 2
+    assert choice == [f"identify-choice/{g}/{s}" for g in sorted(games) for s in CHOICE_SEEDS]
     originals = sorted(game.game for game in all_games() if game.source == "original")
-    assert [task.id for task in select("identify/*")] == [f"identify/{g}/{s}" for g in originals for s in SEEDS]
+    assert [task.id for task in select("identify/*")] == [f"identify/{g}/{s}" for g in originals for s in FREE_SEEDS]
+    assert len(CHOICE_SEEDS) >= 2 and not set(CHOICE_SEEDS) & set(FREE_SEEDS)
     assert len(candidates()) == len(games) == 25  # chance level of the choice variant: 1/25
     assert select("identify") == select("identify/*") + select("identify-choice/*")  # the family: both variants
 
 
-@pytest.mark.parametrize("task_id", ["identify/breakout/0", "identify-choice/snake_trail/1"])
+@pytest.mark.parametrize("task_id", ["identify/breakout/4", "identify-choice/snake_trail/1"])
 def test_the_identify_prompt_lists_every_weight_rounded_and_names_no_game(task_id):
     task = get_task(task_id)
     system, user = (message["content"] for message in task.messages())
     listing = user.split("THE WEIGHTS", 1)[1].split("THE ANSWER", 1)[0]
     numbers = [float(n) for n in NUMBER.findall(listing)]
     assert len(numbers) == sum(int(np.prod(shape)) for shape in MINATAR_NETWORK.shapes.values()) == 20_486
-    weights, _ = trained_network(task, task.seed, READING)
+    weights, _ = task.shown
     flat = np.concatenate([weights[name].ravel() for name in MINATAR_NETWORK.shapes])
     assert np.allclose(numbers, np.round(flat.astype(np.float64), 3), atol=1e-9)
     named = {game.game for game in candidates()} | {game.game.replace("_", " ") for game in candidates()}
@@ -74,7 +76,7 @@ def test_the_identify_prompt_lists_every_weight_rounded_and_names_no_game(task_i
 
 
 def test_identify_grades_the_named_game():
-    task = get_task("identify/space_invaders/1")
+    task = get_task("identify/space_invaders/5")
     assert task.grade(task.offline_answer("reference")).normalized == 1.0
     assert task.grade(task.offline_answer("zero")).normalized == 0.0  # "asterix", the first candidate
     for spelling in ("Space Invaders", "`space-invaders`", "minatar/space_invaders.", "SPACE_INVADERS"):
@@ -111,10 +113,10 @@ def test_identify_grades_the_named_game():
     ],
 )
 def test_identify_reads_a_plausibly_written_name(written):
-    task = get_task("identify/breakout/0")
+    task = get_task("identify/breakout/4")
     score = task.grade(f"It bounces a ball.\n```game\n{written}\n```\n")
     assert score.normalized == 1.0 and score.metadata == {"answer": "breakout"}, written
-    spaced = get_task("identify-choice/space_invaders/0").grade("```game\n**SpaceInvaders**\n```")
+    spaced = get_task("identify-choice/space_invaders/3").grade("```game\n**SpaceInvaders**\n```")
     assert spaced.normalized == 1.0
 
 
@@ -237,7 +239,7 @@ def test_repair_feedback_compares_with_both_networks_on_the_training_episodes():
 def test_docs_show_two_prompts_as_the_registry_renders_them():
     """docs/reading.md holds one identify and one repair prompt in full (benchmarks/reading.py --write-doc)."""
     doc = (Path(__file__).resolve().parents[1] / "docs" / "reading.md").read_text()
-    for task_id in ("identify/breakout/0", "repair/breakout/swap_actions"):
+    for task_id in ("identify/breakout/4", "repair/breakout/swap_actions"):
         system, user = (message["content"] for message in get_task(task_id).messages())
         assert f"`````text\n{system}\n`````" in doc and f"`````text\n{user}`````" in doc, task_id
 
@@ -252,6 +254,8 @@ def test_wsp_run_reference_reads_and_repairs_offline(tmp_path):
     rows = [json.loads(path.read_text()) for path in (tmp_path / "r" / "tasks").glob("*.json")]
     assert {row["task"] for row in rows} == {t.id for t in select("identify/*,repair/breakout/*")}
     assert all(row["test"]["normalized"] == 1.0 for row in rows)
+    assert "| repair: swap_actions | 1 | 1.0000 | 1.0000 to 1.0000 |" in (tmp_path / "r" / "summary.md").read_text()
+    assert re.search(r"^\s+swap_actions +1\.0000 \(1\.0000 to 1\.0000\), 1 task", result.output, re.MULTILINE)
 
 
 def test_wsp_run_skips_what_does_not_fit(tmp_path):
@@ -262,7 +266,7 @@ def test_wsp_run_skips_what_does_not_fit(tmp_path):
             "--model",
             "zero",
             "--tasks",
-            "identify/breakout/0,original/breakout",
+            "identify/breakout/4,original/breakout",
             "--max-prompt-tokens",
             "20000",
             "--episodes",
@@ -295,8 +299,7 @@ def test_refilling_unused_rows_changes_no_return(monkeypatch):
     the refilled network plays those episodes exactly as before, while every refilled value is new."""
     import importlib
 
-    monkeypatch.syspath_prepend(str(Path(__file__).parents[1] / "benchmarks"))
-    refill = importlib.import_module("refill")
+    refill = importlib.import_module("wspbench.tasks.reading_build")
     task = get_task("original/breakout")
     generator = np.random.default_rng(7)
     weights = {name: generator.normal(0, 0.3, shape).astype(np.float32) for name, shape in task.network.shapes.items()}
@@ -308,3 +311,128 @@ def test_refilling_unused_rows_changes_no_return(monkeypatch):
     for column in range(32):  # drawn from the used rows' values in the column, never a copy of one
         assert not np.isin(new["W1"][~used, column], weights["W1"][used, column]).any()
     assert list(task.score(new, episodes, workers=1).values) == list(task.score(weights, episodes, workers=1).values)
+
+
+# --- one network per task, opaque exports, private sets (issue 24) --------------------------------------
+def test_no_two_reading_tasks_or_a_baseline_share_a_network():
+    """Each reading task shows its own network (its own training seed): no W2 (which no damage touches) and no
+    W1 of an identify network appears twice among the reading tasks' networks and the `trained` baselines."""
+    shown = {task.id: task.shown[0] for task in select("identify")}
+    shown |= {task.id: task.damaged for task in select("repair/*")}
+    baselines = {task.id: trained_network(task)[0] for task in select("original/*,synth/*")}
+    for tensor in ("W2", "W1"):
+        seen: dict[bytes, str] = {}
+        for task_id, weights in (shown | baselines).items():
+            if tensor == "W1" and task_id.startswith("repair/"):
+                continue  # a zeroed channel leaves W1 damaged: W2 speaks for the repair networks
+            key = weights[tensor].tobytes()
+            assert key not in seen, f"{task_id} and {seen.get(key)} share {tensor}"
+            seen[key] = task_id
+    assert len(shown) == len(select("identify")) + len(select("repair/*"))
+
+
+def test_exports_name_a_reading_task_by_an_opaque_id_that_the_registry_resolves():
+    for task in select("identify,repair"):
+        public = task.public()
+        assert public.id != task.id and re.fullmatch(r"(identify|identify-choice|repair)/[0-9a-f]{12}", public.id)
+        assert get_task(public.id) is task
+        assert public.game == ("" if task.family == "identify" else task.binding.game)
+        assert task.binding.game not in public.description if task.family == "identify" else True
+        assert not any(kind in public.description or text in public.description for kind, text in DAMAGES.items())
+    assert get_task("original/breakout").public().id == "original/breakout"
+
+
+def _answers_in(text: str, task) -> list[str]:
+    """The game names (identify) or damage names and texts (repair) that `text` holds."""
+    if task.family == "identify":
+        names = {game.game for game in candidates()} | {game.game.replace("_", " ") for game in candidates()}
+        return [name for name in names if re.search(rf"\b{re.escape(name)}\b", text, re.IGNORECASE)]
+    return [word for kind, said in DAMAGES.items() for word in (kind, said) if word in text]
+
+
+def test_no_export_a_model_sees_names_a_reading_tasks_answer(tmp_path):
+    """issue 24.5: Harbor's task name, folder, task.toml and instruction, and the JSONL input columns, of every
+    reading task: no game name (identify) and no damage (repair), except in the prompt's own lists of candidates
+    and damages, which every task of the variant shows alike."""
+    from wspbench.export.harbor import Resources, exported, task_toml
+    from wspbench.export.jsonl import row
+    from wspbench.tasks import suite
+
+    facts = suite().to_json()
+    items = exported(select("identify,repair"), 1)
+    lists = {}
+    for item in items:
+        task = item.task
+        toml = task_toml(item, 300, 1800, Resources(), "0", 0.1, facts)
+        fields = row(item, facts)
+        prompt = fields.pop("prompt")
+        shown = [item.harbor_name, item.public.slug, toml, json.dumps(fields)]
+        assert not _answers_in("\n".join(shown), task), (task.id, _answers_in("\n".join(shown), task))
+        assert task.id not in "\n".join(shown)
+        weights = prompt.split("THE WEIGHTS", 1)[0].split("THE DAMAGED NETWORK", 1)[0]
+        variant = task.id.split("/")[0]
+        if task.family == "identify":
+            lists.setdefault(variant, set()).add(weights)  # one text for every task of the variant
+        else:
+            assert all(prompt.count(said) == 1 for said in DAMAGES.values()), task.id  # the list, once each
+    assert {variant: len(texts) for variant, texts in lists.items()} == {"identify": 1, "identify-choice": 1}
+
+
+def test_a_private_set_is_built_from_a_key_and_graded(tmp_path, monkeypatch):
+    """issue 24.6: `wsp reading build` with a tiny budget; the set loads through WSP_PRIVATE_SETS into `wsp run`,
+    with opaque ids, and the reference scores 1 and zero 0 on it. Same key, same set."""
+    out = tmp_path / "set"
+    args = ["reading", "build", "--key", "k", "--out", str(out), "--games", "breakout", "--steps", "4096"]
+    built = RUNNER.invoke(app, [*args, "--workers", "1"])
+    assert built.exit_code == 0, built.output
+    assert "2 tasks" in built.output and (out / "set.json").is_file()
+    assert "k" not in json.loads((out / "set.json").read_text()).values()
+    monkeypatch.setenv("WSP_PRIVATE_SETS", str(out))
+    from wspbench.tasks import registry
+
+    monkeypatch.setattr(registry, "_tasks", None)
+    private = [task for task in registry.all_tasks() if task.id.startswith("private.")]
+    assert sorted(task.id.split("/")[0] for task in private) == ["private.identify", "private.identify-choice"]
+    assert all(re.fullmatch(r"private\.[a-z-]+/[0-9a-f]{12}", task.id) for task in private)
+    assert registry.suite().tasks == len(registry._load().builtin)  # outside the suite
+    for model, expected in (("reference", 1.0), ("zero", 0.0)):
+        run = RUNNER.invoke(app, ["run", "--model", model, "--tasks", "private.*", "--out", str(tmp_path / model)])
+        assert run.exit_code == 0, run.output
+        rows = [json.loads(path.read_text()) for path in (tmp_path / model / "tasks").glob("*.json")]
+        assert len(rows) == 2 and all(row["test"]["normalized"] == expected for row in rows), model
+    again = RUNNER.invoke(app, [*args[:5], str(tmp_path / "again"), *args[6:]])
+    assert again.exit_code == 0, again.output
+    for path in sorted(out.glob("*.npz")):
+        with np.load(path) as one, np.load(tmp_path / "again" / path.name) as two:
+            assert all(np.array_equal(one[name], two[name]) for name in one.files), path.name
+    refused = RUNNER.invoke(app, [*args[:5], str(out), *args[6:]])
+    assert refused.exit_code == 2 and "not empty" in refused.output
+    monkeypatch.setattr(registry, "_tasks", None)
+
+
+def test_a_private_repair_task_grades_like_a_public_one(tmp_path, monkeypatch):
+    """A private set's repair task, here made from the public breakout repair network under the private seed's
+    name: the reference repair scores 1 and the empty edit 0, under an id that names neither game nor damage."""
+    import shutil
+
+    from wspbench.tasks import registry
+    from wspbench.tasks.reading_set import SET_FORMAT, ReadingSet
+
+    out = tmp_path / "set"
+    out.mkdir()
+    tag = "0123456789abcdef"
+    (seed,) = ReadingSet(out, "mine", (0, 0), tag, frozenset({"breakout"})).seeds("repair", "breakout")
+    public = Path(__file__).parents[1] / "src" / "wspbench" / "tasks" / READING
+    for suffix in (".npz", ".json"):
+        shutil.copyfile(public / f"breakout.2{suffix}", out / f"breakout.{seed}{suffix}")
+    damages = load_damages()
+    (out / "damages.json").write_text(json.dumps({**damages, "games": {"breakout": damages["games"]["breakout"]}}))
+    facts = {"format": SET_FORMAT, "name": "mine", "tag": tag, "identify": 0, "identify_choice": 0}
+    (out / "set.json").write_text(json.dumps({**facts, "games": ["breakout"]}))
+    monkeypatch.setenv("WSP_PRIVATE_SETS", str(out))
+    monkeypatch.setattr(registry, "_tasks", None)
+    (task,) = select("mine.repair")
+    assert re.fullmatch(r"mine\.repair/[0-9a-f]{12}", task.id) and task.public().id == task.id
+    assert task.grade(task.offline_answer("reference"), range(50)).normalized == 1.0
+    assert task.grade(task.offline_answer("zero"), range(50)).normalized == 0.0
+    monkeypatch.setattr(registry, "_tasks", None)

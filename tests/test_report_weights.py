@@ -39,7 +39,7 @@ def test_one_reader_per_network_and_format():
     networks = {(repr(t.network), t.answer_format) for t in all_tasks() if t.answer_is_network}
     assert len(kinds) == len(set(kinds)) == len(networks)  # identify answers name a game: no network to draw
     with pytest.raises(UnusableAnswer, match="name a game"):
-        weights_png("```game\nbreakout\n```", Path("x.png"), task_id="identify/breakout/0")
+        weights_png("```game\nbreakout\n```", Path("x.png"), task_id="identify/breakout/4")
 
 
 def test_w1_mosaic_puts_each_input_in_its_channel_map():

@@ -141,8 +141,8 @@ def test_huge_trajectory_is_not_read(tmp_path):
             {"WEIGHT_SPACE_GAME": "repair/breakout/swap_actions", "WEIGHT_SPACE_EPISODES": "10"},
             "from 50 to 200 (held-out episodes of repair/breakout/swap_actions), not '10'",
         ),
-        ({"WEIGHT_SPACE_GAME": "identify-choice/ferry/0", "WEIGHT_SPACE_EPISODES": "2"}, "from 1 to 1"),
-        ({"WEIGHT_SPACE_GAME": "identify/ferry/0"}, "unknown task 'identify/ferry/0'"),
+        ({"WEIGHT_SPACE_GAME": "identify-choice/ferry/3", "WEIGHT_SPACE_EPISODES": "2"}, "from 1 to 1"),
+        ({"WEIGHT_SPACE_GAME": "identify/ferry/4"}, "unknown task 'identify/ferry/4'"),
     ],
 )
 def test_bad_settings_give_zero_and_an_error(tmp_path, environ, message):
@@ -180,16 +180,16 @@ IDENTIFY_REPLY = "It reads the ferry lanes.\n```game\nferry\n```"
 @pytest.mark.parametrize(
     "task_id, answer, episodes, expected",
     [
-        ("identify-choice/ferry/0", IDENTIFY_REPLY, None, 1.0),
-        ("identify-choice/ferry/0", "```game\nbreakout\n```", None, 0.0),
-        ("identify/breakout/1", "```game\nbreakout\n```", "1", 1.0),
+        ("identify-choice/ferry/3", IDENTIFY_REPLY, None, 1.0),
+        ("identify-choice/ferry/3", "```game\nbreakout\n```", None, 0.0),
+        ("identify/breakout/5", "```game\nbreakout\n```", "1", 1.0),
         ("repair/breakout/swap_actions", "reference", "50", 1.0),
         ("repair/breakout/swap_actions", ANSWER, "50", None),  # a breakout writing answer, graded as a repair
         ("superbeam", "reference", "2", None),
     ],
 )
 def test_every_family_is_graded_as_its_own_task(tmp_path, task_id, answer, episodes, expected):
-    """issue 22.1 / 27.4: `identify-choice/ferry/0` used to grade synth/ferry (exit 1, "no ```edits block") and
+    """issue 22.1 / 27.4: `identify-choice/ferry/3` used to grade synth/ferry (exit 1, "no ```edits block") and
     `repair/breakout/swap_actions` original/breakout; SUPERBEAM was refused."""
     task = get_task(task_id)
     answer = task.offline_answer("reference") if answer == "reference" else answer
@@ -220,7 +220,7 @@ def test_wsp_verify_grades_an_identify_task(tmp_path):
             "--reward",
             str(tmp_path / "r.json"),
         ],
-        env={**os.environ, "WEIGHT_SPACE_GAME": "identify-choice/ferry/0"},
+        env={**os.environ, "WEIGHT_SPACE_GAME": "identify-choice/ferry/3"},
         capture_output=True,
         text=True,
         timeout=300,

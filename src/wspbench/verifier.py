@@ -2,7 +2,7 @@
 trajectory reader that every exported task's grading step uses (src/wspbench/export/verifier_steps.py).
 
 Reads the task from `WEIGHT_SPACE_GAME` (a game name or any registry task id: `breakout`, `synth/ferry`,
-`identify-choice/ferry/0`, `repair/breakout/swap_actions`, `superbeam`), `WEIGHT_SPACE_SOURCE` (original |
+`identify-choice/ferry/3`, `repair/breakout/swap_actions`, `superbeam`), `WEIGHT_SPACE_SOURCE` (original |
 synth, put before the game; unset for a full id or to infer it from the game) and `WEIGHT_SPACE_EPISODES`
 (default: the task's own count, 1000 for MinAtar), takes the last assistant message of the trajectory, grades it
 as that registry task and writes `reward.json` (`grading.verifier_result`: the seed's format for MinAtar writing

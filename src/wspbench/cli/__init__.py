@@ -4,7 +4,7 @@
 Commands import what they need when they run, so `wsp --help` starts fast.
 """
 
-from wspbench.cli import exports, grading, pictures, runs, superbeam  # noqa: F401 - each registers its commands
+from wspbench.cli import exports, grading, pictures, reading, runs, superbeam  # noqa: F401 - each registers its commands
 from wspbench.cli.app import app
 
 __all__ = ["app"]

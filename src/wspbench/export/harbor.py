@@ -21,8 +21,9 @@ environment). Exports are reproducible: the wheel is normalised (sorted entries,
 permissions), the pins come from a committed lock file (harbor_constraints.txt, not this machine's venv)
 and the timeouts from a committed table. See docs/exports.md.
 
-Everything is read from the registry's `Task` (src/wspbench/tasks/spec.py): its id and slug, game facts,
-prompt, answer format, held-out episodes and offline reference answer; each file carries the suite.
+Everything is read from the registry's `Task` (src/wspbench/tasks/spec.py): its public id, game and description
+(`Task.public`: a reading task's answer is never in a name, a description, a keyword or the metadata), prompt,
+answer format, held-out episodes and offline reference answer; each file carries the suite.
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ from pathlib import Path
 
 from wspbench.tasks import suite as registry_suite
 from wspbench.tasks.ppo import READING
-from wspbench.tasks.repair import TRAINED_SEED
-from wspbench.tasks.spec import Protocol, Task, prompt_hash
+from wspbench.tasks.reading_set import REPAIR_SEED
+from wspbench.tasks.spec import Protocol, Public, Task, prompt_hash
 
 HARBOR_ORG = "wspbench"
 ANSWER_FILE = "/app/answer.md"
@@ -83,7 +84,11 @@ class Exported:
 
     @property
     def harbor_name(self) -> str:
-        return f"{HARBOR_ORG}/{self.task.slug}"
+        return f"{HARBOR_ORG}/{self.public.slug}"
+
+    @cached_property
+    def public(self) -> Public:
+        return self.task.public()
 
     @cached_property
     def messages(self) -> list[dict]:
@@ -100,10 +105,11 @@ class Exported:
         return {"WEIGHT_SPACE_EPISODES": str(len(self.episodes))}
 
     def description(self) -> str:
-        game, network = self.task.game, self.task.network
+        shown, network = self.public, self.task.network
+        game = f" for {shown.game}" if shown.game else ""
         return (
-            f"Weight-space programming, {self.task.family} task on the {network.describe()} network for "
-            f"{game.name}: {game.description} Scored by {self.task.scoring_rule(len(self.episodes))}."
+            f"Weight-space programming, {self.task.family} task on the {network.describe()} network{game}: "
+            f"{shown.description} Scored by {self.task.scoring_rule(len(self.episodes))}."
         )
 
 
@@ -195,9 +201,9 @@ _NETWORK = re.compile(r"wspbench/tasks/(trained|reading)/[^/]+\.(\d+)\.(?:npz|js
 def grading_file(name: str) -> bool:
     """Whether the verifier's wheel keeps this file: all but the trained networks that only prompts and
     offline models use (identify shows seeds 0 and 1, the `trained` model reads `trained/`); grading loads
-    only the network that repair damages (`reading/`, seed TRAINED_SEED). They are most of the wheel's bytes."""
+    only the network that repair damages (`reading/`, seed REPAIR_SEED). They are most of the wheel's bytes."""
     match = _NETWORK.fullmatch(name)
-    return match is None or (match[1] == READING and int(match[2]) == TRAINED_SEED)
+    return match is None or (match[1] == READING and int(match[2]) == REPAIR_SEED)
 
 
 def normalize_wheel(wheel: Path, target: Path, keep=None) -> Path:
@@ -348,7 +354,7 @@ case "$ANSWER_FILE" in /*) ;; *) ANSWER_FILE="$PWD/$ANSWER_FILE" ;; esac
 {exports}WORK="$(mktemp -d)" || WORK=""
 cd "${{WORK:-/}}" || exit 3
 env -i PATH="$PATH" HOME="${{WORK:-/}}" \\
-{passed}  python -I -m wspbench.export.verifier_steps {item.task.id} "$ANSWER_FILE" "$LOGS"
+{passed}  python -I -m wspbench.export.verifier_steps {item.public.id} "$ANSWER_FILE" "$LOGS"
 status=$?
 cd / && [ -n "$WORK" ] && rm -rf "$WORK"
 cat "$LOGS/verifier/reward.json" 2>/dev/null && echo
@@ -377,7 +383,7 @@ def task_toml(
 ) -> str:
     q = json.dumps  # a JSON string is a valid TOML basic string
     task = item.task
-    keywords = KEYWORDS + [task.family, task.game.name]
+    keywords = KEYWORDS + [task.family] + ([item.public.game] if item.public.game else [])
     env = "".join(f"{key} = {q(value)}\n" for key, value in item.verifier_env().items())
     limits = f"cpus = {resources.cpus}\nmemory_mb = {resources.memory_mb}\nstorage_mb = {resources.storage_mb}\n"
     suite_table = ", ".join(f"{key} = {q(value)}" for key, value in suite.items())
@@ -393,9 +399,9 @@ keywords = [{", ".join(q(k) for k in dict.fromkeys(keywords))}]
 [metadata]
 category = "weight-space-programming"
 license = {q(LICENSE)}
-wspbench_task = {q(task.id)}
+wspbench_task = {q(item.public.id)}
 family = {q(task.family)}
-game = {q(task.game.name)}
+game = {q(item.public.game)}
 episodes = {len(item.episodes)}
 score_cap = {float(task.game.score_cap)!r}
 answer_format = {q(task.answer_format)}
@@ -440,7 +446,7 @@ def write_task(
 ) -> Path:
     """Write one task folder (replacing an old one) and return it. `table` None: measure the timeouts."""
     version = metadata.version("wspbench")
-    folder = out / item.task.slug
+    folder = out / item.public.slug
     if folder.is_symlink() or folder.is_file():
         folder.unlink()
     elif folder.exists():

@@ -2,12 +2,14 @@
 (`name, split, game, source, family, prompt, system_prompt, episodes, task_id`), plus our own columns.
 A Parquet copy is written next to the JSONL file when `pyarrow` is installed.
 
-Column meanings: `name` the task id (`original/breakout`), `task_id` the Harbor task name
-(`wspbench/original-breakout`, the same as `wsp export harbor`), `source` the id's first part (`original`,
-`synth`; the id itself when it has one part), `split` "test" (every row is scored on held-out episodes),
-`episodes` the number of held-out episodes a grade plays. Ours: `network`, `answer_format` (the answer
-block: edits, json), `score_cap`, `prompt_version`, `prompt_sha256`, `protocol`, `verifier_env`, and the
-suite (`suite_name`, `suite_version`, `suite_digest`), so that rows from different suites are told apart.
+Column meanings: `name` the task's public id (`original/breakout`; an opaque `identify-choice/<hex>` for a reading
+task, whose id would name the answer: `Task.public`), `game` its public game ("" where the game is the answer),
+`task_id` the Harbor task name (`wspbench/original-breakout`, the same as `wsp export harbor`), `source` the
+public id's first part (`original`, `synth`; the id itself when it has one part), `split` "test" (every row is
+scored on held-out episodes), `episodes` the number of held-out episodes a grade plays. Ours: `network`,
+`answer_format` (the answer block: edits, json), `score_cap`, `prompt_version`, `prompt_sha256`, `protocol`,
+`verifier_env`, and the suite (`suite_name`, `suite_version`, `suite_digest`), so that rows from different suites
+are told apart.
 """
 
 from __future__ import annotations
@@ -35,13 +37,13 @@ OWN_COLUMNS = (
 
 def row(item: Exported, suite_facts: dict) -> dict:
     """The dataset row of one task."""
-    task = item.task
+    task, shown = item.task, item.public
     system, user = (message["content"] for message in item.messages)
     return {
-        "name": task.id,
+        "name": shown.id,
         "split": "test",
-        "game": task.game.name,
-        "source": task.id.split("/")[0],
+        "game": shown.game,
+        "source": shown.id.split("/")[0],
         "family": task.family,
         "prompt": user,
         "system_prompt": system,

@@ -110,11 +110,11 @@ class WspEnvironment(Environment):
         if task is not None:
             self.task = find_task(task)
         self._state = State(
-            episode_id=episode_id if isinstance(episode_id, str) else None, step_count=0, task=self.task.id
+            episode_id=episode_id if isinstance(episode_id, str) else None, step_count=0, task=self.task.public().id
         )
         system, user = prompt(self.task.id)
         return WspObservation(
-            task=self.task.id, system_prompt=system, prompt=user, done=False, reward=None, suite=suite_facts()
+            task=self.task.public().id, system_prompt=system, prompt=user, done=False, reward=None, suite=suite_facts()
         )
 
     def step(self, action: WspAction, timeout_s: float | None = None, **kwargs: Any) -> WspObservation:
@@ -123,7 +123,7 @@ class WspEnvironment(Environment):
         self._state.step_count += 1
         result = self.grader.grade(self.task, self.episodes, action.answer)
         return WspObservation(
-            task=self.task.id,
+            task=self.task.public().id,
             done=True,
             reward=float(result.get("normalized", 0.0)),
             result=result,

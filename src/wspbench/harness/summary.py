@@ -9,7 +9,8 @@ Every summary leads with per-family means (`family_scores`, the one function beh
 synth, superbeam, identify, identify-choice, repair), since families are not on one scale (writing tasks
 against reading tasks, docs/validity.md). The one overall number is the family-weighted mean: the mean of the
 family means, each family counting once however many tasks it has, with a bootstrap interval that draws
-tasks within their family. With one family it is that family's mean.
+tasks within their family. With one family it is that family's mean. Where a family's tasks name a finer part
+(`Task.breakdown`: repair's damage kind), each part gets its own mean and interval below its family's.
 
 Comparing runs never averages over different task sets: each run's mean is taken over the tasks that
 finished ("ok") in every compared run (`shared_tasks`), the rows say which tasks were left out, and each pair
@@ -101,6 +102,34 @@ def replies_of(records: list[TaskRecord], tasks: set[str] | None = None) -> Repl
 
 
 @functools.lru_cache(maxsize=1)
+def _breakdowns() -> dict[str, str]:
+    return {task.id: task.breakdown for task in all_tasks() if task.breakdown}
+
+
+def part_scores(replies: Replies) -> list[dict]:
+    """The mean and 95% interval of each part of a family (`Task.breakdown`), in family order, then by name."""
+    parts: dict[tuple[str, str], list[str]] = {}
+    for task in sorted(replies):
+        if task in _breakdowns():
+            parts.setdefault((group_of(task), _breakdowns()[task]), []).append(task)
+    ranks = _family_rank()
+    rows = []
+    for (family, part), mine in sorted(parts.items(), key=lambda item: (ranks.get(item[0][0], len(ranks)), item[0])):
+        samples = [[sample for _, sample in replies[t]] for t in mine]
+        means = [sum(value for value, _ in replies[t]) / len(replies[t]) for t in mine]
+        rows.append(
+            {
+                "family": family,
+                "part": part,
+                "tasks": len(mine),
+                "mean_test_score": sum(means) / len(means),
+                "ci95": list(aggregate_interval(samples)),
+            }
+        )
+    return rows
+
+
+@functools.lru_cache(maxsize=1)
 def _family_rank() -> dict[str, int]:
     ranks: dict[str, int] = {}
     for task in all_tasks():
@@ -164,6 +193,9 @@ def run_scores(manifest: Manifest, records: list[TaskRecord], tasks: set[str] | 
         "mean_test_score": means["mean"],
         "ci95": means["ci95"],
     }
+    parts = part_scores(replies)
+    if parts:
+        scores["parts"] = parts
     if manifest.config.samples > 1:
         best = family_scores(replies, best=True)
         for row, best_row in zip(scores["families"], best["families"], strict=True):
@@ -187,6 +219,10 @@ def family_lines(scores: dict) -> list[str]:
         if k > 1:
             line += f"; best of {k} {row['best_of_k']:.4f} ({interval_text(row['best_of_k_ci95'])})"
         lines.append(line)
+        for part in (part for part in scores.get("parts", []) if part["family"] == row["family"]):
+            tasks = f"{part['tasks']} task{'' if part['tasks'] == 1 else 's'}"
+            name = f"  {part['part']}"
+            lines.append(f"{name:<16} {part['mean_test_score']:.4f} ({interval_text(part['ci95'])}), {tasks}")
     count = len(scores["families"])
     if count > 1:
         line = (
@@ -239,6 +275,11 @@ def summary_markdown(manifest: Manifest, rows: list[dict], scores: dict) -> str:
         lines.append(
             f"| {row['family']} | {row['tasks']} | {row['mean_test_score']:.4f} | {interval_text(row['ci95'])} |{best}"
         )
+        for part in (part for part in scores.get("parts", []) if part["family"] == row["family"]):
+            lines.append(
+                f"| {row['family']}: {part['part']} | {part['tasks']} | {part['mean_test_score']:.4f} | "
+                f"{interval_text(part['ci95'])} |" + (" | |" if k > 1 else "")
+            )
     if len(scores["families"]) > 1:
         best = f" {scores['best_of_k']:.4f} | {interval_text(scores['best_of_k_ci95'])} |" if k > 1 else ""
         lines.append(

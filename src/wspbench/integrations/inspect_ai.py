@@ -131,10 +131,10 @@ def sample(chosen: WspTask, spec: Protocol, facts: dict) -> Sample:
     messages = chosen.messages(spec)
     roles = {"system": ChatMessageSystem, "user": ChatMessageUser}
     return Sample(
-        id=chosen.slug,  # ids become file names inside Inspect's log
+        id=chosen.public().slug,  # ids become file names inside Inspect's log; a reading task's id is opaque
         input=[roles[m["role"]](content=m["content"]) for m in messages],
         metadata={
-            "task": chosen.id,
+            "task": chosen.public().id,
             "prompt_version": chosen.prompt_version,
             "prompt_sha256": prompt_hash(messages),
             "suite": facts,

@@ -5,9 +5,11 @@ reply names the game in a ```game block. Score 1 when the game is right, else 0.
 - `identify/<game>/<seed>`: the five original MinAtar games, whose names are public; no candidates are listed.
 - `identify-choice/<game>/<seed>`: every MinAtar game (original and synthetic), with the candidates and their
   one-line descriptions listed (in alphabetical order). Chance level: 1 / len(candidates).
-Each game has one task per training seed in SEEDS, so a constant guess scores exactly the chance level, which
-is what the offline model `zero` does (it always names the first candidate). One-shot only: feedback would tell
-the answer away. docs/reading.md shows a prompt in full.
+Each game has one task per training seed of its reading set (`reading_set.py`: the public set's FREE_SEEDS and
+CHOICE_SEEDS, or a private set's), each with its own network, so a constant guess scores exactly the chance
+level, which is what the offline model `zero` does (it always names the first candidate). One-shot only:
+feedback would tell the answer away. Exports show an opaque id instead (`public`). docs/reading.md shows a
+prompt in full.
 """
 
 from __future__ import annotations
@@ -23,11 +25,10 @@ import numpy as np
 from wspbench.answers.edits import MAX_ANSWER_CHARS, AnswerError
 from wspbench.games.minatar import ACTION_NAMES, CHANNEL_NAMES, MinAtarGame, all_games
 from wspbench.networks import MINATAR_NETWORK, Weights
-from wspbench.tasks.ppo import READING, trained_network
-from wspbench.tasks.spec import Game, Progress, Protocol, Score, Task
+from wspbench.tasks.reading_set import PUBLIC, ReadingSet
+from wspbench.tasks.spec import Game, Progress, Protocol, Public, Score, Task
 
 IDENTIFY_PROMPT_VERSION = "identify-v1"
-SEEDS = (0, 1)  # the training seeds of the networks shown (`reading/<game>.<seed>.npz`)
 MAX_NAME_CHARS = 100
 SYSTEM = "You read neural-network weights and say what the network does. Follow the task constraints exactly."
 BLOCK = "```game"
@@ -49,16 +50,15 @@ class IdentifyTask(Task):
     default_episodes = 1  # one question
     max_episodes = 1
 
-    def __init__(self, binding: MinAtarGame, seed: int, choice: bool):
-        self.binding, self.seed, self.choice = binding, seed, choice
-        self.id = f"identify{'-choice' if choice else ''}/{binding.game}/{seed}"
+    def __init__(self, binding: MinAtarGame, seed: int, choice: bool, source: ReadingSet = PUBLIC):
+        self.binding, self.seed, self.choice, self.source = binding, seed, choice, source
+        self.id = source.task_id("identify-choice" if choice else "identify", binding.game, seed)
 
     @cached_property
     def game(self) -> Game:
         return Game(
             self.binding.game,
-            f"which game was a PPO network (seed {self.seed}) trained on?"
-            + (f" ({len(candidates())} candidates listed)" if self.choice else " (no candidates listed)"),
+            self.public().description,
             1.0,
             1,
             (10, 10, len(CHANNEL_NAMES)),
@@ -67,12 +67,17 @@ class IdentifyTask(Task):
             "",
         )
 
+    def public(self) -> Public:
+        listed = f"{len(candidates())} candidates listed" if self.choice else "no candidates listed"
+        description = f"which game was a PPO network trained on? ({listed})"
+        return Public(self.source.public_id(self.id, self.prompt_version), "", description)
+
     @cached_property
     def shown(self) -> tuple[Weights, dict]:
         """The trained network the prompt lists, and its training record."""
-        stored = trained_network(self, self.seed, READING)
+        stored = self.source.network(self.binding.game, self.seed, self.network)
         if stored is None:
-            raise FileNotFoundError(f"{self.id}: no trained network {self.binding.game}.{self.seed} is shipped")
+            raise FileNotFoundError(f"{self.id}: its network is missing from {self.source.folder}")
         return stored
 
     # --- the prompt ---------------------------------------------------------------------------------
@@ -224,7 +229,9 @@ Only the last {BLOCK} block counts. The score is 1 if it names the game the netw
     return "\n\n".join(sections) + "\n"
 
 
-def tasks() -> list[Task]:
-    games = candidates()
-    open_tasks = [IdentifyTask(game, seed, False) for game in games if game.source == "original" for seed in SEEDS]
-    return open_tasks + [IdentifyTask(game, seed, True) for game in games for seed in SEEDS]
+def tasks(source: ReadingSet = PUBLIC) -> list[Task]:
+    games = [game for game in candidates() if source.has(game.game)]
+    originals = [game for game in games if game.source == "original"]
+    free = [IdentifyTask(g, seed, False, source) for g in originals for seed in source.seeds("identify", g.game)]
+    seeds = {game.game: source.seeds("identify-choice", game.game) for game in games}
+    return free + [IdentifyTask(game, seed, True, source) for game in games for seed in seeds[game.game]]

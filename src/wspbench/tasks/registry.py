@@ -6,6 +6,9 @@ built-in families are listed in FAMILIES; an installed package adds one through 
 `tests/test_tasks_registry.py`). Building the list is cheap: a task loads its game only when
 it is graded or prompted, so `wsp --help` and `wsp games` stay fast.
 
+Private reading sets (`reading_set.py`, listed in WSP_PRIVATE_SETS) join after the built-in families, outside
+the suite and its digest. Exports name a task by its public id (`Task.public`), which `get_task` also accepts.
+
 Plugin families (installed or registered) are someone else's code: each of their tasks is checked, and a
 family or task that fails is left out with one warning naming it, so that it cannot stop a command. A plugin
 never takes a built-in id or game name, and the suite (its digest) covers the built-in families only, so
@@ -27,7 +30,7 @@ from dataclasses import dataclass
 from wspbench.tasks.spec import Task, group_of, safe_message
 
 SUITE_NAME = "wspbench"
-SUITE_VERSION = "5"  # CHANGELOG.md; bump with any change that moves a score: a prompt, a game, a cap, the episodes
+SUITE_VERSION = "6"  # CHANGELOG.md; bump with any change that moves a score: a prompt, a game, a cap, the episodes
 FAMILIES = ("wspbench.tasks.minatar", "wspbench.tasks.superbeam", "wspbench.tasks.identify", "wspbench.tasks.repair")
 ENTRY_POINTS = "wspbench.families"
 MAX_PLUGIN_TASKS = 10_000  # tasks read from one plugin family
@@ -46,12 +49,13 @@ class UnknownTask(ValueError):
 
 @dataclass(frozen=True)
 class Registry:
-    """The loaded tasks: every task by id (built-in first), the built-in ids, and the task each bare game
-    name names (a built-in task before a plugin's)."""
+    """The loaded tasks: every task by id (built-in first), the built-in ids, the task each bare game
+    name names (a built-in task before a plugin's) and the task each public id that is not its id names."""
 
     tasks: dict[str, Task]
     builtin: frozenset[str]
     names: dict[str, Task]
+    public: dict[str, Task]
 
 
 def register_family(name: str, tasks: Callable[[], Iterable[Task]]) -> None:
@@ -141,15 +145,28 @@ def _load() -> Registry:
                     raise ValueError(f"two tasks have the id {task.id!r}")
                 tasks[task.id] = task
         builtin = frozenset(tasks)
+        for task in _private_tasks():
+            if task.id in tasks:
+                raise ValueError(f"two tasks have the id {task.id!r}")
+            tasks[task.id] = task
         reserved = frozenset(group_of(task.id) for task in tasks.values()) | {t.family for t in tasks.values()}
         families = [*_installed_families(), *_registered.items()]
         for name, make in families:
             tasks.update((task.id, task) for task in _plugin_tasks(name, make, tasks, reserved))
         plugins = [task for task_id, task in tasks.items() if task_id not in builtin]
         names = _names(plugins) | _names(tasks[task_id] for task_id in builtin)  # built-in game names win
-        _tasks = Registry(tasks, builtin, names)
+        public = {task.public().id: task for task in tasks.values() if task.public().id != task.id}
+        _tasks = Registry(tasks, builtin, names, public)
         log.debug("%d tasks, %d from %d plugin families", len(tasks), len(plugins), len(families))
     return _tasks
+
+
+def _private_tasks() -> list[Task]:
+    """The tasks of the private reading sets in WSP_PRIVATE_SETS."""
+    from wspbench.tasks import identify, repair
+    from wspbench.tasks.reading_set import private_sets
+
+    return [task for found in private_sets() for task in identify.tasks(found) + repair.tasks(found)]
 
 
 def _all() -> dict[str, Task]:
@@ -169,13 +186,16 @@ def plugin_tasks() -> list[Task]:
 
 def get_task(task_id: str) -> Task:
     """The task with this canonical id; a bare game name is accepted when it names one task (a built-in
-    task first). UnknownTask (a ValueError) otherwise, with a few close ids."""
+    task first), and so is the public id exports show (`Task.public`). UnknownTask (a ValueError) otherwise,
+    with a few close ids."""
     loaded = _load()
     if isinstance(task_id, str):
         if task_id in loaded.tasks:
             return loaded.tasks[task_id]
         if task_id in loaded.names:
             return loaded.names[task_id]
+        if task_id in loaded.public:
+            return loaded.public[task_id]
     raise UnknownTask(f"unknown task {str(task_id)!r:.80}{_hint(str(task_id))}")
 
 

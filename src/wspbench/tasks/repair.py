@@ -1,19 +1,20 @@
-"""The repair family: fix a broken network in one reply. A network that PPO trained on a MinAtar game (`ppo.py`,
-seed 0) gets one documented, seeded damage (DAMAGES); the prompt shows the game, the damaged weights and the
-damaged and trained networks' scores, and the reply's ```edits block is applied ON TOP of the damaged network
-(so `+=` and `*=` act on its weights). The score is the return the edited network gains over the damaged one,
-episode by episode, divided by the trained network's gain on the same episodes and clipped to [0, 1], times the
-share of the trained network's behaviour the edit restores (`restored`): 0 for the damaged network, 1 for the
-trained one.
+"""The repair family: fix a broken network in one reply. A network that PPO trained on a MinAtar game (`ppo.py`; its
+reading set's repair seed, `reading_set.py`) gets one documented, seeded damage (DAMAGES); the prompt shows the
+game, the damaged weights and the damaged and trained networks' scores, and the reply's ```edits block is applied
+ON TOP of the damaged network (so `+=` and `*=` act on its weights). The score is the return the edited network
+gains over the damaged one, episode by episode, divided by the trained network's gain on the same episodes and
+clipped to [0, 1], times the share of the trained network's behaviour the edit restores (`restored`): 0 for the
+damaged network, 1 for the trained one.
 
 A repair is judged as a repair, not as a new policy (a new program can out-play a weak trained network): a reply may
 change at most STRAY_LIMIT weights outside the damage's reach (the weights its kind addresses: `reach`), and the
 return it gains counts only in proportion to the behaviour it restores, measured on the states the trained network
 meets in the episodes played. Wiping the network and writing a program scores 0 (tests/test_reading.py).
 
-`repair/<game>/<damage>`. Which unit, channel or actions a damage hits was chosen by `benchmarks/damage.py` on
-training episodes (the first seeded choice that costs at least MIN_DROP of the trained network's return) and is
-kept, with both networks' returns on the scoring episodes, in `reading/damages.json`; a game whose trained network
+`repair/<game>/<damage>` (exports show an opaque id: the damage is the answer). Which unit, channel or actions
+a damage hits was chosen by `benchmarks/damage.py` on training episodes (the first seeded choice that costs at
+least MIN_DROP of the trained network's return) and is kept, with both networks' returns on the scoring episodes,
+in the set's `damages.json`; a game whose trained network
 learned little (damage.py's rule) has no repair tasks. A game has ONE repair task (`chosen_kind`, among the damages
 that cost a clear share of the return: `clear_kinds`): its prompts would otherwise show one network under several
 damages, and the value most of them show for each weight is the
@@ -23,12 +24,10 @@ undamaged one (docs/reading.md, "Floors"). The reference reply is the exact inve
 
 from __future__ import annotations
 
-import json
 import textwrap
 import zlib
 from collections.abc import Sequence
-from functools import cache, cached_property
-from importlib import resources
+from functools import cached_property
 
 import numpy as np
 
@@ -36,13 +35,10 @@ from wspbench.answers.edits import float32_list
 from wspbench.games.minatar import MinAtarGame, all_games
 from wspbench.networks import MINATAR_NETWORK, Weights, sample_action
 from wspbench.tasks.minatar import MinAtarTask, seed_rule
-from wspbench.tasks.ppo import READING, trained_network
-from wspbench.tasks.spec import AnswerError, Game, Progress, Protocol, Score, Task, weights_record
+from wspbench.tasks.reading_set import PUBLIC, ReadingSet
+from wspbench.tasks.spec import AnswerError, Game, Progress, Protocol, Public, Score, Task, weights_record
 
 REPAIR_PROMPT_VERSION = "repair-v3"
-DAMAGES_FILE = "damages.json"  # in `reading/`, written by benchmarks/damage.py
-DAMAGES_FORMAT = "wspbench.damages/1"
-TRAINED_SEED = 2  # the network that is damaged: a third one per game, which no identify task shows (SEEDS 0, 1)
 FLIPPED_UNITS = 8  # one unit's flip cost PPO's networks at most 15% of their return (docs/reading.md)
 MIN_DROP = 0.3  # a damage must cost at least this share of the trained network's mean return
 MAX_DAMAGED_SHARE, MIN_GAP_SE = 0.7, 4.0  # and a task's damage, on the scoring episodes, leave at most 0.7 of it,
@@ -125,10 +121,13 @@ class RepairTask(Task):
     answer_format = "edits"
     prompt_version = REPAIR_PROMPT_VERSION
 
-    def __init__(self, binding: MinAtarGame, kind: str, entry: dict, trained_returns: list[float]):
-        self.binding, self.kind, self.entry = binding, kind, entry
+    def __init__(
+        self, binding: MinAtarGame, kind: str, entry: dict, trained_returns: list[float], source: ReadingSet = PUBLIC
+    ):
+        self.binding, self.kind, self.entry, self.source = binding, kind, entry, source
         self.parameter = [int(p) for p in entry["parameter"]]
-        self.id = f"repair/{binding.game}/{kind}"
+        self.id = source.task_id("repair", binding.game, kind)
+        self.breakdown = kind  # reports give repair's mean per damage kind
         self.playing = MinAtarTask(binding)  # the game as its own task plays it
         self.known = {"damaged": dict(enumerate(entry["damaged"])), "trained": dict(enumerate(trained_returns))}
         self.states: dict[tuple, tuple] = {}  # `behaviour`, per set of episodes
@@ -139,7 +138,7 @@ class RepairTask(Task):
         game, episodes = self.playing.game, self.scoring_episodes()
         return Game(
             game.name,
-            f"repair a PPO network after this damage: {DAMAGES[self.kind]}",
+            self.public().description,
             float(np.mean(np.subtract(self.returns("trained", episodes), self.returns("damaged", episodes)))),
             game.max_steps,
             game.input_shape,
@@ -148,9 +147,14 @@ class RepairTask(Task):
             game.source_path,
         )
 
+    def public(self) -> Public:
+        description = f"repair a PPO network for {self.binding.game} after one of {len(DAMAGES)} kinds of damage"
+        return Public(self.source.public_id(self.id, self.prompt_version), self.binding.game, description)
+
     @cached_property
     def trained(self) -> Weights:
-        return trained_network(self.playing, TRAINED_SEED, READING)[0]
+        (seed,) = self.source.seeds("repair", self.binding.game)
+        return self.source.network(self.binding.game, seed, self.network)[0]
 
     @cached_property
     def damaged(self) -> Weights:
@@ -385,16 +389,9 @@ def _wrap(text: str) -> str:
     return textwrap.fill(text, width=112)
 
 
-@cache
 def load_damages() -> dict:
-    """`reading/damages.json` ({} when it is missing): the chosen damages and both networks' returns."""
-    path = resources.files("wspbench.tasks") / READING / DAMAGES_FILE
-    if not path.is_file():
-        return {}
-    data = json.loads(path.read_text())
-    if data.get("format") != DAMAGES_FORMAT:
-        raise ValueError(f"{DAMAGES_FILE} is not a {DAMAGES_FORMAT} file")
-    return data
+    """The public set's `damages.json`: the chosen damages and both networks' returns."""
+    return PUBLIC.damages()
 
 
 def chosen_kind(game: str, measured: Sequence[str]) -> str | None:
@@ -420,12 +417,12 @@ def clear_kinds(entry: dict) -> list[str]:
     return found
 
 
-def tasks() -> list[Task]:
-    stored = load_damages().get("games", {})
+def tasks(source: ReadingSet = PUBLIC) -> list[Task]:
+    stored = source.damages().get("games", {})
     found = []
     for game in all_games():
-        entry = stored.get(game.game, {})
+        entry = stored.get(game.game, {}) if source.has(game.game) else {}
         kind = chosen_kind(game.game, clear_kinds(entry))
         if kind is not None:
-            found.append(RepairTask(game, kind, entry["damages"][kind], entry["trained"]))
+            found.append(RepairTask(game, kind, entry["damages"][kind], entry["trained"], source))
     return found

@@ -66,6 +66,19 @@ class Game:
 
 
 @dataclass(frozen=True)
+class Public:
+    """A task as a model may see it outside its prompt (`Task.public`)."""
+
+    id: str
+    game: str  # "" where the game is the answer
+    description: str
+
+    @property
+    def slug(self) -> str:
+        return slug_of(self.id)
+
+
+@dataclass(frozen=True)
 class Protocol:
     """How a model meets a task; the prompt states it. `episodes`: held-out scoring episodes."""
 
@@ -228,11 +241,18 @@ class Task(ABC):
     max_episodes: int  # how many held-out episodes exist (a larger count plays them all)
     protocols: tuple[str, ...] = PROTOCOLS  # the protocols it can be run under
     answer_is_network = True  # False: the answer names something (identify), so there are no weights to draw
+    breakdown: str | None = None  # the part of its family that reports give a mean of (repair: the damage kind)
 
     @property
     def slug(self) -> str:
         """The id as a file or folder name: `original-breakout`, `superbeam`."""
         return slug_of(self.id)
+
+    def public(self) -> Public:
+        """What exports show a model of this task (Harbor names, `task.toml`, JSONL columns, Inspect samples,
+        OpenEnv observations): its id, game and description. A task whose id or game names its answer (the
+        reading families) overrides this with an opaque id (`opaque_id`) that the registry also resolves."""
+        return Public(self.id, self.game.name, self.game.description)
 
     # --- the prompt ---------------------------------------------------------------------------------
     @abstractmethod
@@ -439,6 +459,12 @@ def group_of(task_id: str) -> str:
     """The group a task id names before its "/" ("original", "synth"), or the whole id ("superbeam"): reports
     give means per group, since the groups' scores are not on one scale (docs/validity.md)."""
     return task_id.split("/", 1)[0]
+
+
+def opaque_id(task_id: str, salt: str) -> str:
+    """`<group>/<12 hex>`: a task id that does not name the task's answer, for exports. Not a secret (anyone with
+    the code can hash every public id); a private set (`reading_set.py`) is what keeps answers unseen."""
+    return f"{group_of(task_id)}/{hashlib.sha256(f'{salt}:{task_id}'.encode()).hexdigest()[:12]}"
 
 
 def slug_of(task_id: str) -> str:

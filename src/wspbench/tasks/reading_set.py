@@ -1,0 +1,131 @@
+"""Reading sets: the folders of trained networks that the identify and repair families show.
+
+The public set is this package's `reading/` folder: `<game>.<seed>.npz` (the weights) and `.json` (the
+training record) per network, and `damages.json` (the repair tasks' damages and returns, written by
+benchmarks/damage.py). Each network belongs to one task, so each task has its own training seed: identify
+shows FREE_SEEDS, identify-choice CHOICE_SEEDS, repair damages REPAIR_SEED, and the `trained` baseline is seed 0
+in `trained/` (tests/test_reading.py checks that no two of them share a weight matrix).
+
+A private set is a folder of the same layout plus `set.json` (its name, its networks per game and a tag drawn
+from its key, from which its seeds and ids are drawn),
+written by `wsp reading build --key SECRET --out DIR` (`reading_build.py`). Every command loads the private sets
+whose folders are listed in the environment variable WSP_PRIVATE_SETS (separated by `os.pathsep`), as tasks
+`<name>.identify/<hex>`, `<name>.identify-choice/<hex>` and `<name>.repair/<hex>` outside the suite and its
+digest: without the folder nobody can have seen their networks, so only reading can answer them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+import numpy as np
+
+from wspbench.networks import Network, Weights
+from wspbench.tasks.ppo import READING
+from wspbench.tasks.spec import opaque_id
+
+FREE_SEEDS = (4, 5)  # identify/<game>/<seed>: the original games, no candidates listed
+CHOICE_SEEDS = (1, 3)  # identify-choice/<game>/<seed>: every game, candidates listed
+REPAIR_SEED = 2  # repair/<game>/<damage>: the network that is damaged
+DAMAGES_FILE = "damages.json"
+DAMAGES_FORMAT = "wspbench.damages/1"
+SET_FILE = "set.json"
+SET_FORMAT = "wspbench.private-set/1"
+PRIVATE_SETS = "WSP_PRIVATE_SETS"
+SET_NAME = re.compile(r"[a-z][a-z0-9_]{0,29}")
+
+
+@dataclass(frozen=True)
+class ReadingSet:
+    """Where a reading task's network comes from, and how its id is written."""
+
+    folder: Traversable
+    name: str  # "" for the public set; a private set's ids start with it
+    counts: tuple[int, int] = (len(FREE_SEEDS), len(CHOICE_SEEDS))  # networks per game: identify, identify-choice
+    tag: str = ""  # a private set's, drawn from its key: its seeds and opaque ids come from it
+    games: frozenset[str] | None = None  # the games it has networks for (None: every MinAtar game)
+
+    def has(self, game: str) -> bool:
+        return self.games is None or game in self.games
+
+    def seeds(self, variant: str, game: str) -> tuple[int, ...]:
+        """The training seeds of the networks a game's tasks of this variant show (one per task): the public
+        set's constants, or a private set's seeds drawn from its tag, one per network."""
+        if not self.name:
+            return {"identify": FREE_SEEDS, "identify-choice": CHOICE_SEEDS, "repair": (REPAIR_SEED,)}[variant]
+        count = {"identify": self.counts[0], "identify-choice": self.counts[1], "repair": 1}[variant]
+        return tuple(_number(f"{self.tag}/seed/{variant}/{game}/{i}", 4) for i in range(count))
+
+    def task_id(self, variant: str, game: str, which: int | str) -> str:
+        """`identify-choice/breakout/1` in the public set; `<name>.identify-choice/<12 hex>` in a private one
+        (a group of its own in reports, as its public twin is)."""
+        if not self.name:
+            return f"{variant}/{game}/{which}"
+        return f"{self.name}.{variant}/{_number(f'{self.tag}/id/{variant}/{game}/{which}', 6):012x}"
+
+    def public_id(self, task_id: str, salt: str) -> str:
+        """The id exports show: a private id is opaque already; a public one is hashed (`spec.opaque_id`)."""
+        return task_id if self.name else opaque_id(task_id, salt)
+
+    def network(self, game: str, seed: int, network: Network) -> tuple[Weights, dict] | None:
+        """The network `<game>.<seed>` in this set and its training record, or None."""
+        stored, about = self.folder / f"{game}.{seed}.npz", self.folder / f"{game}.{seed}.json"
+        if not (stored.is_file() and about.is_file()):
+            return None
+        with stored.open("rb") as handle, np.load(handle, allow_pickle=False) as arrays:
+            weights = {name: arrays[name].astype(network.dtype) for name in network.shapes}
+        return weights, json.loads(about.read_text())
+
+    def damages(self) -> dict:
+        """`damages.json` ({} when the set has none): the chosen damages and both networks' returns."""
+        return _damages(self.folder)
+
+
+@cache
+def _damages(folder: Traversable) -> dict:
+    path = folder / DAMAGES_FILE
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text())
+    if data.get("format") != DAMAGES_FORMAT:
+        raise ValueError(f"{path} is not a {DAMAGES_FORMAT} file")
+    return data
+
+
+PUBLIC = ReadingSet(resources.files("wspbench.tasks") / READING, "")
+
+
+def _number(text: str, size: int) -> int:
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:size], "big")
+
+
+def open_set(folder: Path) -> ReadingSet:
+    """The private set in `folder`, from its `set.json`; ValueError when it is not one."""
+    path = Path(folder) / SET_FILE
+    try:
+        facts = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise ValueError(f"{folder} is not a private reading set: {path} cannot be read ({error})") from None
+    if facts.get("format") != SET_FORMAT or not SET_NAME.fullmatch(str(facts.get("name", ""))):
+        raise ValueError(f"{path} is not a {SET_FORMAT} file with a lower-case name")
+    counts = (int(facts["identify"]), int(facts["identify_choice"]))
+    return ReadingSet(Path(folder), facts["name"], counts, str(facts["tag"]), frozenset(facts["games"]))
+
+
+def private_sets() -> list[ReadingSet]:
+    """The private sets named in WSP_PRIVATE_SETS, in its order (ValueError for a folder that is not one, or two
+    sets with one name)."""
+    folders = [part for part in os.environ.get(PRIVATE_SETS, "").split(os.pathsep) if part.strip()]
+    sets = [open_set(Path(folder)) for folder in folders]
+    names = [found.name for found in sets]
+    if len(set(names)) != len(names):
+        raise ValueError(f"{PRIVATE_SETS} lists two private sets with one name: {', '.join(names)}")
+    return sets
