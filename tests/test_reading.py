@@ -4,7 +4,9 @@ grading, shipped damage data and their place in `wsp run`."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import time
 from pathlib import Path
 
@@ -378,14 +380,24 @@ def test_no_export_a_model_sees_names_a_reading_tasks_answer(tmp_path):
     assert {variant: len(texts) for variant, texts in lists.items()} == {"identify": 1, "identify-choice": 1}
 
 
-def test_a_private_set_is_built_from_a_key_and_graded(tmp_path, monkeypatch):
+TINY_SET = ["reading", "build", "--key", "k", "--out", "OUT", "--games", "breakout", "--steps", "4096"]
+
+
+@pytest.fixture(scope="module")
+def tiny_set(tmp_path_factory):
+    """A private set of breakout's networks at 4,096 PPO steps, built once (about 15 s)."""
+    out = tmp_path_factory.mktemp("private") / "set"
+    built = RUNNER.invoke(app, [*TINY_SET[:5], str(out), *TINY_SET[6:], "--workers", "1"])
+    assert built.exit_code == 0, built.output
+    assert "2 tasks" in built.output
+    return out
+
+
+def test_a_private_set_is_built_from_a_key_and_graded(tiny_set, tmp_path, monkeypatch):
     """issue 24.6: `wsp reading build` with a tiny budget; the set loads through WSP_PRIVATE_SETS into `wsp run`,
     with opaque ids, and the reference scores 1 and zero 0 on it. Same key, same set."""
-    out = tmp_path / "set"
-    args = ["reading", "build", "--key", "k", "--out", str(out), "--games", "breakout", "--steps", "4096"]
-    built = RUNNER.invoke(app, [*args, "--workers", "1"])
-    assert built.exit_code == 0, built.output
-    assert "2 tasks" in built.output and (out / "set.json").is_file()
+    out, args = tiny_set, TINY_SET
+    assert (out / "set.json").is_file()
     assert "k" not in json.loads((out / "set.json").read_text()).values()
     monkeypatch.setenv("WSP_PRIVATE_SETS", str(out))
     from wspbench.tasks import registry
@@ -406,15 +418,17 @@ def test_a_private_set_is_built_from_a_key_and_graded(tmp_path, monkeypatch):
         with np.load(path) as one, np.load(tmp_path / "again" / path.name) as two:
             assert all(np.array_equal(one[name], two[name]) for name in one.files), path.name
     refused = RUNNER.invoke(app, [*args[:5], str(out), *args[6:]])
-    assert refused.exit_code == 2 and "not empty" in refused.output
+    assert refused.exit_code == 2 and "not an empty folder" in refused.output
+    monkeypatch.setenv("WSP_PRIVATE_SETS", str(tmp_path / "nowhere"))  # a broken set: left out, with a warning
+    monkeypatch.setattr(registry, "_tasks", None)
+    missing = RUNNER.invoke(app, ["run", "--model", "zero", "--tasks", "private.*"])
+    assert missing.exit_code == 2 and "no task matches" in missing.output
     monkeypatch.setattr(registry, "_tasks", None)
 
 
 def test_a_private_repair_task_grades_like_a_public_one(tmp_path, monkeypatch):
     """A private set's repair task, here made from the public breakout repair network under the private seed's
     name: the reference repair scores 1 and the empty edit 0, under an id that names neither game nor damage."""
-    import shutil
-
     from wspbench.tasks import registry
     from wspbench.tasks.reading_set import SET_FORMAT, ReadingSet
 
@@ -435,4 +449,43 @@ def test_a_private_repair_task_grades_like_a_public_one(tmp_path, monkeypatch):
     assert re.fullmatch(r"mine\.repair/[0-9a-f]{12}", task.id) and task.public().id == task.id
     assert task.grade(task.offline_answer("reference"), range(50)).normalized == 1.0
     assert task.grade(task.offline_answer("zero"), range(50)).normalized == 0.0
+    monkeypatch.setattr(registry, "_tasks", None)
+
+
+def test_a_private_sets_task_is_exported_with_its_set_for_the_grader(tiny_set, tmp_path, monkeypatch):
+    """Harbor: the verifier's image (tests/) carries the private set and test.sh names it; the agent's image
+    (environment/) and what it sees name no game. The exported verifier grades the reference 1."""
+    import subprocess
+    import sys
+
+    from tests.test_export_harbor import rewards, stand_in_wheel
+    from wspbench.export.harbor import export_harbor, exported
+    from wspbench.tasks import registry
+
+    out = tmp_path / "set"
+    shutil.copytree(tiny_set, out)
+    monkeypatch.setenv("WSP_PRIVATE_SETS", str(out))
+    monkeypatch.setattr(registry, "_tasks", None)
+    (task,) = select("private.identify-choice")
+    (folder,) = export_harbor(tmp_path / "harbor", exported([task], 1), wheel=stand_in_wheel(tmp_path))
+    assert folder.name == task.id.replace("/", "-") and "breakout" not in (folder / "task.toml").read_text()
+    assert (folder / "tests" / "sets" / "set" / "set.json").is_file()
+    assert "COPY sets /opt/wspbench/sets" in (folder / "tests" / "Dockerfile").read_text()
+    assert not (folder / "environment" / "sets").exists()
+    test_sh = (folder / "tests" / "test.sh").read_text()
+    assert 'WSP_PRIVATE_SETS="${WSP_PRIVATE_SETS:-/opt/wspbench/sets/set}"' in test_sh
+    answer = tmp_path / "answer.md"
+    answer.write_text(task.offline_answer("reference"))
+    shutil.move(str(out), tmp_path / "elsewhere")  # the grader reads the exported copy, not the original
+    logs = tmp_path / "logs"
+    env = {**os.environ, "WSP_PRIVATE_SETS": str(folder / "tests" / "sets" / "set")}
+    done = subprocess.run(
+        [sys.executable, "-m", "wspbench.export.verifier_steps", task.id, str(answer), str(logs)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert rewards(logs)[0]["reward"] == 1.0
     monkeypatch.setattr(registry, "_tasks", None)

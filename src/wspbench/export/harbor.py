@@ -45,7 +45,7 @@ from pathlib import Path
 
 from wspbench.tasks import suite as registry_suite
 from wspbench.tasks.ppo import READING
-from wspbench.tasks.reading_set import REPAIR_SEED
+from wspbench.tasks.reading_set import PRIVATE_SETS, REPAIR_SEED
 from wspbench.tasks.spec import Protocol, Public, Task, prompt_hash
 
 HARBOR_ORG = "wspbench"
@@ -56,6 +56,7 @@ MIN_VERIFIER_S = 300
 STARTUP_S = 120  # container start, imports, process pool
 SAFETY = 2.0  # measured time is on the measuring machine; Harbor's may be slower
 AGENT_TIMEOUT_S = 1800  # the model's own time to think and write the answer (it cannot grade in its image)
+IMAGE_SETS = "/opt/wspbench/sets"  # where a private set's task finds its set in the verifier's image
 KEYWORDS = ["weight-space-programming", "neural-networks", "games", "reinforcement-learning"]
 TIMEOUTS_TABLE = Path(__file__).with_name("harbor_timeouts.json")
 LOCK_FILE = Path(__file__).with_name("harbor_constraints.txt")  # the verifier image's pins (lock_from_venv)
@@ -101,8 +102,12 @@ class Exported:
         return prompt_hash(self.messages)
 
     def verifier_env(self) -> dict[str, str]:
-        """The variables of tests/test.sh (the task id is on its command line)."""
-        return {"WEIGHT_SPACE_EPISODES": str(len(self.episodes))}
+        """The variables of tests/test.sh (the task id is on its command line); a private set's task also names
+        the copy of its set in the verifier's image (`write_task`)."""
+        found = {"WEIGHT_SPACE_EPISODES": str(len(self.episodes))}
+        if self.task.private_set is not None:
+            found[PRIVATE_SETS] = f"{IMAGE_SETS}/{self.task.private_set.name}"
+        return found
 
     def description(self) -> str:
         shown, network = self.public, self.task.network
@@ -295,9 +300,12 @@ def agent_dockerfile(pins: str, base_image: str | None = None) -> str:
     )
 
 
-def verifier_dockerfile(wheel_name: str | None, version: str, base_image: str | None = None) -> str:
+def verifier_dockerfile(
+    wheel_name: str | None, version: str, base_image: str | None = None, private_set: bool = False
+) -> str:
     """The verifier's image, built by Harbor from tests/: this project and its pinned dependencies are
-    installed at build time (the only time it uses the network), and test.sh is baked in as /tests/test.sh."""
+    installed at build time (the only time it uses the network), and test.sh is baked in as /tests/test.sh;
+    with `private_set`, tests/sets/ (the task's private set) as IMAGE_SETS."""
     if wheel_name:
         install = (
             f"COPY {wheel_name} constraints.txt /opt/wspbench/\n"
@@ -313,8 +321,9 @@ def verifier_dockerfile(wheel_name: str | None, version: str, base_image: str | 
     return (
         f"# Verifier environment (Harbor's separate mode): grading runs offline with what is installed here.\n"
         f"FROM {base_image or default_base_image()}\n{install}"
-        f"COPY test.sh /tests/test.sh\n"
-        f"RUN chmod 755 /tests/test.sh\n"
+        + (f"COPY sets {IMAGE_SETS}\n" if private_set else "")
+        + "COPY test.sh /tests/test.sh\n"
+        "RUN chmod 755 /tests/test.sh\n"
     )
 
 
@@ -458,7 +467,11 @@ def write_task(
     _write(folder / "task.toml", task_toml(item, verifier_s, agent_s, resources, version, episode_s, suite))
     _write(folder / "instruction.md", instruction(item))
     _write(folder / "environment" / "Dockerfile", agent_dockerfile(pins, base_image))
-    _write(folder / "tests" / "Dockerfile", verifier_dockerfile(wheel.name if wheel else None, version, base_image))
+    private = item.task.private_set
+    dockerfile = verifier_dockerfile(wheel.name if wheel else None, version, base_image, private is not None)
+    _write(folder / "tests" / "Dockerfile", dockerfile)
+    if private is not None:  # the grader's copy of the set: the verifier's image only, never the agent's
+        shutil.copytree(private, folder / "tests" / "sets" / private.name)
     _write(folder / "tests" / "constraints.txt", pins)
     if wheel:
         shutil.copyfile(wheel, folder / "tests" / wheel.name)

@@ -53,6 +53,7 @@ class IdentifyTask(Task):
     def __init__(self, binding: MinAtarGame, seed: int, choice: bool, source: ReadingSet = PUBLIC):
         self.binding, self.seed, self.choice, self.source = binding, seed, choice, source
         self.id = source.task_id("identify-choice" if choice else "identify", binding.game, seed)
+        self.private_set = source.private_folder
 
     @cached_property
     def game(self) -> Game:

@@ -214,8 +214,8 @@ def build(
     if unknown:
         raise ValueError(f"unknown games: {', '.join(unknown)} (games: {', '.join(sorted(known))})")
     out = Path(out)
-    if out.exists() and any(out.iterdir()):
-        raise ValueError(f"{out} is not empty")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ValueError(f"{out} is not an empty folder")
     out.mkdir(parents=True, exist_ok=True)
     tag = hmac.new(key.encode(), f"wspbench reading set {name}".encode(), hashlib.sha256).hexdigest()[:32]
     reading_set = ReadingSet(out, name, counts, tag, frozenset(chosen))

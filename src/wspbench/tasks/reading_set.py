@@ -56,6 +56,11 @@ class ReadingSet:
     def has(self, game: str) -> bool:
         return self.games is None or game in self.games
 
+    @property
+    def private_folder(self) -> Path | None:
+        """A private set's folder (its tasks' `Task.private_set`); None for the public set, inside the package."""
+        return Path(str(self.folder)) if self.name else None
+
     def seeds(self, variant: str, game: str) -> tuple[int, ...]:
         """The training seeds of the networks a game's tasks of this variant show (one per task): the public
         set's constants, or a private set's seeds drawn from its tag, one per network."""

@@ -162,11 +162,17 @@ def _load() -> Registry:
 
 
 def _private_tasks() -> list[Task]:
-    """The tasks of the private reading sets in WSP_PRIVATE_SETS."""
+    """The tasks of the private reading sets in WSP_PRIVATE_SETS; a folder that is not one is left out with a
+    warning naming it, as a broken plugin is (its tasks are then unknown ids, a usage error)."""
     from wspbench.tasks import identify, repair
-    from wspbench.tasks.reading_set import private_sets
+    from wspbench.tasks.reading_set import PRIVATE_SETS, private_sets
 
-    return [task for found in private_sets() for task in identify.tasks(found) + repair.tasks(found)]
+    try:
+        sets = private_sets()
+        return [task for found in sets for task in identify.tasks(found) + repair.tasks(found)]
+    except (ValueError, OSError, KeyError, TypeError) as error:
+        log.warning("the private sets of %s are left out: %s", PRIVATE_SETS, safe_message(error))
+        return []
 
 
 def _all() -> dict[str, Task]:

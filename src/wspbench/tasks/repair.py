@@ -128,6 +128,7 @@ class RepairTask(Task):
         self.parameter = [int(p) for p in entry["parameter"]]
         self.id = source.task_id("repair", binding.game, kind)
         self.breakdown = kind  # reports give repair's mean per damage kind
+        self.private_set = source.private_folder
         self.playing = MinAtarTask(binding)  # the game as its own task plays it
         self.known = {"damaged": dict(enumerate(entry["damaged"])), "trained": dict(enumerate(trained_returns))}
         self.states: dict[tuple, tuple] = {}  # `behaviour`, per set of episodes

@@ -17,6 +17,7 @@ import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -242,6 +243,8 @@ class Task(ABC):
     protocols: tuple[str, ...] = PROTOCOLS  # the protocols it can be run under
     answer_is_network = True  # False: the answer names something (identify), so there are no weights to draw
     breakdown: str | None = None  # the part of its family that reports give a mean of (repair: the damage kind)
+    private_set: Path | None = None  # the folder outside the package that grading reads (a private set's, loaded
+    # through WSP_PRIVATE_SETS): exports carry it to their grader
 
     @property
     def slug(self) -> str:
