@@ -178,3 +178,20 @@ def test_numba_is_imported_only_to_grade_original_games_with_the_compiled_engine
         "evaluate(MinAtarGame('breakout'), w, 2, workers=1); assert 'numba' in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=300)
+
+
+@pytest.mark.parametrize("game", ["asterix", "breakout", "freeway", "seaquest", "space_invaders"])
+def test_a_games_facts_read_from_its_file_alone_are_minatars(game):
+    """Prompts read an original game's channels, actions and source from its file without importing `minatar`
+    (whose display code loads seaborn): the same facts as `minatar.Environment` and the imported module give."""
+    import importlib
+    import inspect
+
+    from wspbench.games import minatar_original
+
+    environment = MinAtarGame(game).make_environment()
+    channels, actions = minatar_original.own_facts(game)
+    assert channels == environment.env.channels and list(actions) == list(environment.minimal_action_set())
+    module = importlib.import_module(f"minatar.environments.{game}")
+    assert minatar_original.source_file(game).read_text() == open(inspect.getsourcefile(module)).read()
+    assert MinAtarGame(game).acting_actions() == actions

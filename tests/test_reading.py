@@ -52,6 +52,14 @@ def test_identify_covers_every_game_with_every_seed_and_states_its_chance_level(
     assert select("identify") == select("identify/*") + select("identify-choice/*")  # the family: both variants
 
 
+def test_the_table_of_rounded_weights_is_exact():
+    from wspbench.tasks.minatar_prompt import _TABLE_LIMIT, _decimal, _decimals, _rounded
+
+    steps = range(-_TABLE_LIMIT, _TABLE_LIMIT + 1)
+    assert _decimals().tolist() == [_decimal(step) for step in steps]
+    assert _rounded([[-20.0006, 25.5, -0.0004, 0.0005, 1e6]]) == ["[-20.001, 25.500, 0.000, 0.000, 1000000.000]"]
+
+
 @pytest.mark.parametrize("task_id", ["identify/breakout/4", "identify-choice/snake_trail/1"])
 def test_the_identify_prompt_lists_every_weight_rounded_and_names_no_game(task_id):
     task = get_task(task_id)

@@ -12,7 +12,10 @@ Each fact here is written once: the prompt (`wspbench/tasks/minatar_prompt.py`) 
 
 from __future__ import annotations
 
+import importlib
+import inspect
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -58,6 +61,12 @@ class _Original:
     def module(game: str) -> str:
         return f"minatar.environments.{game}"
 
+    source_file = staticmethod(minatar_original.source_file)
+
+    @staticmethod
+    def acting_actions(game: str) -> tuple[int, ...] | None:
+        return minatar_original.own_facts(game)[1]
+
     @staticmethod
     def restart(environment, game: str, episode: int):
         """An original game's `reset()` sets every field of the game; the wrapper's last action is the one
@@ -98,6 +107,14 @@ class _Synth:
     @staticmethod
     def module(game: str) -> str:
         return f"{synth.PACKAGE}.{game}"
+
+    @staticmethod
+    def source_file(game: str) -> Path:
+        return Path(inspect.getsourcefile(importlib.import_module(_Synth.module(game))))
+
+    @staticmethod
+    def acting_actions(game: str) -> tuple[int, ...] | None:
+        return None  # the synthetic games say it in their docstrings
 
     @staticmethod
     def restart(environment, game: str, episode: int):
@@ -158,11 +175,7 @@ class MinAtarGame:
 
     def source_text(self) -> str:
         """The exact text of the game's source file (what prompts show and the suite digest covers)."""
-        import importlib
-        import inspect
-        from pathlib import Path
-
-        return Path(inspect.getsourcefile(importlib.import_module(self.module))).read_text()
+        return self.kind.source_file(self.game).read_text()
 
     def make_environment(self):
         return self.kind.make_environment(self.game)
@@ -170,8 +183,7 @@ class MinAtarGame:
     def acting_actions(self) -> tuple[int, ...] | None:
         """The actions that do something in this game (the environment's `minimal_action_set`), or None where the
         environment does not say (the synthetic games say it in their docstrings)."""
-        minimal = getattr(self.make_environment(), "minimal_action_set", None)
-        return None if minimal is None else tuple(int(a) for a in minimal())
+        return self.kind.acting_actions(self.game)
 
     def start_episode(self, episode: int):
         """A fresh environment and action generator for episode `episode`, reset and ready."""

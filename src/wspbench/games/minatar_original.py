@@ -6,7 +6,9 @@ on. Channels: 0 player, 1 danger, 2 reward, 3 projectile, 4 trail, 5 gauge.
 
 from __future__ import annotations
 
+import importlib.util
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 
@@ -43,6 +45,28 @@ def make_environment(game: str, sticky_action_prob: float):
     if game not in ORIGINAL_CHANNEL_GROUPS:
         raise ValueError(f"unknown original MinAtar game {game!r} (games: {', '.join(ORIGINAL_CHANNEL_GROUPS)})")
     return Environment(game, sticky_action_prob=sticky_action_prob, difficulty_ramping=False)
+
+
+def source_file(game: str) -> Path:
+    """The game's source file in the installed `minatar` package, found without importing the package (its
+    display code loads seaborn, pandas and scipy: more than a second that reading a game's rules does not need)."""
+    if game not in ORIGINAL_CHANNEL_GROUPS:
+        raise ValueError(f"unknown original MinAtar game {game!r} (games: {', '.join(ORIGINAL_CHANNEL_GROUPS)})")
+    spec = importlib.util.find_spec("minatar")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("the original MinAtar games need the `minatar` package")
+    return Path(spec.submodule_search_locations[0]) / "environments" / f"{game}.py"
+
+
+@cache
+def own_facts(game: str) -> tuple[dict[str, int], tuple[int, ...]]:
+    """The game's own channels (`self.channels`) and `minimal_action_set()`, read from its `Env` class loaded
+    from `source_file` alone (it needs only numpy; tests/test_engine.py checks them against `minatar`'s)."""
+    spec = importlib.util.spec_from_file_location(f"_minatar_{game}_facts", source_file(game))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    env = module.Env(ramping=False)
+    return dict(env.channels), tuple(int(a) for a in env.minimal_action_set())
 
 
 def observation(game: str, state: np.ndarray) -> np.ndarray:

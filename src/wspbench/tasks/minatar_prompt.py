@@ -17,6 +17,7 @@ from functools import cache
 import numpy as np
 
 from wspbench.answers import edits
+from wspbench.games import minatar_original
 from wspbench.games.minatar import (
     ACTION_NAMES,
     ACTION_SEED,
@@ -70,8 +71,7 @@ def render(task, protocol: Protocol) -> list[dict]:
 def game_facts(binding: MinAtarGame) -> GameFacts:
     """Everything the prompt states about a game, read from the game itself."""
     if binding.game in ORIGINAL_CHANNEL_GROUPS and binding.source == "original":
-        env = binding.make_environment()
-        own = {index: name for name, index in env.env.channels.items()}
+        own = {index: name for name, index in minatar_original.own_facts(binding.game)[0].items()}
         mapping = "\n".join(
             f"  {out} {CHANNEL_NAMES[out]} = " + (" OR ".join(own[s] for s in group) if group else "(unused, always 0)")
             for out, group in enumerate(ORIGINAL_CHANNEL_GROUPS[binding.game])
@@ -270,31 +270,39 @@ def weights_listing(weights: dict) -> str:
     W1 rows; the reading (identify) and repair prompts show networks this way."""
     lines = []
     for name, shape in MINATAR_NETWORK.shapes.items():
-        tensor = weights[name]
+        rows = _rounded(weights[name])
         if len(shape) == 1:
-            lines.append(f"{name}[:] = {_rounded(tensor)}")
+            lines.append(f"{name}[:] = {rows[0]}")
             continue
-        for i, row in enumerate(tensor):
+        for i, row in enumerate(rows):
             if name == "W1" and i % 6 == 0:
                 lines.append(f"# row {i // 60}, col {i // 6 % 10}: W1[{i}..{i + 5}] are channels 0..5")
-            lines.append(f"{name}[{i}] = {_rounded(row)}")
+            lines.append(f"{name}[{i}] = {row}")
     return "\n".join(lines)
 
 
-def _rounded(values) -> str:
-    """`[a, b, ...]` rounded to WEIGHT_DECIMALS decimals; the texts come from a table, as every suite digest
-    renders each reading prompt's 20,486 numbers."""
-    steps = np.rint(np.asarray(values, dtype=np.float64) * 10**WEIGHT_DECIMALS).astype(np.int64).tolist()
-    table, limit = _decimals(), _TABLE_LIMIT
-    return "[" + ", ".join(table[step + limit] if -limit <= step <= limit else _decimal(step) for step in steps) + "]"
+def _rounded(values) -> list[str]:
+    """Each row of a vector or matrix as `[a, b, ...]`, rounded to WEIGHT_DECIMALS decimals; the texts are
+    looked up in a table, a whole tensor at a time, as every suite digest renders each reading prompt's 20,486
+    numbers."""
+    steps = np.rint(np.atleast_2d(np.asarray(values, dtype=np.float64)) * 10**WEIGHT_DECIMALS).astype(np.int64)
+    texts = _decimals()[np.clip(steps, -_TABLE_LIMIT, _TABLE_LIMIT) + _TABLE_LIMIT]
+    outside = np.abs(steps) > _TABLE_LIMIT
+    if outside.any():
+        texts = texts.astype(object)
+        texts[outside] = [_decimal(int(step)) for step in steps[outside]]
+    return ["[" + ", ".join(row) + "]" for row in texts.tolist()]
 
 
 _TABLE_LIMIT = 20_000  # |steps| the table holds: |w| <= 20
 
 
 @cache
-def _decimals() -> list[str]:
-    return [_decimal(step) for step in range(-_TABLE_LIMIT, _TABLE_LIMIT + 1)]
+def _decimals() -> np.ndarray:
+    """`_decimal` of every step in the table, written by float formatting (exact here: a float is within 1e-15
+    of each step / 1000, far from a rounding boundary; tests/test_reading.py checks every one)."""
+    scale = 10**WEIGHT_DECIMALS
+    return np.array([f"{step / scale:.{WEIGHT_DECIMALS}f}" for step in range(-_TABLE_LIMIT, _TABLE_LIMIT + 1)])
 
 
 def _decimal(step: int) -> str:
