@@ -298,12 +298,17 @@ def trained_network(task: Task, seed: int = 0, folder: str = TRAINED) -> tuple[W
     levels). `folder` is TRAINED (the baseline, seed 0) or READING (identify's and repair's networks)."""
     from importlib.resources import files
 
-    folder = files("wspbench.tasks") / folder
-    stored, about = folder / f"{task.game.name}.{seed}.npz", folder / f"{task.game.name}.{seed}.json"
+    return load_network(files("wspbench.tasks") / folder, f"{task.game.name}.{seed}", task.network)
+
+
+def load_network(folder, stem: str, network: Network) -> tuple[Weights, dict] | None:
+    """`<stem>.npz` (the weights, as `network`'s tensors) and `<stem>.json` (its training record) in `folder`
+    (a path or a package resource), or None when either is missing."""
+    stored, about = folder / f"{stem}.npz", folder / f"{stem}.json"
     if not (stored.is_file() and about.is_file()):
         return None
     with stored.open("rb") as handle, np.load(handle, allow_pickle=False) as arrays:
-        weights = {name: arrays[name].astype(task.network.dtype) for name in task.network.shapes}
+        weights = {name: arrays[name].astype(network.dtype) for name in network.shapes}
     return weights, json.loads(about.read_text())
 
 

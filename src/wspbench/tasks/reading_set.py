@@ -26,10 +26,8 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-import numpy as np
-
 from wspbench.networks import Network, Weights
-from wspbench.tasks.ppo import READING
+from wspbench.tasks.ppo import READING, load_network
 from wspbench.tasks.spec import opaque_id
 
 FREE_SEEDS = (4, 5)  # identify/<game>/<seed>: the original games, no candidates listed
@@ -82,12 +80,7 @@ class ReadingSet:
 
     def network(self, game: str, seed: int, network: Network) -> tuple[Weights, dict] | None:
         """The network `<game>.<seed>` in this set and its training record, or None."""
-        stored, about = self.folder / f"{game}.{seed}.npz", self.folder / f"{game}.{seed}.json"
-        if not (stored.is_file() and about.is_file()):
-            return None
-        with stored.open("rb") as handle, np.load(handle, allow_pickle=False) as arrays:
-            weights = {name: arrays[name].astype(network.dtype) for name in network.shapes}
-        return weights, json.loads(about.read_text())
+        return load_network(self.folder, f"{game}.{seed}", network)
 
     def damages(self) -> dict:
         """`damages.json` ({} when the set has none): the chosen damages and both networks' returns."""
