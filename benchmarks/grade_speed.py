@@ -29,8 +29,8 @@ from rich.console import Console
 from rich.table import Table
 
 from wspbench.evaluation import default_workers
-from wspbench.games.minatar import MinAtarGame
-from wspbench.grading import grade_answer
+from wspbench.tasks import get_task
+from wspbench.verifier import grade_answer
 
 ROOT = Path(__file__).parents[1]
 ANSWERS = json.loads((ROOT / "tests" / "data" / "answers.json").read_text())
@@ -110,7 +110,7 @@ def main() -> None:
         table.add_column(column, justify="left" if column in ("game", "answer") else "right")
     per_game = {}
     for game in options.games.split(","):
-        task = MinAtarGame(game)
+        task = get_task(f"original/{game}")
         totals = {name: 0.0 for name, _, _ in runs}
         for name in WORK[game]:
             answer = ANSWERS[name]

@@ -73,7 +73,7 @@ CASES = [
     (["grade", "-g", "breakout", "{missing}"], 2, "there is no answer file"),
     (["grade", "-g", "breakout", "{huge}"], 1, "more than 4,000,000 bytes"),
     (["grade", "-g", "breakout", "--json", "{huge}"], 1, '"error": "'),
-    (["grade", "superbeam", "--json", "{huge}"], 1, "more than 4,000,000 bytes"),
+    (["grade", "superbeam", "--json", "{huge}"], 1, "more than 800,000 bytes"),
     # wsp verify, wsp games
     (["verify", "--workers", "0"], 2, "--workers"),
     (["games", "extra"], 2, "unexpected extra argument"),

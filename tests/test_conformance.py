@@ -7,8 +7,8 @@ import pytest
 from tests.conftest import DATA
 from wspbench.answers import parse_edits
 from wspbench.evaluation import evaluate
-from wspbench.grading import grade_answer
-from wspbench.tasks import MinAtarTask
+from wspbench.tasks import MinAtarTask, get_task
+from wspbench.verifier import grade_answer
 
 EXPECTED = json.loads((DATA / "minatar_original_expected.json").read_text())
 EPISODES = json.loads((DATA / "minatar_original_episodes.json").read_text())
@@ -19,7 +19,9 @@ GAMES = sorted(EXPECTED["results"])
 @pytest.mark.parametrize("game", GAMES)
 def test_grades_equal_reference(game, engine, answers):
     for name, expected in sorted(EXPECTED["results"][game].items()):
-        result = grade_answer(MinAtarTask(game), answers[name], EXPECTED["episodes"], engine=engine, workers=2)
+        result = grade_answer(
+            get_task(f"original/{game}"), answers[name], EXPECTED["episodes"], engine=engine, workers=2
+        )
         if expected.get("error"):
             assert result["normalized_score"] == 0.0 and result["parse_success"] == 0.0, name
             assert result["error"], name

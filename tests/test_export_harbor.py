@@ -35,16 +35,15 @@ from wspbench.export.harbor import (
     normalize_wheel,
     timeouts,
 )
-from wspbench.export.verifier_steps import (
+from wspbench.tasks import Protocol, all_tasks, get_task, select, suite
+from wspbench.verifier import (
     FAILED,
     GRADED,
-    MAX_ANSWER_BYTES,
     REJECTED,
     SETTINGS,
-    main,
-    run,
+    run_step,
+    step_main,
 )
-from wspbench.tasks import Protocol, all_tasks, get_task, select, suite
 
 EPISODES = 2
 ROOT = Path(__file__).resolve().parents[1]
@@ -151,7 +150,7 @@ def test_every_file_of_every_folder(three):
         assert "numpy==" in (folder / "tests" / "constraints.txt").read_text()
         test_sh = (folder / "tests" / "test.sh").read_text()
         assert f'export WEIGHT_SPACE_EPISODES="${{WEIGHT_SPACE_EPISODES:-{len(item.episodes)}}}"' in test_sh
-        assert f"python -I -m wspbench.export.verifier_steps {task_id} " in test_sh
+        assert f"python -I -m wspbench.verifier {task_id} " in test_sh
     registry = json.loads((out / "registry.json").read_text())
     assert [t["path"] for t in registry[0]["tasks"]] == [f.name for _, f in tasks.values()]
     assert registry[0]["suite"] == suite_facts
@@ -249,7 +248,7 @@ def test_the_oracle_hands_in_the_reference_as_an_answer_file(three, tmp_path):
 
 def plant(app_dir: Path, logs: Path, marker: Path) -> dict[str, str]:
     """The files and variables an agent could leave to run its own code in the verifier: a `wspbench`
-    package with its own verifier_steps, sitecustomize, usercustomize, .pth files (in the folder and in a
+    package with its own verifier, sitecustomize, usercustomize, .pth files (in the folder and in a
     user site-packages), a PYTHONSTARTUP script. Each writes a reward of 1.0 and a marker file.
     Returns the Python variables pointing at them."""
     payload = (
@@ -261,8 +260,7 @@ def plant(app_dir: Path, logs: Path, marker: Path) -> dict[str, str]:
     user_site = app_dir / "userbase" / Path(sysconfig.get_path("purelib", "posix_user", {"userbase": ""}).lstrip("/"))
     for path in (
         app_dir / "wspbench" / "__init__.py",
-        app_dir / "wspbench" / "export" / "__init__.py",
-        app_dir / "wspbench" / "export" / "verifier_steps.py",
+        app_dir / "wspbench" / "verifier.py",
         app_dir / "sitecustomize.py",
         app_dir / "usercustomize.py",
         app_dir / "startup.py",
@@ -290,7 +288,7 @@ def test_a_planted_module_attack_changes_nothing(three, tmp_path):
     (app_dir / "answer.md").write_text(item.task.offline_answer("zero"))
     # the planted files do work on a Python that is not isolated: the old test.sh ran exactly this
     subprocess.run(
-        [sys.executable, "-m", "wspbench.export.verifier_steps"],
+        [sys.executable, "-m", "wspbench.verifier"],
         cwd=app_dir,
         capture_output=True,
         env={**os.environ, **attack},
@@ -341,10 +339,10 @@ def test_a_bad_answer_file_is_a_zero_reward_never_a_hang(tmp_path, kind, message
     elif kind == "folder":
         answer.mkdir()
     elif kind == "huge":
-        answer.write_bytes(b"x" * (MAX_ANSWER_BYTES + 1))
+        answer.write_bytes(b"x" * (4 * get_task("superbeam").max_answer_chars + 1))
     elif kind == "no json":
         answer.write_text("no weights here")
-    assert run("superbeam", answer, logs, SUPERBEAM) == REJECTED
+    assert run_step("superbeam", answer, logs, SUPERBEAM) == REJECTED
     reward, details = rewards(logs)
     assert reward == ZERO_REWARD and message in details["error"]
 
@@ -364,7 +362,7 @@ def test_a_bad_answer_file_is_a_zero_reward_never_a_hang(tmp_path, kind, message
 def test_bad_settings_are_exit_2_with_a_reward(tmp_path, task_id, episodes, message):
     answer, logs = tmp_path / "answer.md", tmp_path / "logs"
     answer.write_text("{}")
-    assert run(task_id, answer, logs, {"WEIGHT_SPACE_EPISODES": episodes}) == SETTINGS
+    assert run_step(task_id, answer, logs, {"WEIGHT_SPACE_EPISODES": episodes}) == SETTINGS
     reward, details = rewards(logs)
     assert reward == ZERO_REWARD and message in details["error"] and details["normalized"] == 0.0
 
@@ -372,14 +370,14 @@ def test_bad_settings_are_exit_2_with_a_reward(tmp_path, task_id, episodes, mess
 def test_usage_and_internal_errors_still_write_a_reward(tmp_path, monkeypatch, capsys):
     answer, logs = tmp_path / "answer.md", tmp_path / "logs"
     answer.write_text("{}")
-    assert main(["superbeam", str(answer)]) == SETTINGS and "usage:" in capsys.readouterr().err
+    assert step_main(["superbeam", str(answer)]) == SETTINGS and "usage:" in capsys.readouterr().err
 
     def broken(*args, **kwargs):
         raise RecursionError("a bug")
 
-    monkeypatch.setattr("wspbench.export.verifier_steps.find_task", broken)
+    monkeypatch.setattr("wspbench.verifier.find_task", broken)
     answer.write_text('```json\n{"W1": []}\n```')
-    assert run("superbeam", answer, logs, SUPERBEAM) == FAILED
+    assert run_step("superbeam", answer, logs, SUPERBEAM) == FAILED
     reward, details = rewards(logs)
     assert reward == ZERO_REWARD and "internal error of the verifier: RecursionError" in details["error"]
 
@@ -388,7 +386,7 @@ def test_an_unwritable_reward_is_one_line_and_exit_3(tmp_path, capsys):
     answer, logs = tmp_path / "answer.md", tmp_path / "logs"
     answer.write_text("no weights here")
     (logs / "verifier" / "reward.json").mkdir(parents=True)
-    assert run("superbeam", answer, logs, SUPERBEAM) == FAILED
+    assert run_step("superbeam", answer, logs, SUPERBEAM) == FAILED
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and "cannot write the reward file" in lines[0]
 
@@ -398,7 +396,7 @@ def test_the_trajectory_is_the_answer_when_there_is_no_answer_file(tmp_path):
     (logs / "agent").mkdir(parents=True)
     reference = get_task("superbeam").offline_answer("reference")
     (logs / "agent" / "trajectory.json").write_text(json.dumps({"steps": [{"source": "agent", "message": reference}]}))
-    assert run("superbeam", tmp_path / "absent.md", logs, SUPERBEAM) == GRADED
+    assert run_step("superbeam", tmp_path / "absent.md", logs, SUPERBEAM) == GRADED
     assert rewards(logs)[0]["parse_success"] == 1.0
 
 
@@ -451,7 +449,6 @@ def test_two_exports_with_the_real_wheel_are_byte_identical(tmp_path):
         names = set(archive.namelist())
         assert {info.date_time for info in archive.infolist()} == {ZIP_DATE}
     for needed in (
-        "wspbench/export/verifier_steps.py",
         "wspbench/verifier.py",
         "wspbench/examples/breakout.txt",
         "superbeam/roms/superbeam.asm",
@@ -467,12 +464,13 @@ def test_two_exports_with_the_real_wheel_are_byte_identical(tmp_path):
     zipfile.ZipFile(wheel).extractall(unpacked)
     script = (
         f"import sys; sys.path.insert(0, {str(unpacked)!r})\n"
-        "from wspbench.tasks import get_task\nfrom wspbench.export.verifier_steps import main\n"
+        "from wspbench.tasks import get_task\nfrom wspbench.verifier import step_main\n"
         "repair = get_task('repair/breakout/swap_actions')\n"
         "assert repair.check(repair.offline_answer('reference'))[2] is None\n"
         "import wspbench.tasks.ppo as ppo\n"
         f"assert ppo.__file__.startswith({str(unpacked)!r})  # the wheel's own data, not this checkout's\n"
-        f"sys.exit(main(['identify-choice/ferry/3', {str(tmp_path / 'answer.md')!r}, {str(tmp_path / 'logs')!r}]))\n"
+        f"answer, logs = {str(tmp_path / 'answer.md')!r}, {str(tmp_path / 'logs')!r}\n"
+        "sys.exit(step_main(['identify-choice/ferry/3', answer, logs]))\n"
     )
     (tmp_path / "answer.md").write_text("```game\nferry\n```\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=False)
@@ -543,10 +541,10 @@ def test_a_toy_family_from_one_file_is_exported_and_graded(tmp_path):
         assert config["metadata"]["suite"] == suite().to_json() and config["metadata"]["suite"]["tasks"] >= 27
         assert "Say whether a number is negative or positive." in config["task"]["description"]
         assert "```json" in (folder / "instruction.md").read_text()
-        assert "verifier_steps toy/sign " in (folder / "tests" / "test.sh").read_text()
+        assert "wspbench.verifier toy/sign " in (folder / "tests" / "test.sh").read_text()
         answer = tmp_path / "answer.md"
         answer.write_text(item.task.offline_answer("reference"))
-        assert run("toy/sign", answer, tmp_path / "logs", {"WEIGHT_SPACE_EPISODES": "4"}) == GRADED
+        assert run_step("toy/sign", answer, tmp_path / "logs", {"WEIGHT_SPACE_EPISODES": "4"}) == GRADED
         reward, details = rewards(tmp_path / "logs")
         assert reward == {"reward": 1.0, "normalized_score": 1.0, "parse_success": 1.0}
         assert details["task"] == "toy/sign" and details["episodes"] == [0, 1, 2, 3]
@@ -570,7 +568,7 @@ def test_reading_and_repair_tasks_are_exported_and_verified(tmp_path, task_id):
         answer = tmp_path / f"{model}.md"
         answer.write_text(item.task.offline_answer(model))
         logs = tmp_path / model
-        assert run(task_id, answer, logs, item.verifier_env()) == GRADED
+        assert run_step(task_id, answer, logs, item.verifier_env()) == GRADED
         reward, details = rewards(logs)
         assert reward == {"reward": expected, "normalized_score": expected, "parse_success": 1.0}, model
         assert details["task"] == task_id and details["episodes"] == list(item.episodes)
@@ -585,7 +583,7 @@ def test_a_planted_symlink_in_the_logs_is_replaced_not_written_through(tmp_path)
     for name in ("details.json", "reward.json"):
         (outside / name).write_text("keep me")
         (logs / "verifier" / name).symlink_to(outside / name)
-    assert run("superbeam", answer, logs, SUPERBEAM) == GRADED
+    assert run_step("superbeam", answer, logs, SUPERBEAM) == GRADED
     assert [(outside / name).read_text() for name in ("details.json", "reward.json")] == ["keep me"] * 2
     assert not any(path.is_symlink() for path in (logs / "verifier").iterdir())
     assert rewards(logs)[0]["parse_success"] == 1.0

@@ -17,10 +17,10 @@ import pytest
 from typer.testing import CliRunner
 
 from wspbench.cli import app
-from wspbench.grading import find_task, grade_answer
 from wspbench.harness.clients import ModelError, OpenAIClient
 from wspbench.harness.redaction import Redactor
 from wspbench.tasks import get_task
+from wspbench.verifier import grade_answer
 
 RUNNER = CliRunner()
 KEY_ENV = "WSP_TEST_API_KEY"
@@ -402,7 +402,7 @@ def test_one_shot_run_grades_exactly_like_wsp_grade(server, key, tmp_path):
     assert {k: v for k, v in rec["test"].items() if k != "seconds"} == {
         k: v for k, v in expected.items() if k != "seconds"
     }
-    assert expected["normalized"] == grade_answer(find_task("breakout"), GOOD, 3, workers=1)["normalized_score"]
+    assert expected["normalized"] == grade_answer(get_task("original/breakout"), GOOD, 3, workers=1)["normalized_score"]
     assert [m["role"] for m in rec["messages"]] == ["system", "user", "assistant"]
     assert rec["messages"][1]["content"] == server.requests[0]["json"]["messages"][1]["content"]
     assert rec["usage"] == {

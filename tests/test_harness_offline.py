@@ -12,13 +12,13 @@ import pytest
 from typer.testing import CliRunner
 
 from wspbench.cli import app
-from wspbench.grading import find_task, grade_answer
 from wspbench.harness.clients import OfflineClient
 from wspbench.harness.protocols import run_task
 from wspbench.harness.record import Reply, RunConfig, TaskRecord, slug
 from wspbench.harness.runs import RunDir, build_manifest, run_batch
 from wspbench.tasks import get_task, select
 from wspbench.tasks.spec import AnswerError, Game, Score, Task
+from wspbench.verifier import grade_answer
 
 RUNNER = CliRunner()
 
@@ -67,10 +67,7 @@ def test_reference_model_one_shot_grades_like_the_task_and_the_seed_contract(tmp
         expected = task.grade(answer, task.scoring_episodes(3), workers=1)
         rec = record(tmp_path, task_id)
         assert rec["status"] == "ok" and without_seconds(rec["test"]) == without_seconds(expected.to_json())
-        assert (
-            rec["test"]["normalized"]
-            == grade_answer(find_task(task.game.name), answer, 3, workers=1)["normalized_score"]
-        )
+        assert rec["test"]["normalized"] == grade_answer(task, answer, 3, workers=1)["normalized_score"]
         assert rec["rounds"][0]["reply"]["model"] == "reference" and rec["model"] == "reference"
         assert len(rec["test"]["values"]) == len(rec["test"]["lengths"]) == 3  # every episode, for intervals
         assert task_id in result.output

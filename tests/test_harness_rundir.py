@@ -3,6 +3,7 @@ corrupt records and manifests, a grader that crashes after the model was paid, a
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from pathlib import Path
@@ -103,22 +104,19 @@ def test_feedback_replays_paid_rounds_then_asks_for_the_rest():
 
 
 def full_disk_after(count: int, monkeypatch, calls: list):
-    """Writes fail like a full disk (the real ENOSPC of /dev/full) from the `count`-th write on."""
-    write = runs._write_bytes
+    """Writes fail like a full disk from the `count`-th write on: the data reaches no disk (ENOSPC when
+    `files.write_atomic` flushes it), after a partial temporary file was written."""
+    fsync = os.fsync
 
-    def writer(path: Path, data: bytes) -> None:
-        calls.append(path.name)
+    def failing(fd: int) -> None:
+        calls.append(fd)
         if len(calls) < count:
-            return write(path, data)
-        path.write_bytes(data[:10])  # a partial temporary file, as a full disk leaves it
-        with open("/dev/full", "wb") as full:
-            full.write(data)
-            full.flush()
+            return fsync(fd)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(runs, "_write_bytes", writer)
+    monkeypatch.setattr(os, "fsync", failing)
 
 
-@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 def test_a_full_disk_stops_the_run_naming_the_path_and_loses_nothing(tmp_path, monkeypatch):
     run_dir = opened(tmp_path)
     calls: list[str] = []

@@ -488,7 +488,7 @@ def test_a_private_sets_task_is_exported_with_its_set_for_the_grader(tiny_set, t
     logs = tmp_path / "logs"
     env = {**os.environ, "WSP_PRIVATE_SETS": str(folder / "tests" / "sets" / "set")}
     done = subprocess.run(
-        [sys.executable, "-m", "wspbench.export.verifier_steps", task.id, str(answer), str(logs)],
+        [sys.executable, "-m", "wspbench.verifier", task.id, str(answer), str(logs)],
         env=env,
         capture_output=True,
         text=True,

@@ -11,8 +11,7 @@ import time
 import pytest
 
 from wspbench.answers import AnswerError, parse_edits
-from wspbench.grading import grade_answer, seed_game
-from wspbench.tasks import MinAtarTask, all_tasks, get_task
+from wspbench.tasks import all_tasks, get_task
 from wspbench.verifier import (
     FAILED,
     GRADED,
@@ -20,9 +19,11 @@ from wspbench.verifier import (
     MAX_TRAJECTORY_VALUES,
     REJECTED,
     find_task,
+    grade_answer,
     grade_trajectory,
     main,
     scoring_episodes,
+    seed_game,
     verify,
 )
 
@@ -61,7 +62,7 @@ def run(tmp_path, content, environ=ENVIRON):
 
 
 def expected_reward():
-    result = grade_answer(MinAtarTask("breakout"), ANSWER, 20, workers=1)
+    result = grade_answer(get_task("original/breakout"), ANSWER, 20, workers=1)
     result.pop("seconds")
     return result
 

@@ -1,48 +1,52 @@
-"""The Harbor verifier of the MinAtar weight tasks (the seed grader's contract, see README.md), and the
-trajectory reader that every exported task's grading step uses (src/wspbench/export/verifier_steps.py).
+"""Grading outside a run, in one place: the two Harbor verifiers and the seed grader's result format.
 
-Reads the task from `WEIGHT_SPACE_GAME` (a game name or any registry task id: `breakout`, `synth/ferry`,
-`identify-choice/ferry/3`, `repair/breakout/swap_actions`, `superbeam`), `WEIGHT_SPACE_SOURCE` (original |
-synth, put before the game; unset for a full id or to infer it from the game) and `WEIGHT_SPACE_EPISODES`
-(default: the task's own count, 1000 for MinAtar), takes the last assistant message of the trajectory, grades it
-as that registry task and writes `reward.json` (`grading.verifier_result`: the seed's format for MinAtar writing
-tasks). `find_task` and `scoring_episodes` are also the lookup of the exported tasks' grading step. The reward
-file is written atomically and without following a link (a temporary file in the same folder, then
-`os.replace`, which replaces a planted symlink instead of writing through it), so a reader never sees half of it.
+- `wsp verify` (`main`), the seed contract (README.md): reads the task from `WEIGHT_SPACE_GAME` (a game name or
+  any registry task id: `breakout`, `synth/ferry`, `identify-choice/ferry/3`, `superbeam`), `WEIGHT_SPACE_SOURCE`
+  (original | synth, put before the game; unset for a full id or to infer it from the game) and
+  `WEIGHT_SPACE_EPISODES` (default: the task's own count, 1000 for MinAtar), takes the last assistant message of
+  the trajectory, grades it as that task and writes `reward.json` (`verifier_result`: the seed's format for
+  MinAtar writing tasks, tests/data/minatar_original_expected.json).
+- An exported Harbor task's grading step (`run_step`), what its `tests/test.sh` runs in the verifier's image:
 
-`main` never raises. Its exit codes:
+      python -I -m wspbench.verifier TASK_ID ANSWER_FILE LOGS_DIR
+
+  reads the answer from ANSWER_FILE (the agent's declared artifact: a regular file, not a link, of at most
+  4 bytes per character of the task's `max_answer_chars`) or, when that does not exist, from the trajectory
+  LOGS_DIR/agent/trajectory.json, and writes LOGS_DIR/verifier/details.json (`Score.to_json()`) and
+  LOGS_DIR/verifier/reward.json, numbers only (reward = normalized_score, parse_success), because Harbor (0.26)
+  rejects a reward.json holding strings.
+
+Both always end with a reward file when one can be written (`files.write_atomic`: never half a file, never
+through a link): any failure, even a bug, is a reward of 0 with an `error`. Exit codes:
   0  graded: the reward holds the metrics;
-  1  the answer was rejected (bad trajectory or bad answer): the reward is 0 with an `error` field;
-  2  the settings are wrong (unknown task, an episode count outside the task's range): the reward is 0 with
-     an `error`;
-  3  the verifier failed: no reward could be written (the path is a directory, a device, read-only, the
-     disk is full), or an unexpected error (then a reward of 0 with an `error` is still written when
-     possible). One line on stderr says why.
+  1  the answer was rejected (bad trajectory, answer file or answer): the reward is 0 with an `error`;
+  2  the settings are wrong (unknown task, an episode count outside the task's range, usage);
+  3  the verifier failed: no reward could be written (the path is a folder, a device, read-only, the disk is
+     full), or an unexpected error (then a reward of 0 with an `error` is still written when possible). One
+     line on stderr says why.
 
-Trajectories are untrusted and bounded: at most MAX_TRAJECTORY_BYTES bytes of a regular file (never a
-FIFO or a device, which could block), at most MAX_TRAJECTORY_VALUES JSON values (counted before parsing,
-so that a file of tiny containers cannot take gigabytes) and the JSON decoder's own nesting limit.
-
-Two trajectory layouts are read: the seed's `steps[].messages[] {role, content}` and Harbor's ATIF
-`steps[] {source: "agent", message}`, where a message or content is a string or a list of text parts.
+Trajectories are untrusted and bounded: at most MAX_TRAJECTORY_BYTES bytes of a regular file (never a FIFO or a
+device, which could block), at most MAX_TRAJECTORY_VALUES JSON values (counted before parsing, so that a file of
+tiny containers cannot take gigabytes) and the JSON decoder's own nesting limit. Two layouts are read: the seed's
+`steps[].messages[] {role, content}` and Harbor's ATIF `steps[] {source: "agent", message}`, where a message or
+content is a string or a list of text parts.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
+import math
 import os
 import re
-import stat
 import sys
-import tempfile
 from pathlib import Path
 
 from wspbench.answers.edits import MAX_MESSAGE_CHARS
-from wspbench.grading import verifier_result
-from wspbench.inputs import InputFileError, read_bounded
+from wspbench.evaluation.engine import Progress
+from wspbench.files import InputFileError, read_bounded, write_atomic
+from wspbench.games.minatar import MinAtarGame
 from wspbench.tasks import get_task
-from wspbench.tasks.spec import Task, safe_message
+from wspbench.tasks.spec import Score, Task, group_of, safe_message
 
 TRAJECTORY_PATHS = (Path("/logs/trajectory.json"), Path("/logs/agent/trajectory.json"))
 REWARD_PATH = Path("/logs/verifier/reward.json")
@@ -50,6 +54,7 @@ MAX_TRAJECTORY_BYTES = 32 * 1024 * 1024
 MAX_TRAJECTORY_VALUES = 1_000_000
 MAX_EPISODES = 100_000
 GRADED, REJECTED, SETTINGS, FAILED = 0, 1, 2, 3
+USAGE = "usage: python -I -m wspbench.verifier TASK_ID ANSWER_FILE LOGS_DIR"
 
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _STRUCTURE = (b",", b"[", b"{")
@@ -60,7 +65,11 @@ class TrajectoryError(ValueError):
 
 
 class SettingsError(ValueError):
-    """A WEIGHT_SPACE_* setting is wrong; the message says which."""
+    """A WEIGHT_SPACE_* setting or the task id is wrong; the message says which."""
+
+
+class AnswerFileError(ValueError):
+    """The answer file cannot be used; the message says why."""
 
 
 def _value_count(data: bytes) -> int:
@@ -136,10 +145,11 @@ def _part_text(part: dict) -> str:
     return text if isinstance(text, str) else ""
 
 
-def find_task(task_id: str) -> Task:
-    """The registry task with this id (or bare game name), or SettingsError saying what to write instead."""
+def find_task(name: str, source: str | None = None) -> Task:
+    """The registry task `name` names (any id, public id or bare game name; with `source`, `source/name`), or
+    SettingsError saying what to write instead."""
     try:
-        return get_task(task_id)
+        return get_task(f"{source}/{name}" if source else name)
     except ValueError as error:
         raise SettingsError(str(error)[:MAX_MESSAGE_CHARS]) from None
 
@@ -159,6 +169,74 @@ def scoring_episodes(task: Task, text: str) -> list[int]:
             f"not {text!r:.40}"
         )
     return episodes
+
+
+# --- the seed's result format ---------------------------------------------------------------------
+
+
+def seed_game(task: Task) -> MinAtarGame | None:
+    """The MinAtar game that `task` is the writing task of (original/*, synth/*: the seed contract's tasks), else
+    None. Identify and repair tasks are bound to a MinAtar game too, but they are not that game's task."""
+    binding = getattr(task, "binding", None)
+    return binding if isinstance(binding, MinAtarGame) and binding.task_id == task.id else None
+
+
+def grade_answer(
+    task: Task,
+    answer: str,
+    episodes: int = 1000,
+    engine: str = "auto",
+    workers: int | None = None,
+    progress: Progress | None = None,
+) -> dict:
+    """The reference grader's result for a MinAtar writing task's answer: `{"normalized_score", game, source,
+    episodes, parse_success, raw_score, score_cap, mean_episode_length, edit_count, nonzero_weights, seconds}`,
+    or the first five and `error`."""
+    game = seed_game(task)
+    if game is None:
+        raise ValueError(f"{task.id} is not a MinAtar writing task (those are original/<game> and synth/<game>)")
+    return reference_result(
+        game, task.grade(answer, task.scoring_episodes(episodes), engine, workers, progress), episodes
+    )
+
+
+def reference_result(game: MinAtarGame, score: Score, episodes: int) -> dict:
+    """A Score as the reference grader's metadata dict."""
+    return _result(game.game, game.source, score, episodes, ("edit_count", "nonzero_weights"))
+
+
+def verifier_result(task: Task, score: Score, episodes: int) -> dict:
+    """What `wsp verify` writes for a graded answer: `reference_result` for a MinAtar writing task (the seed's
+    format, exactly); for every other task the same keys, with the task id as `game` and its group as `source`
+    (`identify-choice`, `repair`, `superbeam`), and no edit counts."""
+    game = seed_game(task)
+    if game is not None:
+        return reference_result(game, score, episodes)
+    return _result(task.id, group_of(task.id), score, episodes, ())
+
+
+def _result(game: str, source: str, score: Score, episodes: int, counts: tuple[str, ...]) -> dict:
+    """The seed's reward keys, in its order; `counts` names the score's metadata counts it also reports."""
+    head = {
+        "normalized_score": score.normalized,
+        "game": game,
+        "source": source,
+        "episodes": episodes,
+        "parse_success": 0.0 if score.error else 1.0,
+    }
+    if score.error:
+        return {**head, "error": score.error}
+    return {
+        **head,
+        "raw_score": score.raw,
+        "score_cap": score.score_cap,
+        "mean_episode_length": score.mean_length,
+        **{count: score.metadata[count] for count in counts},
+        "seconds": score.seconds,
+    }
+
+
+# --- wsp verify -----------------------------------------------------------------------------------
 
 
 def find_trajectory(explicit: Path | None) -> Path:
@@ -189,7 +267,7 @@ def grade_trajectory(
         if not game:
             raise SettingsError("WEIGHT_SPACE_GAME is not set")
         try:
-            task = find_task(f"{source}/{game}" if source else game)
+            task = find_task(game, source)
         except SettingsError as error:
             raise SettingsError(f"WEIGHT_SPACE_GAME/WEIGHT_SPACE_SOURCE: {error}") from None
         episodes = scoring_episodes(task, str(task.default_episodes) if episodes_text is None else episodes_text)
@@ -212,29 +290,9 @@ def grade_trajectory(
 
 
 def write_reward(path: Path, reward: dict) -> None:
-    """Write `reward` as JSON at `path` atomically, never through a link: a temporary file in the same folder
-    (created with O_EXCL, so not through a planted link either), then `os.replace`, which replaces a symlink at
-    `path` itself rather than the file it points to. OSError says why it could not."""
-    path = Path(path)
-    with contextlib.suppress(FileNotFoundError):
-        mode = os.lstat(path).st_mode
-        if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
-            raise OSError("it is not a regular file")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        raise OSError(f"{path.parent} is not a folder") from None
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as stream:
-            stream.write(json.dumps(reward))
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    """Write `reward` as JSON at `path` atomically, never through a link (`files.write_atomic`); OSError says
+    why it could not."""
+    write_atomic(path, json.dumps(reward).encode())
 
 
 def verify(
@@ -268,3 +326,94 @@ def main(
         print(f"wsp verify: cannot write the reward file {reward_path}: {why[:MAX_MESSAGE_CHARS]}", file=sys.stderr)
         return reward, FAILED
     return reward, code
+
+
+# --- an exported task's grading step --------------------------------------------------------------
+
+
+def read_answer(task: Task, answer_file: Path, logs: Path) -> str:
+    """The answer file's text (invalid UTF-8 replaced), else the final agent message of
+    LOGS/agent/trajectory.json; AnswerFileError (a rejected answer) when neither can be used."""
+    trajectory = logs / "agent" / "trajectory.json"
+    try:
+        if os.path.lexists(answer_file):
+            limit = 4 * task.max_answer_chars  # UTF-8: a longer file has more characters than `read` takes
+            return read_bounded(answer_file, limit, "answer file", follow=False).decode("utf-8", errors="replace")
+        if not os.path.lexists(trajectory):
+            raise AnswerFileError(
+                f"no answer: the answer file {answer_file} does not exist (and there is no trajectory {trajectory})"
+            )
+        return final_answer(read_trajectory(trajectory))
+    except (InputFileError, TrajectoryError) as error:
+        raise AnswerFileError(str(error)) from None
+
+
+def grade_step(
+    task_id: str, answer_file: Path, logs: Path, environ: dict[str, str] | None = None, workers: int | None = None
+) -> tuple[Score, int]:
+    """The graded answer and the exit status; a bad setting or answer is a rejected Score."""
+    environ = os.environ if environ is None else environ
+    try:
+        task = find_task(task_id)
+    except SettingsError as error:
+        return Score(task_id[:200], 0.0, 0.0, 1.0, error=str(error)), SETTINGS  # no task: its cap is unknown (1)
+    try:
+        episodes = scoring_episodes(task, environ.get("WEIGHT_SPACE_EPISODES", str(task.default_episodes)))
+    except SettingsError as error:
+        return task.rejected(str(error)), SETTINGS
+    try:
+        text = read_answer(task, answer_file, logs)
+    except AnswerFileError as error:
+        return task.rejected(str(error)[:MAX_MESSAGE_CHARS]), REJECTED
+    score = task.grade(text, episodes, workers=workers)
+    return score, REJECTED if score.error else GRADED
+
+
+def numeric_reward(result: dict) -> dict[str, float]:
+    """Harbor's reward dict from a graded answer's JSON (0 when it has no finite score)."""
+    try:
+        score = float(result["normalized"])
+        parse = 0.0 if result.get("error") else 1.0
+        if not math.isfinite(score):
+            raise ValueError
+    except (ValueError, KeyError, TypeError, AttributeError):
+        score = parse = 0.0
+    return {"reward": score, "normalized_score": score, "parse_success": parse}
+
+
+def run_step(
+    task_id: str, answer_file: Path, logs: Path, environ: dict[str, str] | None = None, workers: int | None = None
+) -> int:
+    """Grade and write details.json and reward.json; never raises. Returns the exit status."""
+    try:
+        score, code = grade_step(task_id, answer_file, logs, environ, workers)
+        result = score.to_json()
+    except Exception as error:  # noqa: BLE001 - a bug must still end in a reward of 0
+        failure = f"internal error of the verifier: {safe_message(error, 300)}"
+        result, code = Score(task_id[:200], 0.0, 0.0, 1.0, error=failure).to_json(), FAILED
+    folder = logs / "verifier"
+    try:
+        write_reward(folder / "details.json", result)
+    except Exception as error:  # noqa: BLE001 - the reward below is what Harbor needs
+        print(f"wspbench verifier: cannot write {folder / 'details.json'}: {safe_message(error, 300)}", file=sys.stderr)
+    try:
+        write_reward(folder / "reward.json", numeric_reward(result))
+    except Exception as error:  # noqa: BLE001
+        print(
+            f"wspbench verifier: cannot write the reward file {folder / 'reward.json'}: {safe_message(error, 300)}",
+            file=sys.stderr,
+        )
+        return FAILED
+    print(json.dumps(result))
+    return code
+
+
+def step_main(argv: list[str]) -> int:
+    if len(argv) != 3:
+        print(USAGE, file=sys.stderr)
+        return SETTINGS
+    return run_step(argv[0], Path(argv[1]), Path(argv[2]))
+
+
+if __name__ == "__main__":
+    sys.exit(step_main(sys.argv[1:]))

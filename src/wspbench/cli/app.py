@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from typer.core import TyperGroup
 
-from wspbench.inputs import InputFileError, InputTooLarge, output_file, read_bounded
+from wspbench.files import InputFileError, InputTooLarge, check_output_file, read_bounded
 
 # `wsp --help` lists the commands in this order (what a user does first comes first); others follow.
 COMMAND_ORDER = (
@@ -127,22 +127,6 @@ def main(
         logging.getLogger("wspbench").setLevel(logging.DEBUG if verbose > 1 else logging.INFO)
 
 
-def max_answer_chars() -> int:
-    """The longest reply a grader reads (wspbench/answers/edits.py); imported late, it loads numpy."""
-    from wspbench.answers.edits import MAX_ANSWER_CHARS
-
-    return MAX_ANSWER_CHARS
-
-
-def __getattr__(name: str):
-    """MAX_ANSWER_CHARS and MAX_ANSWER_FILE_BYTES, computed on first use (see `max_answer_chars`)."""
-    if name == "MAX_ANSWER_CHARS":
-        return max_answer_chars()
-    if name == "MAX_ANSWER_FILE_BYTES":
-        return 4 * max_answer_chars()  # UTF-8: a longer file has more characters than any parser reads
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 @contextmanager
 def progress_bar(label: str, total: int):
     """A rich progress bar on stderr; yields the callback the engine calls with finished episodes."""
@@ -160,18 +144,25 @@ def progress_bar(label: str, total: int):
         yield lambda done: progress.advance(bar, done)
 
 
-def read_answer(path: str) -> str:
-    """An answer file (a regular file), or standard input for `-`, read with a size bound.
-
+def read_answer(path: str, task=None) -> str:
+    """The text of an answer file (or standard input for `-`), invalid UTF-8 replaced, read with a bound: 4 bytes
+    (UTF-8's most) per character that `task` reads (no task: the most that any task reads).
     A file that cannot be read is a usage error (exit 2); one over the bound raises InputTooLarge, which
     callers report as a rejected answer (exit 1)."""
     try:
-        data = read_bounded(path, 4 * max_answer_chars(), "answer file")  # UTF-8: 4 bytes at most per character
+        data = read_bounded(path, 4 * answer_chars(task), "answer file")
     except InputTooLarge:
         raise
     except InputFileError as error:
         raise typer.BadParameter(str(error), param_hint="ANSWER") from None
     return data.decode("utf-8", errors="replace")
+
+
+def answer_chars(task=None) -> int:
+    """The longest reply `task` reads, or without a task the longest any task reads."""
+    from wspbench.tasks import all_tasks
+
+    return task.max_answer_chars if task is not None else max(t.max_answer_chars for t in all_tasks())
 
 
 def finite(value: float | None) -> float | None:
@@ -204,6 +195,14 @@ def connected_executor(name: str, address: str | None):
     return executor
 
 
+def output_file(path: Path | None) -> Path | None:
+    """A typer callback for an output option: the path must not be a folder, a FIFO or a device."""
+    try:
+        return None if path is None else check_output_file(path)
+    except InputFileError as error:
+        raise typer.BadParameter(str(error)) from None
+
+
 def gif_file(path: Path) -> Path:
     """A typer callback: a replay is written as a GIF, so its path must end in .gif."""
     output_file(path)
@@ -212,10 +211,10 @@ def gif_file(path: Path) -> Path:
     return path
 
 
-def answer_or_exit(path: str) -> str:
+def answer_or_exit(path: str, task=None) -> str:
     """`read_answer` for commands without a result table: a file over the bound is a rejected answer (1)."""
     try:
-        return read_answer(path)
+        return read_answer(path, task)
     except InputTooLarge as error:
-        errors.print(f"{error}: an answer has at most {max_answer_chars():,} characters", markup=False)
+        errors.print(f"{error}: an answer has at most {answer_chars(task):,} characters", markup=False)
         raise typer.Exit(1) from None

@@ -21,7 +21,6 @@ from wspbench.cli.app import (
     connected_executor,
     console,
     errors,
-    max_answer_chars,
     progress_bar,
     read_answer,
 )
@@ -29,7 +28,7 @@ from wspbench.cli.app import (
 log = logging.getLogger(__name__)
 
 
-def find_task(task_id: str | None, game: str | None, source: str | None):
+def named_task(task_id: str | None, game: str | None, source: str | None):
     """The task named by TASK, or by --game (and --source, else inferred: game names are unique).
     A usage error (exit 2) that says what to write instead when there is no such task."""
     from wspbench.tasks import UnknownTask, get_task
@@ -152,7 +151,7 @@ def grade(
         task_id, answer = None, task_id
     if answer is None:
         raise typer.BadParameter("missing: the answer file (or - for standard input)", param_hint="ANSWER")
-    task = find_task(task_id, game, source)
+    task = named_task(task_id, game, source)
     from wspbench.evaluation.executors import ExecutorError, use_executor
 
     chosen = connected_executor(executor, ray_address)
@@ -161,9 +160,9 @@ def grade(
     except ValueError as error:
         raise typer.BadParameter(str(error), param_hint="--episodes") from None
     try:
-        text = read_answer(answer)
+        text = read_answer(answer, task)
     except InputTooLarge as error:
-        score = task.rejected(f"{error}: an answer has at most {max_answer_chars():,} characters")
+        score = task.rejected(f"{error}: an answer has at most {task.max_answer_chars:,} characters")
     else:
         log.info(
             "grading %s on %d episodes (%s..%s), engine %s", task.id, len(scoring), scoring[0], scoring[-1], engine
@@ -252,7 +251,7 @@ def prompt(
     harness's own call; nothing is sent or written)."""
     from wspbench.harness.record import RunConfig
 
-    task = find_task(task_id, None, None)
+    task = named_task(task_id, None, None)
     if protocol not in task.protocols:
         raise typer.BadParameter(
             f"{task.id} runs under {', '.join(task.protocols)}, not {protocol!r:.40}", param_hint="--protocol"

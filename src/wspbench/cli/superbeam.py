@@ -21,8 +21,8 @@ from rich.text import Text
 from superbeam.assembler import AsmError, Program, assemble
 from superbeam.chip8 import PROGRAM_ADDR, RAM_SIZE, Chip8, Chip8Error, Quirks
 from superbeam.disassembler import disassemble
-from wspbench.cli.app import app, console, errors
-from wspbench.inputs import InputFileError, InputTooLarge, output_file, read_bounded
+from wspbench.cli.app import app, console, errors, output_file, read_answer
+from wspbench.files import InputFileError, InputTooLarge, read_bounded
 
 chip8_app = typer.Typer(help="CHIP-8 assembler, machine and disassembler.", no_args_is_help=True)
 app.add_typer(chip8_app, name="chip8", help="CHIP-8 tools: assemble, run and disassemble programs.")
@@ -198,13 +198,6 @@ def superbeam_task(difficulty: float | None = None):
     return task if difficulty is None else task.at_difficulty(difficulty)
 
 
-def answer_bytes() -> int:
-    """The most bytes an answer file may hold: the task's character limit, 4 UTF-8 bytes each."""
-    from wspbench.tasks.superbeam import MAX_ANSWER_CHARS
-
-    return 4 * MAX_ANSWER_CHARS
-
-
 def _levels(spec: str, task) -> list[int]:
     """train (the feedback rounds' levels), test (the scored ones), a range A..B (inclusive) or a comma list."""
     from wspbench.tasks.superbeam import TRAIN_LEVELS
@@ -254,11 +247,9 @@ def grade(
     task = superbeam_task(difficulty)
     seeds = _levels(levels, task)
     try:
-        text = read_bounded(answer, answer_bytes(), "answer file").decode("utf-8", errors="replace")
+        text = read_answer(str(answer), task)
     except InputTooLarge as e:
-        score = task.rejected(f"{e}: an answer has at most {answer_bytes() // 4:,} characters")
-    except InputFileError as e:
-        raise typer.BadParameter(str(e), param_hint="ANSWER") from None
+        score = task.rejected(f"{e}: an answer has at most {task.max_answer_chars:,} characters")
     else:
         with Progress(console=errors, transient=True, disable=as_json) as bar:
             job = bar.add_task("playing", total=len(seeds))
@@ -306,7 +297,7 @@ def play(
     text = (
         task.offline_answer("reference")
         if weights is None
-        else read_input(weights, answer_bytes(), "weights file").decode("utf-8", errors="replace")
+        else read_input(weights, 4 * task.max_answer_chars, "weights file").decode("utf-8", errors="replace")
     )
     try:
         net = task.parse(text)

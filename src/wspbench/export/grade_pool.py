@@ -18,7 +18,6 @@ import sys
 import threading
 import time
 
-from wspbench.answers.edits import MAX_ANSWER_CHARS
 from wspbench.tasks.spec import Task, safe_message
 
 START_TIMEOUT_S = 120.0  # importing the graders, once per worker; not counted in a grade's time limit
@@ -77,8 +76,9 @@ class GradePool:
     def grade(self, task: Task, episodes: int, answer: str) -> dict:
         """`answer` graded on the task's first `episodes` held-out episodes, as `Score.to_json()` (a rejected
         Score when it cannot be graded)."""
-        if len(answer) > MAX_ANSWER_CHARS:
-            return failed(task, f"the reply is {len(answer):,} characters long, over the limit of {MAX_ANSWER_CHARS:,}")
+        if len(answer) > task.max_answer_chars:
+            limit = task.max_answer_chars
+            return failed(task, f"the reply is {len(answer):,} characters long, over the limit of {limit:,}")
         if not self._slots.acquire(timeout=self.timeout_s):
             raise GraderBusy(f"every grader stayed busy for {self.timeout_s:g} s; try again later")
         try:

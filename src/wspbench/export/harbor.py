@@ -29,6 +29,7 @@ answer format, held-out episodes and offline reference answer; each file carries
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import math
 import os
@@ -43,6 +44,7 @@ from functools import cached_property
 from importlib import metadata
 from pathlib import Path
 
+from wspbench.files import write_atomic
 from wspbench.tasks import suite as registry_suite
 from wspbench.tasks.ppo import READING
 from wspbench.tasks.reading_set import PRIVATE_SETS, REPAIR_SEED
@@ -227,15 +229,15 @@ def normalize_wheel(wheel: Path, target: Path, keep=None) -> Path:
         top = entry[0].split("/", 1)[0]
         return top.endswith(".dist-info"), entry[0].endswith(".dist-info/RECORD"), entry[0]
 
-    temporary = target.with_name(target.name + ".tmp")
-    with zipfile.ZipFile(temporary, "w") as archive:
+    wheel = io.BytesIO()
+    with zipfile.ZipFile(wheel, "w") as archive:
         for name, data in sorted(entries, key=order):
             info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
             info.create_system = 3  # unix, so that the permissions below are read
             info.external_attr = 0o100644 << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             archive.writestr(info, data, compresslevel=9)
-    os.replace(temporary, target)
+    write_atomic(target, wheel.getvalue())
     return target
 
 
@@ -363,7 +365,7 @@ case "$ANSWER_FILE" in /*) ;; *) ANSWER_FILE="$PWD/$ANSWER_FILE" ;; esac
 {exports}WORK="$(mktemp -d)" || WORK=""
 cd "${{WORK:-/}}" || exit 3
 env -i PATH="$PATH" HOME="${{WORK:-/}}" \\
-{passed}  python -I -m wspbench.export.verifier_steps {item.public.id} "$ANSWER_FILE" "$LOGS"
+{passed}  python -I -m wspbench.verifier {item.public.id} "$ANSWER_FILE" "$LOGS"
 status=$?
 cd / && [ -n "$WORK" ] && rm -rf "$WORK"
 cat "$LOGS/verifier/reward.json" 2>/dev/null && echo

@@ -71,7 +71,7 @@ class WspObservation(Observation):
     suite: dict[str, Any] = Field(default_factory=dict, description="The suite: name, version, digest, tasks")
 
 
-def find_task(task_id) -> Task:
+def requested_task(task_id) -> Task:
     """The task named by a request, or TaskError with a short message (an unknown id: a few close ids)."""
     if not isinstance(task_id, str) or not task_id or len(task_id) > 200:
         raise TaskError("task must be a task id such as original/breakout")
@@ -101,14 +101,14 @@ class WspEnvironment(Environment):
     def __init__(self, grader: GradePool, episodes: int = EPISODES, default_task: str = DEFAULT_TASK):
         super().__init__()
         self.grader, self.episodes = grader, episodes
-        self.task: Task = find_task(default_task)
+        self.task: Task = requested_task(default_task)
         self._state = State(step_count=0)
 
     def reset(
         self, seed: int | None = None, episode_id: str | None = None, task: str | None = None, **kwargs: Any
     ) -> WspObservation:
         if task is not None:
-            self.task = find_task(task)
+            self.task = requested_task(task)
         self._state = State(
             episode_id=episode_id if isinstance(episode_id, str) else None, step_count=0, task=self.task.public().id
         )
@@ -119,7 +119,7 @@ class WspEnvironment(Environment):
 
     def step(self, action: WspAction, timeout_s: float | None = None, **kwargs: Any) -> WspObservation:
         if action.task:
-            self.task = find_task(action.task)
+            self.task = requested_task(action.task)
         self._state.step_count += 1
         result = self.grader.grade(self.task, self.episodes, action.answer)
         return WspObservation(
@@ -196,7 +196,7 @@ def make_app(
 ):
     """The app: OpenEnv's HTTP and WebSocket routes behind the body limit; `graders` worker processes
     (default: one per core) grade within `grade_timeout_s` seconds each."""
-    find_task(default_task)  # a bad default fails at start, not on every request
+    requested_task(default_task)  # a bad default fails at start, not on every request
     pool = GradePool(graders or os.cpu_count() or 1, grade_timeout_s)
     app = create_fastapi_app(
         lambda: WspEnvironment(pool, episodes, default_task),

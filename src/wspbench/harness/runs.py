@@ -22,7 +22,7 @@ Every file is written through the run's Redactor (the client's, `harness/redacti
 record the display shows: no credential of the request reaches the directory or the console, while the
 protocol grades the replies as they were sent. A reply replayed on resume is the stored one, scrubbed.
 
-Every file of the directory is read through `wspbench.inputs.read_bounded`: regular files only (a FIFO, a
+Every file of the directory is read through `wspbench.files.read_bounded`: regular files only (a FIFO, a
 device or a folder in a record's place is a corrupt record, never waited on), at most MAX_RECORD_BYTES
 (a larger file is refused by its size, unread); a `.lock` that is not a regular file is a RunDirError.
 """
@@ -45,6 +45,7 @@ from importlib import metadata
 from pathlib import Path
 
 from wspbench.evaluation.executors import LocalExecutor, RayExecutor, current_executor, use_executor
+from wspbench.files import InputFileError, read_bounded, write_atomic
 from wspbench.harness.protocols import StopRun, run_task
 from wspbench.harness.record import (
     MAX_RECORD_BYTES,
@@ -59,7 +60,6 @@ from wspbench.harness.record import (
 )
 from wspbench.harness.redaction import Redactor
 from wspbench.harness.summary import run_scores, summary_markdown, summary_rows
-from wspbench.inputs import InputFileError, read_bounded
 from wspbench.tasks.spec import Task, safe_message
 
 PACKAGES = ("wspbench", "MinAtar", "numpy", "openai")
@@ -556,22 +556,14 @@ def _read_json(path: Path):
 
 
 def _write_text(path: Path, text: str) -> None:
-    """Replace `path` atomically; on failure remove the temporary file and raise RunWriteError naming `path`."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    """Replace `path` atomically, or raise RunWriteError naming it."""
     try:
-        _write_bytes(tmp, text.encode())
-        os.replace(tmp, path)
+        write_atomic(path, text.encode())
     except OSError as error:
-        tmp.unlink(missing_ok=True)
         raise RunWriteError(
             f"cannot write {path}: {error.strerror or error}; the run stopped "
             "(finished records are kept; run the same command again to resume)"
         ) from None
-
-
-def _write_bytes(path: Path, data: bytes) -> None:
-    with open(path, "wb") as handle:
-        handle.write(data)
 
 
 def _make_dir(path: Path) -> None:

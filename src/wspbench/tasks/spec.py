@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from wspbench import inputs
-from wspbench.answers.edits import MAX_MESSAGE_CHARS, AnswerError
+from wspbench.answers.edits import MAX_ANSWER_CHARS, MAX_MESSAGE_CHARS, AnswerError
 from wspbench.evaluation.executors import ExecutorError
 from wspbench.inputs import BadValue
 from wspbench.networks import Network, Weights
@@ -241,6 +241,7 @@ class Task(ABC):
     default_episodes: int  # scoring episodes when none are given
     max_episodes: int  # how many held-out episodes exist (a larger count plays them all)
     protocols: tuple[str, ...] = PROTOCOLS  # the protocols it can be run under
+    max_answer_chars: int = MAX_ANSWER_CHARS  # the longest reply `read` takes (every reader of answers bounds by it)
     answer_is_network = True  # False: the answer names something (identify), so there are no weights to draw
     breakdown: str | None = None  # the part of its family that reports give a mean of (repair: the damage kind)
     private_set: Path | None = None  # the folder outside the package that grading reads (a private set's, loaded

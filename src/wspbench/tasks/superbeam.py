@@ -61,6 +61,7 @@ class SuperbeamTask(Task):
     family = "superbeam"
     network = SUPERBEAM_NETWORK
     answer_format = "json"
+    max_answer_chars = MAX_ANSWER_CHARS
     prompt_version = PROMPT_VERSION
     default_episodes = max_episodes = len(TEST_LEVELS)
 
