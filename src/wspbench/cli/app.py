@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from typer.core import TyperGroup
 
+from wspbench.evaluation import ENGINES
 from wspbench.files import InputFileError, InputTooLarge, check_output_file, read_bounded
 
 # `wsp --help` lists the commands in this order (what a user does first comes first); others follow.
@@ -82,7 +83,6 @@ log = logging.getLogger(__name__)
 
 MAX_EPISODES = 100_000
 MAX_WORKERS = 1024
-ENGINES = ("auto", "compiled", "fast", "reference")  # wspbench/evaluation/engine.py checks the same names
 
 
 def version() -> str:

@@ -1,5 +1,17 @@
-"""The evaluation engine: exact batched rollouts of a weight program on a task."""
+"""The evaluation engine: exact batched rollouts of a weight program on a task.
 
-from wspbench.evaluation.engine import ENGINES, EpisodeResults, default_workers, evaluate
+ENGINES is defined here, where it costs nothing to import (the CLI checks `--engine` without loading numpy);
+the rest is imported from `engine.py` on first use (PEP 562).
+"""
 
-__all__ = ["ENGINES", "EpisodeResults", "default_workers", "evaluate"]
+import importlib
+
+ENGINES = ("auto", "compiled", "fast", "reference")  # `engine.evaluate` says what each one is
+_LAZY = ("EpisodeResults", "default_workers", "evaluate")
+__all__ = ["ENGINES", *_LAZY]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module("wspbench.evaluation.engine"), name)
+    raise AttributeError(f"module 'wspbench.evaluation' has no attribute {name!r}")

@@ -84,7 +84,7 @@ class RunWriteError(RunDirError, StopRun):
 def run_config(client, **settings) -> RunConfig:
     """The RunConfig of a run of `client`: what the client says it is (kind, endpoint, request parameters) and
     the run's settings (protocol, rounds, episodes, train_episodes, engine, samples)."""
-    from wspbench.evaluation.engine import ENGINES
+    from wspbench.evaluation import ENGINES
 
     if settings.get("engine", "auto") not in ENGINES:
         raise ValueError(f"unknown engine {settings['engine']!r} (engines: {', '.join(ENGINES)})")
