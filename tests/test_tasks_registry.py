@@ -4,6 +4,7 @@ registered from one file (tests/toy_family.py) that every command and export the
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from typer.testing import CliRunner
@@ -353,3 +354,35 @@ def test_inspect_suggests_a_close_task_too():
     with pytest.raises(Exception, match=r"did you mean original/breakout\?") as caught:
         weight_programming(task="original/brekout")
     assert "`wsp games` lists the" in str(caught.value) and "repair/" not in str(caught.value)
+
+
+# --- the digests' cache (`wsp suite` and the start of `wsp run` read it) ------------------------------
+
+
+def test_cached_task_digests_are_the_computed_ones_and_a_stale_cache_is_recomputed(tmp_path, monkeypatch):
+    from wspbench.files import files_key
+    from wspbench.tasks.registry import DIGEST_CACHE, task_digests
+
+    monkeypatch.setenv("WSP_CACHE_DIR", str(tmp_path))
+    tasks = select("original/breakout,synth/ferry,superbeam,identify-choice/*,repair/breakout/*")
+    computed = {task.id: task.digest() for task in tasks}
+    assert task_digests(tasks) == computed  # none cached yet: computed and written
+    cached = json.loads((tmp_path / DIGEST_CACHE).read_text())
+    assert cached["digests"] == computed
+    cached["digests"]["synth/ferry"] = "planted"
+    (tmp_path / DIGEST_CACHE).write_text(json.dumps(cached))
+    assert task_digests(tasks)["synth/ferry"] == "planted"  # the same key: the cache is read, not recomputed
+    (tmp_path / DIGEST_CACHE).write_text(json.dumps({**cached, "key": "another checkout"}))
+    assert task_digests(tasks) == computed
+    (tmp_path / DIGEST_CACHE).write_text("{broken")
+    assert task_digests(tasks) == computed
+
+    folder = tmp_path / "package"
+    (folder / "__pycache__").mkdir(parents=True)
+    (folder / "game.py").write_text("x = 1\n")
+    before = files_key([folder])
+    (folder / "__pycache__" / "game.pyc").write_bytes(b"compiled")
+    assert files_key([folder]) == before  # compiled files do not count
+    (folder / "game.py").write_text("x = 2\n")
+    os.utime(folder / "game.py", ns=(1, 1))
+    assert files_key([folder]) != before

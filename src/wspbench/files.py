@@ -111,3 +111,26 @@ def write_atomic(path: str | Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def cache_folder() -> Path:
+    """Where wspbench keeps what it can compute again (`WSP_CACHE_DIR`, else `$XDG_CACHE_HOME/wspbench`, else
+    `~/.cache/wspbench`): deleting it costs time, never a result."""
+    if os.environ.get("WSP_CACHE_DIR"):
+        return Path(os.environ["WSP_CACHE_DIR"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "wspbench"
+
+
+def files_key(folders: list[Path]) -> str:
+    """A hash of every file below `folders` (path, size and modification time; `__pycache__` left out): it
+    changes when any file is edited, added or removed, and costs a stat per file, not a read."""
+    import hashlib
+
+    entries = []
+    for folder in folders:
+        for root, dirs, names in os.walk(folder):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(names):
+                status = os.stat(os.path.join(root, name))
+                entries.append(f"{os.path.join(root, name)}\t{status.st_size}\t{status.st_mtime_ns}")
+    return hashlib.sha256("\n".join(entries).encode()).hexdigest()

@@ -21,11 +21,13 @@ import difflib
 import fnmatch
 import hashlib
 import importlib
+import importlib.util
 import itertools
 import logging
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from wspbench.tasks.spec import Task, group_of, safe_message
 
@@ -36,6 +38,8 @@ ENTRY_POINTS = "wspbench.families"
 MAX_PLUGIN_TASKS = 10_000  # tasks read from one plugin family
 PLUGIN_ID = re.compile(r"[a-z0-9_][a-z0-9_.-]{0,39}(/[a-z0-9_][a-z0-9_.-]{0,39}){1,3}")  # `family/name[/...]`
 SUGGESTIONS = 3  # at most this many "did you mean" ids
+DIGESTED_PACKAGES = ("wspbench", "minatar_synth", "superbeam", "minatar")  # every file a built-in task reads
+DIGEST_CACHE = "task-digests.json"  # in `files.cache_folder()`
 
 log = logging.getLogger(__name__)
 _registered: dict[str, Callable[[], Iterable[Task]]] = {}
@@ -290,12 +294,42 @@ class Suite:
 
 
 def suite() -> Suite:
-    """The suite of the built-in tasks (computed once per loaded registry: it renders every prompt). Plugin
-    tasks are not in it, so installing one leaves the digest that runs record unchanged."""
+    """The suite of the built-in tasks (computed once per loaded registry). Plugin tasks are not in it, so
+    installing one leaves the digest that runs record unchanged."""
     global _suite
     loaded = _load()
     if _suite is None or _suite[0] is not loaded:
         tasks = [task for task_id, task in loaded.tasks.items() if task_id in loaded.builtin]
-        combined = hashlib.sha256("".join(f"{t.id}={t.digest()}\n" for t in tasks).encode()).hexdigest()
+        digests = task_digests(tasks)
+        combined = hashlib.sha256("".join(f"{t.id}={digests[t.id]}\n" for t in tasks).encode()).hexdigest()
         _suite = (loaded, Suite(SUITE_NAME, SUITE_VERSION, combined, len(tasks)))
     return _suite[1]
+
+
+def task_digests(tasks: list[Task]) -> dict[str, str]:
+    """Each built-in task's `digest()`, which renders its prompt (about 0.8 s for the suite), kept in the
+    cache folder under a key of every file the prompts, games, caps and calibrations are read from (this
+    package and its games, `minatar`'s) and of the Python and numpy versions: an edit to any of them, even a
+    comment, computes them again."""
+    import json
+    import sys
+
+    import numpy
+
+    from wspbench.files import cache_folder, files_key, write_atomic
+
+    roots = [Path(importlib.util.find_spec(name).origin).parent for name in DIGESTED_PACKAGES]
+    key = f"{sys.version}|{numpy.__version__}|{files_key(roots)}"
+    path = cache_folder() / DIGEST_CACHE
+    try:
+        cached = json.loads(path.read_bytes())
+        if cached["key"] == key and all(isinstance(cached["digests"].get(task.id), str) for task in tasks):
+            return cached["digests"]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass  # no cache yet, another version's or a broken one: computed again below
+    digests = {task.id: task.digest() for task in tasks}
+    try:
+        write_atomic(path, json.dumps({"key": key, "digests": digests}).encode())
+    except OSError as error:  # a read-only home: the next command computes them again
+        log.debug("the task digests cannot be cached in %s: %s", path, error)
+    return digests
