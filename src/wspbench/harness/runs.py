@@ -141,12 +141,17 @@ def build_manifest(config: RunConfig, tasks: list[Task], api_key_env: str | None
 
 
 class RunDir:
+    """A run's directory. Opened by a run (`open`), it keeps the manifest and the finished records it wrote or
+    found in memory, as stored (scrubbed), so the summary and `evaluate` do not read them back; otherwise
+    (`wsp runs show`, `wsp report`) every read goes to the files."""
+
     def __init__(self, path: str | Path, redactor: Redactor | None = None):
         self.path = Path(path)
         self.redactor = redactor or Redactor()  # the client's: what is written is scrubbed of its secrets
         self.tasks = self.path / "tasks"
         self.notes: list[str] = []  # what open() found and set aside, for the command to show
         self._lock = None
+        self._opened: tuple[Manifest, dict[tuple[str, int], TaskRecord]] | None = None  # a run's, once open
 
     def open(self, manifest: Manifest) -> Manifest:
         """Lock the directory, create it or check that it holds the same run, add new task ids to it, and set
@@ -187,6 +192,7 @@ class RunDir:
         self._write_json(self.path / "manifest.json", manifest.to_json())
         for partial in self.tasks.glob("*.partial.json"):  # left by a killed run: keep it aside
             self._set_aside(partial)
+        finished = {}
         for path in sorted(self.tasks.glob("*.json")):
             try:
                 record = self._read(path)
@@ -194,8 +200,10 @@ class RunDir:
                     raise CorruptFile(f"{path} holds the record of another task")
                 if record.status == "running":
                     raise CorruptFile(f"{path} is an unfinished task record")
+                finished[record.task, record.sample] = record
             except CorruptFile as error:
                 self.notes.append(f"{error}; set aside as {self._set_aside_corrupt(path).name}, its task runs again")
+        self._opened = (manifest, finished)
         return manifest
 
     def _check_same_run(self, existing: Manifest, manifest: Manifest) -> None:
@@ -251,6 +259,8 @@ class RunDir:
     def manifest(self) -> Manifest | None:
         """The run's manifest; None when there is none yet. RunDirError for the file of another tool or of
         another wspbench version (left as it is), CorruptFile for a damaged one."""
+        if self._opened is not None:
+            return self._opened[0]
         path = self.path / "manifest.json"
         if not os.path.lexists(path):
             return None
@@ -266,6 +276,8 @@ class RunDir:
 
     def record(self, task_id: str, sample: int = 0) -> TaskRecord | None:
         """The finished record (status "ok" or "error") of the task's reply `sample`, or None."""
+        if self._opened is not None:
+            return self._opened[1].get((task_id, sample))
         path = self.tasks / f"{slug(task_id, sample)}.json"
         if not os.path.lexists(path):
             return None
@@ -305,6 +317,8 @@ class RunDir:
             self._set_aside(final)
         self._write_json(final, record.to_json())
         (self.tasks / f"{slug(record.task, record.sample)}.partial.json").unlink(missing_ok=True)
+        if self._opened is not None:
+            self._opened[1][record.task, record.sample] = TaskRecord.from_json(self.redactor.tree(record.to_json()))
 
     def records(self) -> list[TaskRecord]:
         """The finished records of the manifest's tasks (each of its replies), in its order. A record that
