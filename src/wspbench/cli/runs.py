@@ -171,19 +171,10 @@ def run(
     ),
 ) -> None:
     """Run a model on tasks (one-shot or feedback), grade its weights, and write a resumable run directory."""
-    from wspbench.harness.clients import ModelError, make_client
+    from wspbench.harness.clients import ModelError
     from wspbench.harness.display import RichDisplay, summary_table
     from wspbench.harness.record import RunConfig
-    from wspbench.harness.runs import (
-        Display,
-        RunDir,
-        RunDirError,
-        build_manifest,
-        check_episodes,
-        default_run_dir,
-        run_batch,
-        run_config,
-    )
+    from wspbench.harness.runs import Display, RunDirError, open_run_dir, prepare_run, run_batch
     from wspbench.harness.summary import run_scores, summary_rows
     from wspbench.tasks import UnknownTask, select
     from wspbench.tasks.spec import PROTOCOLS
@@ -195,49 +186,34 @@ def run(
     except UnknownTask as error:
         raise typer.BadParameter(str(error), param_hint="--tasks") from None
     chosen = _fitting(chosen, protocol, max_prompt_tokens, model, episodes)
+    settings = {"protocol": protocol, "rounds": rounds, "episodes": episodes, "train_episodes": train_episodes}
     if dry_run:  # before the client: a dry run needs no key and calls nothing
-        _dry_run(
-            chosen,
-            RunConfig(model, protocol=protocol, rounds=rounds, episodes=episodes, train_episodes=train_episodes),
-            model,
-        )
+        _dry_run(chosen, RunConfig(model, **settings), model)
         return
+    options = {
+        "timeout_s": timeout,
+        "max_tries": max_tries,
+        "backoff_s": backoff,
+        "max_tokens": max_tokens,
+        "temperature": temperature,
+        "top_p": top_p,
+        "seed": seed,
+        "reasoning_effort": reasoning_effort,
+        "extra_body": extra_body,
+        "headers": _headers(header),
+    }
     try:
-        client = make_client(
-            model,
-            base_url,
-            api_key_env,
-            timeout_s=timeout,
-            max_tries=max_tries,
-            backoff_s=backoff,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            top_p=top_p,
-            seed=seed,
-            reasoning_effort=reasoning_effort,
-            extra_body=extra_body,
-            headers=_headers(header),
+        client, config = prepare_run(
+            chosen, model, {**settings, "engine": engine, "samples": samples}, base_url, api_key_env, options
         )
     except ModelError as error:
         errors.print(str(error), style="red", markup=False)
         raise typer.Exit(2) from None
-    config = run_config(
-        client,
-        protocol=protocol,
-        rounds=rounds,
-        episodes=episodes,
-        train_episodes=train_episodes,
-        engine=engine,
-        samples=samples,
-    )
-    try:
-        check_episodes(chosen, config)  # a count a task cannot play is a usage error, before any cost
-    except ValueError as error:
+    except ValueError as error:  # a count a task cannot play is a usage error, before any cost
         raise typer.BadParameter(str(error), param_hint="--episodes") from None
     grader = connected_executor(executor, ray_address)
-    run_dir = RunDir(out or default_run_dir(model, protocol), client.redactor)
     try:
-        manifest = run_dir.open(build_manifest(config, chosen, client.describe()["api_key_env"]))
+        run_dir, manifest = open_run_dir(out, chosen, client, config)
     except RunDirError as error:
         errors.print(str(error), style="red", markup=False)
         grader.close()

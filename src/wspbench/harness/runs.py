@@ -98,6 +98,27 @@ def run_config(client, **settings) -> RunConfig:
     )
 
 
+def prepare_run(
+    tasks: list[Task], model: str, settings: dict, base_url: str | None, api_key_env: str, client_options: dict
+) -> tuple:
+    """The client of `model` and the RunConfig of a run of `tasks` with `settings` (protocol, rounds, episodes,
+    train_episodes, engine, samples), checked before anything is paid for: ModelError for a client that cannot
+    be made (no key), ValueError for a setting a task cannot take."""
+    from wspbench.harness.clients import make_client
+
+    client = make_client(model, base_url, api_key_env, **client_options)
+    config = run_config(client, **settings)
+    check_episodes(tasks, config)
+    return client, config
+
+
+def open_run_dir(out: str | Path | None, tasks: list[Task], client, config: RunConfig) -> tuple[RunDir, Manifest]:
+    """The run directory `out` (default runs/<model>-<protocol>) opened for this run (`RunDir.open`), and its
+    manifest; RunDirError when it holds another run or is in use."""
+    run_dir = RunDir(out or default_run_dir(config.model, config.protocol), client.redactor)
+    return run_dir, run_dir.open(build_manifest(config, tasks, client.describe()["api_key_env"]))
+
+
 def runnable(tasks: list[Task], protocol: str) -> tuple[list[Task], list[str]]:
     """The tasks that can run under `protocol`, and the ids of those that cannot (a run skips them)."""
     return [t for t in tasks if protocol in t.protocols], [t.id for t in tasks if protocol not in t.protocols]
@@ -529,7 +550,6 @@ def evaluate(
     `wsp run`) keeps every prompt, reply and score; calling again with the same `out` resumes the run: a task
     with a finished record is not run again, and different settings are refused (RunDirError).
     """
-    from wspbench.harness.clients import make_client
     from wspbench.tasks.registry import select
 
     chosen = select(tasks) if isinstance(tasks, str) else [tasks] if isinstance(tasks, Task) else list(tasks)
@@ -538,19 +558,11 @@ def evaluate(
         warnings.warn(f"skipped {len(skipped)} tasks that have no {protocol} protocol", stacklevel=2)
     if not chosen:
         raise ValueError(f"no selected task has the {protocol} protocol")
-    client = make_client(model, base_url, api_key_env, **client_options)
-    config = run_config(
-        client,
-        protocol=protocol,
-        rounds=rounds,
-        episodes=episodes,
-        train_episodes=train_episodes,
-        engine=engine,
-        samples=samples,
+    settings = {"protocol": protocol, "rounds": rounds, "episodes": episodes, "train_episodes": train_episodes}
+    client, config = prepare_run(
+        chosen, model, {**settings, "engine": engine, "samples": samples}, base_url, api_key_env, client_options
     )
-    check_episodes(chosen, config)
-    run_dir = RunDir(out or default_run_dir(model, protocol), client.redactor)
-    run_dir.open(build_manifest(config, chosen, client.describe()["api_key_env"]))
+    run_dir, _ = open_run_dir(out, chosen, client, config)
     run_batch(run_dir, chosen, client, config, concurrency, workers=workers)
     records = (run_dir.record(task.id, sample) for task in chosen for sample in range(samples))
     return [record for record in records if record is not None]
