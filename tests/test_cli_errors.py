@@ -100,7 +100,7 @@ CASES = [
     (["replay", "original/breakout", "{good}", "--episodes", "0"], 2, "--episodes"),
     (["replay", "original/breakout", "{good}", "--max-frames", "3", "--out", "{dir}"], 2, "is not a regular file"),
     (["replay", "original/breakout", "{good}", "--out", "{good}.xyz"], 2, "does not end in .gif"),
-    (["weights", "{good}", "--family", "nope"], 2, "no task matches 'nope'"),
+    (["weights", "{good}", "--task", "nope"], 2, "unknown task"),
     (["weights", "{bad}", "--out", "{dir}/w.png"], 1, "no ```edits block"),
     (["weights", "{good}", "--out", "{dir}"], 2, "is not a regular file"),
     (["weights", "{good}", "--out", "{good}/w.png"], 2, "cannot write"),

@@ -65,10 +65,10 @@ def test_cli_weights(tmp_path):
     assert CliRunner().invoke(app, ["weights", str(answer), "--out", out, "--task", "breakout"]).exit_code == 0
     result = CliRunner().invoke(app, ["weights", str(answer), "--out", out, "--task", "nosuchgame"])
     assert result.exit_code == 2 and "unknown task" in result.output
-    result = CliRunner().invoke(app, ["weights", str(answer), "--out", out, "--family", "superbeam"])
-    assert result.exit_code == 1  # the deprecated --family: that family's first task reads the answer
+    result = CliRunner().invoke(app, ["weights", str(answer), "--out", out, "--task", "superbeam"])
+    assert result.exit_code == 1  # read as SUPERBEAM reads it: not its answer
     answer.write_text(get_task("superbeam").offline_answer("zero"))
-    result = CliRunner().invoke(app, ["weights", str(answer), "--out", out, "--family", "superbeam"])
+    result = CliRunner().invoke(app, ["weights", str(answer), "--out", out, "--task", "superbeam"])
     assert result.exit_code == 0 and "read as superbeam reads it" in result.output
     answer.write_text("nothing")
     assert CliRunner().invoke(app, ["weights", str(answer), "--out", out]).exit_code == 1

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from wspbench.cli.app import MAX_WORKERS, answer_or_exit, app, console, errors, gif_file, output_file
+from wspbench.cli.app import answer_or_exit, app, console, errors, gif_file, output_file
 from wspbench.report import REPLAY_BYTES, REPLAY_SECONDS, REPLAYS_PER_FAMILY
 
 
@@ -20,18 +20,6 @@ def known_task(task: str | None) -> str | None:
         return None
     try:
         return get_task(task).id
-    except UnknownTask as error:
-        raise typer.BadParameter(str(error)) from None
-
-
-def family_task(family: str | None) -> str | None:
-    """A typer callback for the deprecated --family: the first task of that family (or selector)."""
-    from wspbench.tasks import UnknownTask, select
-
-    if family is None:
-        return None
-    try:
-        return select(family)[0].id
     except UnknownTask as error:
         raise typer.BadParameter(str(error)) from None
 
@@ -97,19 +85,14 @@ def weights_command(
         callback=known_task,
         help="Read the answer as this task does (default: the first task whose parser accepts it).",
     ),
-    family: str = typer.Option(
-        None, callback=family_task, hidden=True, help="Deprecated: the first task of this family (use --task)."
-    ),
 ) -> None:
     """A picture of the weights: W1 as channel maps per hidden unit, the other tensors as heatmaps."""
     from wspbench.report.weights import weights_png
 
-    if task is not None and family is not None:
-        raise typer.BadParameter("give --task or --family, not both", param_hint="--family")
     text = answer_or_exit(answer)
     with rejected_or_unwritable(out):
-        task_id, size = weights_png(text, out, task or family)
-    if task or family:
+        task_id, size = weights_png(text, out, task)
+    if task:
         how = f"the answer read as {task_id} reads it"
     else:  # the first task of that network and format read it: name the network, not a task it may not be for
         from wspbench.tasks import get_task
@@ -167,8 +150,6 @@ def report_command(
         REPLAY_SECONDS, min=0.0, max=86_400.0, help="Seconds for all replays; the rest are skipped with a note."
     ),
     replay_bytes: int = typer.Option(REPLAY_BYTES, min=10_000, help="Bytes per replay GIF (later frames dropped)."),
-    regrade: bool = typer.Option(True, hidden=True, help="Ignored: intervals come from the recorded episodes."),
-    workers: int = typer.Option(None, min=1, max=MAX_WORKERS, hidden=True, help="Ignored (nothing is graded)."),
 ) -> None:
     """Static HTML and Markdown report: per-family means with 95% intervals, parse failures, tokens, cost,
     suites, and a few replays (one per model and family by default), bounded in frames, bytes and time."""
