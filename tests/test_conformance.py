@@ -7,7 +7,8 @@ import pytest
 from tests.conftest import DATA
 from wspbench.answers import parse_edits
 from wspbench.evaluation import evaluate
-from wspbench.tasks import MinAtarTask, get_task
+from wspbench.games.minatar import MinAtarGame
+from wspbench.tasks import get_task
 from wspbench.verifier import grade_answer
 
 EXPECTED = json.loads((DATA / "minatar_original_expected.json").read_text())
@@ -35,6 +36,6 @@ def test_grades_equal_reference(game, engine, answers):
 def test_episodes_equal_reference(game, engine, answers):
     for name, expected in EPISODES["episodes_by_answer"][game].items():
         weights, _ = parse_edits(answers[name])
-        run = evaluate(MinAtarTask(game), weights, EPISODES["episodes"], engine=engine, workers=2)
+        run = evaluate(MinAtarGame(game), weights, EPISODES["episodes"], engine=engine, workers=2)
         assert list(run.returns) == expected["returns"], name
         assert list(run.lengths) == expected["lengths"], name

@@ -5,14 +5,12 @@ and report use; `spec.py` is the contract a family implements; `minatar.py` and 
 built-in families.
 """
 
-from wspbench.games.minatar import MinAtarGame as MinAtarTask  # the game binding the engines play
 from wspbench.tasks.registry import UnknownTask, all_tasks, get_task, register_family, select, suite, unregister_family
 from wspbench.tasks.spec import AnswerError, Game, Protocol, Score, Task
 
 __all__ = [
     "AnswerError",
     "Game",
-    "MinAtarTask",
     "Protocol",
     "Score",
     "Task",
