@@ -1,8 +1,8 @@
 """Choose the damage of every repair task and measure it: writes src/wspbench/tasks/reading/damages.json.
 
 The network that is damaged is each game's network of seed `reading_set.REPAIR_SEED`, one that no other task
-shows; `wspbench/tasks/reading_build.py` (`measure_damages`) says which games get repair tasks and how each damage is
-chosen and measured. A private set (`wsp reading build`) is measured by the same function.
+shows; `wspbench/baselines/reading_build.py` (`measure_damages`) says which games get repair tasks and how each
+damage is chosen and measured. A private set (`wsp reading build`) is measured by the same function.
 
     python benchmarks/damage.py [--games breakout,ferry] [--workers 2]   # --games: measure these again, keep the rest
 """
@@ -17,9 +17,9 @@ from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+from wspbench.baselines.reading_build import damages_file, measure_damages  # noqa: E402
 from wspbench.games.minatar import all_games  # noqa: E402
 from wspbench.networks import MINATAR_NETWORK  # noqa: E402
-from wspbench.tasks.reading_build import damages_file, measure_damages  # noqa: E402
 from wspbench.tasks.reading_set import DAMAGES_FILE, PUBLIC, REPAIR_SEED  # noqa: E402
 
 OUT = Path(__file__).parents[1] / "src" / "wspbench" / "tasks" / "reading" / DAMAGES_FILE

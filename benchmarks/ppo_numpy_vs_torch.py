@@ -1,6 +1,6 @@
 """Is numpy or torch faster for the trainer's updates here? One PPO update's learning (`epochs` passes of
 minibatches over a rollout: policy and critic forward and backward, Adam) on one core, for a MinAtar-shaped
-network: numpy with the hand-written gradients of `src/wspbench/tasks/ppo.py`, and torch (autograd, float32,
+network: numpy with the hand-written gradients of `src/wspbench/baselines/ppo.py`, and torch (autograd, float32,
 one thread) on the same arrays. torch is not a dependency: run this where it is installed
 (`pip install torch==<a CPU build>`); without it the script says so and times numpy alone.
 
@@ -19,8 +19,8 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from wspbench.baselines.ppo import Adam, Budget, initial, learn  # noqa: E402
 from wspbench.networks import MINATAR_NETWORK  # noqa: E402
-from wspbench.tasks.ppo import Adam, Budget, initial, learn  # noqa: E402
 
 
 def rollout(budget: Budget, generator: np.random.Generator):

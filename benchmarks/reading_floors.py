@@ -1,7 +1,7 @@
 """The reading tasks' floors: what scores without reading what a network does. Each solver sees only what the
 prompts show (the weights as listed, rounded as listed) and the public code, except the library floor, which
 also uses every network shipped with the package. The results go into the "reading" section of
-`src/wspbench/tasks/baselines.json`, which `wsp baselines` shows beside the writing tasks' baselines.
+`src/wspbench/baselines/baselines.json`, which `wsp baselines` shows beside the writing tasks' baselines.
 
 identify and identify-choice (score 1 for the right game):
   chance     the zero model's answer (the first candidate): 1 / 25 on identify-choice
@@ -37,13 +37,13 @@ from rich.progress import track
 
 from baselines import DATA, DOC, document  # benchmarks/baselines.py, beside this script
 from wspbench.answers.edits import parse_edits
+from wspbench.baselines.measured import reading_floors
 from wspbench.games.minatar import all_games
 from wspbench.networks import MINATAR_NETWORK
 from wspbench.tasks import get_task, select
-from wspbench.tasks.baselines import reading_floors
 from wspbench.tasks.minatar import MinAtarTask
 
-NETWORKS = Path(__file__).parents[1] / "src" / "wspbench" / "tasks"
+SRC = Path(__file__).parents[1] / "src" / "wspbench"
 FORMAT = "wspbench.reading-floors/1"
 OCCUPANCY_EPISODES, OCCUPANCY_STEPS, OCCUPANCY_SEED = 20, 1000, 0
 RULE_GAP, RULE_SHIFT = 5.0, 10.0  # suite 4's bias_shift damage raised one output bias by 10
@@ -93,7 +93,7 @@ def occupancy_guess(norms: np.ndarray, sign: float = 1.0) -> str:
 def library() -> list[tuple[str, np.ndarray, np.ndarray]]:
     """Every shipped MinAtar network: its game, its W1 row norms and its W1 rounded as prompts list it."""
     found = []
-    for path in sorted([*NETWORKS.glob("trained/*.npz"), *NETWORKS.glob("reading/*.npz")]):
+    for path in sorted([*SRC.glob("baselines/trained/*.npz"), *SRC.glob("tasks/reading/*.npz")]):
         game = path.name.split(".")[0]
         with np.load(path) as arrays:
             if arrays["W1"].shape != MINATAR_NETWORK.shapes["W1"]:

@@ -1,5 +1,5 @@
 """Refill the rows of W1 that the public set's reading networks never use (`src/wspbench/tasks/reading/`), so
-that no row keeps its random initial value: `wspbench/tasks/reading_build.py` says how and why (`refill`); this
+that no row keeps its random initial value: `wspbench/baselines/reading_build.py` says how and why (`refill`); this
 script runs it on the shipped networks, seeded by HMAC-SHA256(key, "<game>.<seed>"), and writes each network back
 with a `refill` record in its json. The network that repair damages is played with each damaged copy of
 `damages.json`. The key is not stored anywhere. Afterwards `benchmarks/damage.py` measures the damages again (a
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from wspbench.baselines.reading_build import refill
 from wspbench.games.minatar import all_games
-from wspbench.tasks.reading_build import refill
 from wspbench.tasks.reading_set import PUBLIC, REPAIR_SEED
 
 FOLDER = Path(__file__).parents[1] / "src" / "wspbench" / "tasks" / "reading"

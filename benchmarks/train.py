@@ -1,4 +1,4 @@
-"""Train the PPO baseline (src/wspbench/tasks/ppo.py) for every game of the suite, one process per game, and
+"""Train the PPO baseline (src/wspbench/baselines/ppo.py) for every game of the suite, one process per game, and
 keep each network as data: `<out>/<game>.<seed>.npz` (the weights, in the task's orientation) and
 `<game>.<seed>.json` (the budget, the training episodes, the learning curve, the seconds, the steps per
 second). Tasks of one game share one network. A game already trained with this budget is skipped unless
@@ -9,7 +9,7 @@ written out in the task's answer format, on the scoring episodes.
     python benchmarks/train.py [--tasks all] [--steps 10000000] [--seed 0] [--entropy 0.01] [--mask-idle-actions]
                                [--workers 2] [--out DIR] [--redo]
 
-The default `--out` is the trained baseline's shipped folder, `src/wspbench/tasks/trained/` (seed 0); the reading
+The default `--out` is the trained baseline's shipped folder, `src/wspbench/baselines/trained/` (seed 0); the reading
 tasks' networks (seeds 0 to 2, 1M steps of the earlier trainer) are in `src/wspbench/tasks/reading/`.
 """
 
@@ -29,10 +29,10 @@ import numpy as np  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 
+from wspbench.baselines.ppo import TRAINED, Budget, train  # noqa: E402
 from wspbench.tasks import get_task, select  # noqa: E402
-from wspbench.tasks.ppo import TRAINED, Budget, train  # noqa: E402
 
-FOLDER = Path(__file__).parents[1] / "src" / "wspbench" / "tasks" / TRAINED
+FOLDER = Path(__file__).parents[1] / "src" / "wspbench" / "baselines" / TRAINED
 
 
 def train_one(task_id: str, budget: Budget, out: Path) -> tuple[str, float | None, float]:

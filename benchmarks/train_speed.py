@@ -1,5 +1,5 @@
 """Training throughput on one core: the PPO trainer before batched environments (16 Python environments a
-step, loaded from git at BEFORE) and now (`src/wspbench/tasks/ppo.py` on `Task.environments`), on the same
+step, loaded from git at BEFORE) and now (`src/wspbench/baselines/ppo.py` on `Task.environments`), on the same
 games in one run, end to end (environments, forward passes, updates), with the limit the matrix work sets.
 
 The limit: the floating-point operations of one environment step (the rollout's policy and critic forward
@@ -26,8 +26,8 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from wspbench.baselines.ppo import Budget, train  # noqa: E402
 from wspbench.tasks import get_task  # noqa: E402
-from wspbench.tasks.ppo import Budget, train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 BEFORE = "ee1c2a6"  # the last commit with the trainer that stepped each environment in Python
@@ -35,7 +35,7 @@ BEFORE = "ee1c2a6"  # the last commit with the trainer that stepped each environ
 
 def old_trainer():
     """The trainer as it was at BEFORE, or None outside a git checkout that has that commit."""
-    shown = subprocess.run(["git", "show", f"{BEFORE}:src/wspbench/tasks/ppo.py"], cwd=ROOT, capture_output=True)
+    shown = subprocess.run(["git", "show", f"{BEFORE}:src/wspbench/baselines/ppo.py"], cwd=ROOT, capture_output=True)
     if shown.returncode:
         return None
     path = Path(tempfile.mkdtemp()) / "ppo_before.py"

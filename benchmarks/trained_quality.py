@@ -1,10 +1,10 @@
 """How well the PPO networks play, graded as the grader grades (sampled actions, the scoring episodes), against
-the quality goals for the trainer, the trivial baselines of `src/wspbench/tasks/baselines.json` and the score
+the quality goals for the trainer, the trivial baselines of `src/wspbench/baselines/baselines.json` and the score
 measured there for the shipped network (`shipped`).
 
 Goals: a raw return of at least GOALS on the original games, and on every game at least 1.5x the best trivial
 baseline (zero network, best constant action, best random network). Reads the networks of `--folder`
-(default: the shipped ones, `src/wspbench/tasks/trained/`) with their training json (budget, seconds).
+(default: the shipped ones, `src/wspbench/baselines/trained/`) with their training json (budget, seconds).
 
     python benchmarks/trained_quality.py [--folder DIR] [--seed 0] [--tasks 'original/*,synth/*'] [--json OUT]
 """
@@ -17,11 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
-from wspbench.tasks import baselines, get_task, select
+from wspbench.baselines import measured
+from wspbench.tasks import get_task, select
 
 GOALS = {"breakout": 20, "freeway": 50, "space_invaders": 60, "asterix": 8, "seaquest": 8}  # raw returns
 MARGIN = 1.5  # trained over the best trivial baseline
-FOLDER = Path(__file__).parents[1] / "src" / "wspbench" / "tasks" / "trained"
+FOLDER = Path(__file__).parents[1] / "src" / "wspbench" / "baselines" / "trained"
 
 
 def trivial_best(entry: dict) -> float:
@@ -36,7 +37,7 @@ def main() -> None:
     parser.add_argument("--tasks", default="original/*,synth/*")
     parser.add_argument("--json", type=Path, help="also write the rows here")
     options = parser.parse_args()
-    shipped = baselines.load().get("tasks", {})
+    shipped = measured.load().get("tasks", {})
     rows = []
     print(f"{'task':28} {'steps':>11} {'steps/s':>8} {'raw':>8} {'score':>7} {'shipped':>8} {'trivial':>8} "
           f"{'ratio':>6}  goal")  # fmt: skip

@@ -18,6 +18,7 @@ LAYERS = {  # bottom to top
     "wspbench.games": 1,
     "wspbench.evaluation": 1,
     "wspbench.tasks": 2,
+    "wspbench.baselines": 3,
     "wspbench.harness": 3,
     "wspbench.export": 3,
     "wspbench.report": 3,

@@ -1,4 +1,4 @@
-"""Baselines (`src/wspbench/tasks/baselines.py`, measured by benchmarks/baselines.py): how they are built, that
+"""Baselines (`src/wspbench/baselines/measured.py`, measured by benchmarks/baselines.py): how they are built, that
 the shipped numbers are what the grader gives, and `wsp baselines`."""
 
 import json
@@ -7,20 +7,21 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from wspbench.baselines import measured
 from wspbench.cli import app
 from wspbench.networks import MINATAR_NETWORK, SUPERBEAM_NETWORK
-from wspbench.tasks import baselines, get_task
+from wspbench.tasks import get_task
 
 RUNNER = CliRunner()
 
 
 def test_constant_and_random_networks_are_what_the_docstrings_say():
     for network in (MINATAR_NETWORK, SUPERBEAM_NETWORK):
-        weights = baselines.constant_weights(network, 3)
+        weights = measured.constant_weights(network, 3)
         out = f"b{network.layers}"
-        assert weights[out][3] == baselines.CONSTANT_BIAS
+        assert weights[out][3] == measured.CONSTANT_BIAS
         assert sum(np.count_nonzero(w) for w in weights.values()) == 1
-        first, again = baselines.random_weights(network, 7), baselines.random_weights(network, 7)
+        first, again = measured.random_weights(network, 7), measured.random_weights(network, 7)
         assert all(np.array_equal(first[name], again[name]) for name in first)
         for k in range(1, network.layers + 1):
             bound = 1 / np.sqrt(network.sizes[k - 1])
@@ -29,20 +30,20 @@ def test_constant_and_random_networks_are_what_the_docstrings_say():
                 assert np.abs(first[name]).max() <= np.float32(bound)  # (rounding to float32 is monotonic)
                 if first[name].size >= 100:
                     assert np.abs(first[name]).max() > 0.9 * bound  # the whole range is used
-    assert not np.array_equal(baselines.random_weights(MINATAR_NETWORK, 0)["W1"], first["W1"])
+    assert not np.array_equal(measured.random_weights(MINATAR_NETWORK, 0)["W1"], first["W1"])
 
 
 def test_baseline_relative_score_runs_from_the_trivial_baseline_to_the_reference():
     entry = {"zero": {"score": 0.1}, "constant": {"score": 0.2}, "reference": {"score": 0.7}}
-    assert baselines.trivial(entry) == 0.2
-    assert baselines.relative(0.2, entry) == 0.0 and baselines.relative(0.7, entry) == pytest.approx(1.0)
-    assert baselines.relative(0.0, entry) == pytest.approx(-0.4)
-    assert baselines.relative(0.5, {**entry, "reference": {"score": 0.2}}) is None
+    assert measured.trivial(entry) == 0.2
+    assert measured.relative(0.2, entry) == 0.0 and measured.relative(0.7, entry) == pytest.approx(1.0)
+    assert measured.relative(0.0, entry) == pytest.approx(-0.4)
+    assert measured.relative(0.5, {**entry, "reference": {"score": 0.2}}) is None
 
 
 @pytest.fixture(scope="module")
 def shipped():
-    data = baselines.load()
+    data = measured.load()
     if not data.get("tasks"):
         pytest.fail("no baselines shipped: run python benchmarks/baselines.py")
     return data
@@ -50,16 +51,16 @@ def shipped():
 
 def test_shipped_baselines_are_current_and_what_the_grader_gives(shipped):
     """A cheap task's zero, constant and first random networks, graded again, give the stored scores exactly."""
-    assert all(baselines.is_current(task_id, entry) for task_id, entry in shipped["tasks"].items())
+    assert all(measured.is_current(task_id, entry) for task_id, entry in shipped["tasks"].items())
     task = get_task("original/breakout")
     entry = shipped["tasks"][task.id]
     episodes = task.scoring_episodes()
     assert entry["episodes"] == len(episodes)
     assert task.score(task.network.zeros(), episodes, workers=1).normalized == entry["zero"]["score"]
     action = entry["constant"]["action"]
-    constant = task.score(baselines.constant_weights(task.network, action), episodes, workers=1)
+    constant = task.score(measured.constant_weights(task.network, action), episodes, workers=1)
     assert constant.normalized == entry["constant"]["score"] == max(entry["constant"]["scores"])
-    first = task.score(baselines.random_weights(task.network, 0), episodes, workers=1)
+    first = task.score(measured.random_weights(task.network, 0), episodes, workers=1)
     assert first.normalized == entry["random"]["scores"][0]
 
 
@@ -73,10 +74,10 @@ def test_the_reference_beats_zero_constant_and_random_on_every_measured_task(shi
 
 def test_an_entry_measured_on_another_version_of_a_task_is_stale(shipped):
     task_id, entry = next(iter(shipped["tasks"].items()))
-    assert baselines.of_task(task_id) is entry
-    assert not baselines.is_current(task_id, {**entry, "digest": "0" * 64})
-    assert not baselines.is_current("original/no_such_game", entry)
-    assert baselines.of_task("original/no_such_game") is None
+    assert measured.of_task(task_id) is entry
+    assert not measured.is_current(task_id, {**entry, "digest": "0" * 64})
+    assert not measured.is_current("original/no_such_game", entry)
+    assert measured.of_task("original/no_such_game") is None
 
 
 def test_wsp_baselines_prints_the_table_and_json(shipped):
@@ -94,7 +95,7 @@ def test_every_reading_task_has_its_floors_measured_as_it_is_now(shipped):
     reading = {task.id for task in all_tasks() if task.family in ("identify", "repair")}
     entries = shipped["reading"]["tasks"]
     assert set(entries) == reading
-    assert all(baselines.is_current(task_id, entry) for task_id, entry in entries.items())
+    assert all(measured.is_current(task_id, entry) for task_id, entry in entries.items())
     for task_id, entry in entries.items():
         identify = {"chance", "occupancy", "reversed", "nearest", "prompts"}
         expected = {"rule", "siblings"} if task_id.startswith("repair/") else identify

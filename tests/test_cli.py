@@ -7,9 +7,10 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
+from wspbench.baselines import measured
 from wspbench.cli import app
 from wspbench.cli.app import COMMAND_ORDER
-from wspbench.tasks import all_tasks, baselines, get_task, suite
+from wspbench.tasks import all_tasks, get_task, suite
 
 RUNNER = CliRunner()
 WIDE = {"COLUMNS": "200"}
@@ -205,7 +206,7 @@ def test_piped_tables_are_never_cut():
     rows = [line for line in board.stdout.splitlines() if line.startswith("│ ")]
     writing = [line for line in rows if line.count("│") == 10]  # nine columns, each row whole on one line
     reading = [line for line in rows if line.count("│") == 4]  # the reading floors: family, tasks, floors
-    assert len(writing) == len(baselines.load()["tasks"]) and len(writing) + len(reading) == len(rows)
+    assert len(writing) == len(measured.load()["tasks"]) and len(writing) + len(reading) == len(rows)
     assert {line.split("│")[1].strip() for line in reading} == {"identify", "identify-choice", "repair"}
     piped = subprocess.run(
         [sys.executable, "-m", "wspbench.cli", "games"],
@@ -283,10 +284,10 @@ def test_episodes_for_says_when_no_count_of_the_tasks_episodes_would_do():
 
 
 def test_games_shows_the_measured_superbeam_baselines():
-    from wspbench.tasks import baselines
+    from wspbench.baselines import measured
 
     rows = {row["id"]: row for row in json.loads(RUNNER.invoke(app, ["games", "--json"]).stdout)}
-    measured = baselines.of_task("superbeam")
+    measured = measured.of_task("superbeam")
     assert (rows["superbeam"]["zero"], rows["superbeam"]["reference"]) == (
         measured["zero"]["score"],
         measured["reference"]["score"],

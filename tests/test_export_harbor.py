@@ -467,7 +467,7 @@ def test_two_exports_with_the_real_wheel_are_byte_identical(tmp_path):
         "from wspbench.tasks import get_task\nfrom wspbench.verifier import step_main\n"
         "repair = get_task('repair/breakout/swap_actions')\n"
         "assert repair.check(repair.offline_answer('reference'))[2] is None\n"
-        "import wspbench.tasks.ppo as ppo\n"
+        "import wspbench.baselines.ppo as ppo\n"
         f"assert ppo.__file__.startswith({str(unpacked)!r})  # the wheel's own data, not this checkout's\n"
         f"answer, logs = {str(tmp_path / 'answer.md')!r}, {str(tmp_path / 'logs')!r}\n"
         "sys.exit(step_main(['identify-choice/ferry/3', answer, logs]))\n"
@@ -665,8 +665,8 @@ def test_the_verifier_wheel_leaves_out_the_networks_grading_never_loads(tmp_path
     (identify's prompts) and the `trained` offline model's networks were 2/3 of a 6.3 MB wheel."""
     raw = tmp_path / "raw.whl"
     names = ["wspbench/tasks/reading/breakout.0.npz", "wspbench/tasks/reading/breakout.2.npz", "wspbench/a.py"]
-    names += ["wspbench/tasks/reading/damages.json", "wspbench/tasks/trained/superbeam.0.json"]
-    names += ["wspbench/tasks/trained/breakout.0.npz", "wspbench/tasks/trained/breakout.2.npz"]
+    names += ["wspbench/tasks/reading/damages.json", "wspbench/baselines/trained/superbeam.0.json"]
+    names += ["wspbench/baselines/trained/breakout.0.npz", "wspbench/baselines/trained/breakout.2.npz"]
     record = "".join(f"{name},sha256=x,1\n" for name in names) + "wspbench-0.1.0.dist-info/RECORD,,\n"
     with zipfile.ZipFile(raw, "w") as archive:
         for name in names:

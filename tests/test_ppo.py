@@ -1,4 +1,4 @@
-"""The PPO baseline (src/wspbench/tasks/ppo.py): it learns, plays only training episodes, is reproducible, gives
+"""The PPO baseline (src/wspbench/baselines/ppo.py): it learns, plays only training episodes, is reproducible, gives
 a network of the task's exact shape, and that network written as an answer grades exactly like the weights."""
 
 from dataclasses import replace
@@ -8,12 +8,8 @@ import pytest
 
 from tests.toy_family import SignTask
 from wspbench.answers.edits import parse_edits, write_edits
-from wspbench.networks import MINATAR_NETWORK
-from wspbench.tasks import get_task, select
-from wspbench.tasks.ppo import (
+from wspbench.baselines.ppo import (
     IDLE_BIAS,
-    READING,
-    TRAINED,
     Budget,
     backward,
     forward,
@@ -21,6 +17,9 @@ from wspbench.tasks.ppo import (
     train,
     trained_network,
 )
+from wspbench.networks import MINATAR_NETWORK
+from wspbench.tasks import get_task, select
+from wspbench.tasks.reading_set import PUBLIC
 
 
 def same(graded, scored) -> bool:
@@ -132,20 +131,23 @@ def test_a_budget_is_checked():
 
 
 @pytest.mark.parametrize(
-    "folder, seed, selector",
+    "seed, selector",
     [
-        (TRAINED, 0, "original/*,synth/*,superbeam*"),
-        (READING, 1, "original/*,synth/*"),  # identify-choice
-        (READING, 2, "original/*,synth/*"),  # repair
-        (READING, 3, "original/*,synth/*"),  # identify-choice
-        (READING, 4, "original/*"),  # identify
-        (READING, 5, "original/*"),  # identify
+        (None, "original/*,synth/*,superbeam*"),  # the baseline's (seed 0, wspbench/baselines/trained/)
+        (1, "original/*,synth/*"),  # identify-choice
+        (2, "original/*,synth/*"),  # repair
+        (3, "original/*,synth/*"),  # identify-choice
+        (4, "original/*"),  # identify
+        (5, "original/*"),  # identify
     ],
-)  # the baseline's networks, and the reading set's (wspbench/tasks/reading_set.py)
-def test_every_game_has_its_trained_networks_and_tasks_of_one_game_share_them(folder, seed, selector):
+)  # the baseline's networks, and the public reading set's (wspbench/tasks/reading_set.py)
+def test_every_game_has_its_trained_networks_and_tasks_of_one_game_share_them(seed, selector):
     for task in select(selector):  # the games' own tasks
-        weights, about = trained_network(task, seed, folder)
-        assert about["budget"]["seed"] == seed
+        if seed is None:
+            weights, about = trained_network(task)
+        else:
+            weights, about = PUBLIC.network(task.game.name, seed, task.network)
+        assert about["budget"]["seed"] == (seed or 0)
         assert {name: w.shape for name, w in weights.items()} == task.network.shapes
         budget = about["budget"]
         batch = budget["environments"] * budget["rollout"]

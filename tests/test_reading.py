@@ -14,14 +14,14 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from wspbench.baselines.ppo import trained_answer, trained_network
 from wspbench.cli import app
 from wspbench.games.minatar import all_games
 from wspbench.networks import MINATAR_NETWORK
 from wspbench.statistics import aggregate_interval
 from wspbench.tasks import get_task, select
 from wspbench.tasks.identify import candidates, summary
-from wspbench.tasks.ppo import READING, trained_answer, trained_network
-from wspbench.tasks.reading_set import CHOICE_SEEDS, FREE_SEEDS
+from wspbench.tasks.reading_set import CHOICE_SEEDS, FREE_SEEDS, READING
 from wspbench.tasks.repair import (
     BEHAVIOUR_EPISODES,
     BEHAVIOUR_STEPS,
@@ -294,7 +294,7 @@ def test_wsp_run_skips_what_does_not_fit(tmp_path):
 def test_no_reading_network_keeps_a_row_of_its_initial_values():
     """issue 24.2: PPO leaves the row of an input that is never on as `initial` drew it from the public seed; every
     shipped reading network was refilled (benchmarks/refill.py), so none of its W1 rows is its initial one."""
-    from wspbench.tasks.ppo import initial
+    from wspbench.baselines.ppo import initial
 
     for path in sorted((Path(__file__).parents[1] / "src" / "wspbench" / "tasks" / READING).glob("*.npz")):
         seed = int(path.name.split(".")[1])
@@ -309,7 +309,7 @@ def test_refilling_unused_rows_changes_no_return(monkeypatch):
     the refilled network plays those episodes exactly as before, while every refilled value is new."""
     import importlib
 
-    refill = importlib.import_module("wspbench.tasks.reading_build")
+    refill = importlib.import_module("wspbench.baselines.reading_build")
     task = get_task("original/breakout")
     generator = np.random.default_rng(7)
     weights = {name: generator.normal(0, 0.3, shape).astype(np.float32) for name, shape in task.network.shapes.items()}

@@ -188,17 +188,17 @@ def test_page_renders_in_headless_chromium(report, tmp_path):
 
 def test_means_per_family_over_shared_tasks_come_with_baseline_relative_scores(report):
     """The report leads with per-family means over the tasks both models finished (original/breakout): its
-    relative score is (score - trivial) / (reference - trivial) (src/wspbench/tasks/baselines.json)."""
-    from wspbench.tasks import baselines
+    relative score is (score - trivial) / (reference - trivial) (src/wspbench/baselines/baselines.json)."""
+    from wspbench.baselines import measured
 
     markdown = (report / "report.md").read_text()
     assert markdown.index("## Per family") < markdown.index("## Models") < markdown.index("## Scores")
     families = markdown.split("## Per family")[1].split("## ")[0]
     assert "over the 1 tasks every model finished (2 other tasks left out" in families
-    entry = baselines.of_task("original/breakout")
+    entry = measured.of_task("original/breakout")
     reference_run = json.loads((report.parent / "reference" / "tasks" / "original-breakout.json").read_text())
     score = reference_run["test"]["normalized"]
-    relative = baselines.relative(score, entry)
+    relative = measured.relative(score, entry)
     assert f"| original | 1 | reference (one-shot) | {score:.4f} |" in families
     assert f"| {relative:.4f} (1) |" in families and "superbeam" not in families  # not a shared task
     assert "Per family" in (report / "index.html").read_text()

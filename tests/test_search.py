@@ -1,12 +1,12 @@
-"""The weight-space search baseline (src/wspbench/tasks/search.py): it learns, plays only training episodes,
+"""The weight-space search baseline (src/wspbench/baselines/search.py): it learns, plays only training episodes,
 keeps to its budget and is reproducible."""
 
 import numpy as np
 import pytest
 
 from tests.toy_family import SignTask
+from wspbench.baselines.search import Budget, evolve
 from wspbench.tasks import get_task
-from wspbench.tasks.search import Budget, evolve
 
 
 class Watched(SignTask):

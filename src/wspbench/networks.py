@@ -11,6 +11,7 @@ recompute the rare action whose sampling decision that difference could change.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -150,3 +151,14 @@ def sample_action(logits: np.ndarray, random: np.random.RandomState) -> int:
     probabilities = np.exp(shifted)
     probabilities /= probabilities.sum()
     return int(random.choice(len(probabilities), p=probabilities))
+
+
+def load_network(folder, stem: str, network: Network) -> tuple[Weights, dict] | None:
+    """`<stem>.npz` (the weights, as `network`'s tensors) and `<stem>.json` (its training record) in `folder`
+    (a path or a package resource), or None when either is missing."""
+    stored, about = folder / f"{stem}.npz", folder / f"{stem}.json"
+    if not (stored.is_file() and about.is_file()):
+        return None
+    with stored.open("rb") as handle, np.load(handle, allow_pickle=False) as arrays:
+        weights = {name: arrays[name].astype(network.dtype) for name in network.shapes}
+    return weights, json.loads(about.read_text())

@@ -184,8 +184,8 @@ def grade(
 
 def game_rows() -> list[dict]:
     """What `wsp games` shows of each task: the facts its prompt and its grade use."""
+    from wspbench.baselines import measured
     from wspbench.tasks import all_tasks
-    from wspbench.tasks import baselines as measured
 
     baselines = measured.load().get("tasks", {})
     rows = []
@@ -273,7 +273,7 @@ def baselines(as_json: bool = typer.Option(False, "--json", help="Print the base
     (benchmarks/baselines.py measured them; docs/baselines.md)."""
     from rich.table import Table
 
-    from wspbench.tasks import baselines as measured
+    from wspbench.baselines import measured
 
     data = measured.load()
     current = {task_id: measured.is_current(task_id, entry) for task_id, entry in data.get("tasks", {}).items()}
@@ -324,7 +324,7 @@ def reading_floors_table(entries: dict):
     the tasks measured as they are now. None when none were measured."""
     from rich.table import Table
 
-    from wspbench.tasks import baselines as measured
+    from wspbench.baselines import measured
 
     families = measured.reading_floors(entries)
     if not families:

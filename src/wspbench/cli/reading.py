@@ -41,8 +41,8 @@ def build(
     """
     from dataclasses import replace
 
-    from wspbench.tasks.reading_build import BUDGET
-    from wspbench.tasks.reading_build import build as build_set
+    from wspbench.baselines.reading_build import BUDGET
+    from wspbench.baselines.reading_build import build as build_set
 
     if not key:
         errors.print("wsp reading build needs --key (or WSP_READING_KEY): the set must not be derivable from the code")

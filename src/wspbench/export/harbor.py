@@ -46,8 +46,7 @@ from pathlib import Path
 
 from wspbench.files import write_atomic
 from wspbench.tasks import suite as registry_suite
-from wspbench.tasks.ppo import READING
-from wspbench.tasks.reading_set import PRIVATE_SETS, REPAIR_SEED
+from wspbench.tasks.reading_set import PRIVATE_SETS, READING, REPAIR_SEED
 from wspbench.tasks.spec import Protocol, Public, Task, prompt_hash
 
 HARBOR_ORG = "wspbench"
@@ -202,15 +201,15 @@ def build_wheel(folder: Path) -> Path:
         return normalize_wheel(wheels[-1], folder / wheels[-1].name, keep=grading_file)
 
 
-_NETWORK = re.compile(r"wspbench/tasks/(trained|reading)/[^/]+\.(\d+)\.(?:npz|json)")
+_NETWORK = re.compile(r"wspbench/(tasks/reading|baselines/trained)/[^/]+\.(\d+)\.(?:npz|json)")
 
 
 def grading_file(name: str) -> bool:
     """Whether the verifier's wheel keeps this file: all but the trained networks that only prompts and
-    offline models use (identify shows seeds 0 and 1, the `trained` model reads `trained/`); grading loads
-    only the network that repair damages (`reading/`, seed REPAIR_SEED). They are most of the wheel's bytes."""
+    offline models use (identify's networks, the `trained` model's `baselines/trained/`); grading loads only
+    the network that repair damages (`tasks/reading/`, seed REPAIR_SEED). They are most of the wheel's bytes."""
     match = _NETWORK.fullmatch(name)
-    return match is None or (match[1] == READING and int(match[2]) == REPAIR_SEED)
+    return match is None or (match[1] == f"tasks/{READING}" and int(match[2]) == REPAIR_SEED)
 
 
 def normalize_wheel(wheel: Path, target: Path, keep=None) -> Path:

@@ -37,6 +37,7 @@ from datetime import UTC, datetime
 
 import openai
 
+from wspbench.baselines.ppo import trained_answer
 from wspbench.harness.record import Reply
 from wspbench.harness.redaction import (
     Redactor,
@@ -47,7 +48,6 @@ from wspbench.harness.redaction import (
     safe_endpoint,
     url_secrets,
 )
-from wspbench.tasks.ppo import trained_answer
 from wspbench.tasks.spec import OFFLINE_MODELS
 
 RETRY_STATUSES = (408, 409, 429)
@@ -72,7 +72,7 @@ class ModelError(RuntimeError):
 
 class OfflineClient:
     """`reference` answers each task with its shipped program, `zero` with the all-zero network and `trained`
-    with the shipped network trained by PPO (`wspbench/tasks/ppo.py`)."""
+    with the shipped network trained by PPO (`wspbench/baselines/ppo.py`)."""
 
     kind = "offline"
     redactor = Redactor()  # no secrets

@@ -30,10 +30,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from wspbench.baselines import measured
 from wspbench.harness.summary import families, family_scores, replies_of
 from wspbench.report import REPLAY_BYTES, REPLAY_SECONDS, REPLAYS_PER_FAMILY
 from wspbench.report.runs import Entry, load_run
-from wspbench.tasks import baselines
 from wspbench.tasks.spec import group_of
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total): `wsp report` draws it as a bar on stderr
@@ -131,11 +131,11 @@ BASELINE_COLUMNS = ("trivial", "trained", "reference")  # beside the models in e
 
 def baseline_cells(task: str) -> list[str]:
     """The task's best trivial baseline, PPO network and reference program (`wsp baselines`), or '-'."""
-    entry = baselines.of_task(task)
+    entry = measured.of_task(task)
     if entry is None:
         return ["-"] * len(BASELINE_COLUMNS)
     return [
-        f"{baselines.trivial(entry):.4f}",
+        f"{measured.trivial(entry):.4f}",
         f"{entry['trained']['score']:.4f}" if "trained" in entry else "-",
         f"{entry['reference']['score']:.4f}",
     ]
@@ -143,7 +143,7 @@ def baseline_cells(task: str) -> list[str]:
 
 def family_rows(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow]) -> list[dict]:
     """Per family and model, over the shared tasks: tasks, the mean normalised score and its 95% interval, and
-    the mean baseline-relative score over the tasks whose baselines were measured (`wspbench/tasks/baselines.py`:
+    the mean baseline-relative score over the tasks whose baselines were measured (`wspbench/baselines/measured.py`:
     0 at the better of the zero network and the best constant action, 1 at the reference program)."""
     shared = shared_tasks(entries, label_of)
     found = []
@@ -154,9 +154,9 @@ def family_rows(entries: list[Entry], label_of: dict[int, str], rows: list[Model
                 if label_of[id(e)] == row.label and e.task in shared and group_of(e.task) == name:
                     means.setdefault(e.task, []).append(e.score)
             relative = [
-                baselines.relative(sum(s) / len(s), baselines.of_task(task))
+                measured.relative(sum(s) / len(s), measured.of_task(task))
                 for task, s in means.items()
-                if baselines.of_task(task) is not None
+                if measured.of_task(task) is not None
             ]
             relative = [r for r in relative if r is not None]
             scores = next(f for f in row.families if f["family"] == name)

@@ -1,4 +1,4 @@
-"""Episodes stepped side by side for a learner (`wspbench/tasks/ppo.py`): `Task.environments` gives one.
+"""Episodes stepped side by side for a learner (`wspbench/baselines/ppo.py`): `Task.environments` gives one.
 
 A batch of environments has `count` slots, each playing one episode. `observe()` is the network's inputs of every
 slot, shape (count, inputs), float32; `act(actions)` takes one action per slot and returns the rewards and the

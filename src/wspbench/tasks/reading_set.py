@@ -26,8 +26,8 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from wspbench.networks import Network, Weights
-from wspbench.tasks.ppo import READING, load_network
+from wspbench.games.minatar import MinAtarGame
+from wspbench.networks import Network, Weights, load_network
 from wspbench.tasks.spec import opaque_id
 
 FREE_SEEDS = (4, 5)  # identify/<game>/<seed>: the original games, no candidates listed
@@ -39,6 +39,7 @@ SET_FILE = "set.json"
 SET_FORMAT = "wspbench.private-set/1"
 PRIVATE_SETS = "WSP_PRIVATE_SETS"
 SET_NAME = re.compile(r"[a-z][a-z0-9_]{0,29}")
+READING = "reading"  # this package's folder of the public set: the networks reading tasks show and damage
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,12 @@ class ReadingSet:
             return {"identify": FREE_SEEDS, "identify-choice": CHOICE_SEEDS, "repair": (REPAIR_SEED,)}[variant]
         count = {"identify": self.counts[0], "identify-choice": self.counts[1], "repair": 1}[variant]
         return tuple(_number(f"{self.tag}/seed/{variant}/{game}/{i}", 4) for i in range(count))
+
+    def identify_seeds(self, binding: MinAtarGame) -> list[int]:
+        """The seeds of every network the identify tasks of this game show: identify's for an original game
+        (whose name is public, `identify.py`), and identify-choice's."""
+        variants = ["identify"] * (binding.source == "original") + ["identify-choice"]
+        return [seed for variant in variants for seed in self.seeds(variant, binding.game)]
 
     def task_id(self, variant: str, game: str, which: int | str) -> str:
         """`identify-choice/breakout/1` in the public set; `<name>.identify-choice/<12 hex>` in a private one

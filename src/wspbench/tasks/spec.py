@@ -411,11 +411,11 @@ class Task(ABC):
 
     def acting_actions(self) -> tuple[int, ...] | None:
         """The actions that do something in this task's game, or None (all, or not known): a trainer may leave
-        the others out (`wspbench/tasks/ppo.py`)."""
+        the others out (`wspbench/baselines/ppo.py`)."""
         return None
 
     def environment(self, episode: int) -> Environment:
-        """Episode `episode` as a learner steps through it (`wspbench/tasks/ppo.py`): the network's inputs and
+        """Episode `episode` as a learner steps through it (`wspbench/baselines/ppo.py`): the network's inputs and
         a reward after each action, in the game the score plays."""
         raise NotImplementedError(f"{self.id}: this task has no environment to train in")
 

@@ -38,12 +38,13 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from wspbench.baselines import measured
+from wspbench.baselines.ppo import Budget, initial, train
 from wspbench.evaluation.engine import play_reference
 from wspbench.games.minatar import MinAtarGame, all_games
 from wspbench.networks import MINATAR_NETWORK, Weights
-from wspbench.tasks import baselines, repair
+from wspbench.tasks import repair
 from wspbench.tasks.minatar import MinAtarTask
-from wspbench.tasks.ppo import Budget, initial, train
 from wspbench.tasks.reading_set import DAMAGES_FILE, DAMAGES_FORMAT, SET_FILE, SET_FORMAT, SET_NAME, ReadingSet
 
 SCORING_EPISODES, TRAINING_EPISODES = 200, 100
@@ -112,7 +113,7 @@ def refill(binding: MinAtarGame, weights: Weights, seed: int, key: bytes, label:
         "used_rows_at_initial_values": int((untrained & used).sum()),
         "episodes": {"scoring": SCORING_EPISODES, "training": TRAINING_EPISODES},
         "networks_played": len(pairs),
-        "rule": "wspbench/tasks/reading_build.py: unused rows of W1 drawn from the used rows' column values times "
+        "rule": "wspbench/baselines/reading_build.py: unused rows of W1 drawn from the used rows' column values times "
         f"exp(N(-{JITTER}^2, {JITTER})), from a secret key; every return checked unchanged",
     }
     return new, record
@@ -139,7 +140,7 @@ def measure_damages(binding: MinAtarGame, trained: Weights) -> dict:
     started = time.perf_counter()
     train_episodes, scoring = task.training_episodes(TRAINING_EPISODES), task.scoring_episodes(SCORING_EPISODES)
     trained_train, _ = mean_return(task, trained, train_episodes)
-    trivial = [task.network.zeros()] + [baselines.constant_weights(task.network, a) for a in range(6)]
+    trivial = [task.network.zeros()] + [measured.constant_weights(task.network, a) for a in range(6)]
     floor = max(mean_return(task, weights, train_episodes)[0] for weights in trivial)
     if trained_train <= 0 or trained_train < LEARNED * floor:
         return {
@@ -252,12 +253,10 @@ def _build_game(key: str, reading_set: ReadingSet, binding: MinAtarGame, budget:
 
 def _build_one(key: str, reading_set: ReadingSet, binding: MinAtarGame, budget: Budget) -> tuple[str, dict, str]:
     game, task, started = binding.game, MinAtarTask(binding), time.perf_counter()
-    variants = ["identify"] * (binding.source == "original") + ["identify-choice"]
-    for variant in variants:
-        for seed in reading_set.seeds(variant, game):
-            weights, about = train(task, replace(budget, seed=seed))
-            weights, about["refill"] = refill(binding, weights, seed, key.encode(), f"{game}.{seed}", {})
-            _save(reading_set.folder, f"{game}.{seed}", weights, about)
+    for seed in reading_set.identify_seeds(binding):
+        weights, about = train(task, replace(budget, seed=seed))
+        weights, about["refill"] = refill(binding, weights, seed, key.encode(), f"{game}.{seed}", {})
+        _save(reading_set.folder, f"{game}.{seed}", weights, about)
     (seed,) = reading_set.seeds("repair", game)
     weights, about = train(task, replace(budget, seed=seed))
     entry = measure_damages(binding, weights)

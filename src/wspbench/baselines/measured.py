@@ -58,7 +58,7 @@ def random_weights(network: Network, seed: int) -> Weights:
 @cache
 def load() -> dict:
     """The measured baselines ({} before any were measured): format, suite, settings, tasks, compute."""
-    path = resources.files("wspbench.tasks") / BASELINES_FILE
+    path = resources.files("wspbench.baselines") / BASELINES_FILE
     if not path.is_file():
         return {}
     data = json.loads(path.read_text())

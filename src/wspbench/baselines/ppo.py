@@ -20,14 +20,13 @@ spreading over four equivalent no-ops (docs/training.md: with entropy 0.1 it too
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from wspbench.networks import Network, Weights
+from wspbench.networks import Network, Weights, load_network
 from wspbench.tasks.spec import Task
 
 IDLE_BIAS = -20.0  # the output bias of an action left out of training: sampled with probability below 1e-8
@@ -289,27 +288,15 @@ def weights_of(network: Network, params: Params, scale: np.ndarray) -> Weights:
 
 
 TRAINED = "trained"  # this package's folder of the trained baseline's networks: <game>.0.npz and <game>.0.json
-READING = "reading"  # the networks that the reading tasks show and damage, kept apart from the baseline's
 
 
-def trained_network(task: Task, seed: int = 0, folder: str = TRAINED) -> tuple[Weights, dict] | None:
-    """The shipped network trained for this task's game with this seed (`benchmarks/train.py`) and what its
-    training did, or None. Tasks of one game share it (superbeam and superbeam/extended train on the same
-    levels). `folder` is TRAINED (the baseline, seed 0) or READING (identify's and repair's networks)."""
+def trained_network(task: Task, seed: int = 0) -> tuple[Weights, dict] | None:
+    """The shipped baseline network trained for this task's game with this seed (`benchmarks/train.py`) and what
+    its training did, or None. Tasks of one game share it (superbeam and superbeam/extended train on the same
+    levels). The reading tasks' networks are a reading set's (`wspbench/tasks/reading_set.py`)."""
     from importlib.resources import files
 
-    return load_network(files("wspbench.tasks") / folder, f"{task.game.name}.{seed}", task.network)
-
-
-def load_network(folder, stem: str, network: Network) -> tuple[Weights, dict] | None:
-    """`<stem>.npz` (the weights, as `network`'s tensors) and `<stem>.json` (its training record) in `folder`
-    (a path or a package resource), or None when either is missing."""
-    stored, about = folder / f"{stem}.npz", folder / f"{stem}.json"
-    if not (stored.is_file() and about.is_file()):
-        return None
-    with stored.open("rb") as handle, np.load(handle, allow_pickle=False) as arrays:
-        weights = {name: arrays[name].astype(network.dtype) for name in network.shapes}
-    return weights, json.loads(about.read_text())
+    return load_network(files("wspbench.baselines") / TRAINED, f"{task.game.name}.{seed}", task.network)
 
 
 def trained_answer(task: Task) -> str | None:
