@@ -12,7 +12,7 @@ from minatar import Environment
 
 from wspbench.evaluation.compiled import asterix, breakout, freeway, seaquest, space_invaders
 from wspbench.evaluation.compiled.common import CANDIDATES, LAST_ACTION
-from wspbench.evaluation.compiled.engine import GAMES, _reset, act, observe, start_episode
+from wspbench.evaluation.compiled.engine import TWINS, _reset, act, observe, start_episode
 from wspbench.evaluation.compiled.mt19937 import WORDS
 from wspbench.games.minatar_original import observation
 
@@ -68,16 +68,16 @@ def _assert_same(game, env, states, keys, positions, where):
     _, key, position, _, _ = env.random.get_state()
     assert np.array_equal(key, keys[0]) and position == positions[0], where
     active = np.zeros(CANDIDATES, np.int64)
-    count = observe(GAMES.index(game), states[0], active, np.zeros(600, np.int64), 1)
+    count = observe(TWINS.index(game), states[0], active, np.zeros(600, np.int64), 1)
     ours = sorted(active[:count].tolist())
     assert len(ours) == len(set(ours)), where
     assert ours == np.flatnonzero(observation(game, env.state())).tolist(), where
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", TWINS)
 def test_compiled_game_steps_like_minatar(game):
-    rng = np.random.default_rng(GAMES.index(game))
-    code = GAMES.index(game)
+    rng = np.random.default_rng(TWINS.index(game))
+    code = TWINS.index(game)
     p = np.array(ACTION_WEIGHTS[game], float) / sum(ACTION_WEIGHTS[game])
     compared = 0
     for trial in range(40):
@@ -106,9 +106,9 @@ def test_compiled_game_steps_like_minatar(game):
     assert compared > 5000
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", TWINS)
 def test_compiled_reset_equals_minatar_reset(game):
-    code = GAMES.index(game)
+    code = TWINS.index(game)
     for episode in range(30):
         env = Environment(game, sticky_action_prob=0.1, difficulty_ramping=False)
         env.seed(1729 + episode)
@@ -117,3 +117,10 @@ def test_compiled_reset_equals_minatar_reset(game):
         keys, positions = np.zeros((2, WORDS), np.uint32), np.zeros(2, np.int64)
         start_episode(code, states, keys, positions, 0, episode)
         _assert_same(game, env, states, keys, positions, episode)
+
+
+def test_each_compiled_twin_is_named_by_its_game_spec():
+    from wspbench.games.minatar import game_specs
+
+    named = {spec.name: spec.compiled for spec in game_specs().values() if spec.compiled is not None}
+    assert sorted(named.values()) == sorted(TWINS) and all(twin in MODULES for twin in named.values())

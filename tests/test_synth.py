@@ -11,7 +11,7 @@ import pytest
 
 import minatar_synth.games
 from wspbench.games import synth
-from wspbench.games.minatar import MinAtarGame
+from wspbench.games.minatar import MinAtarGame, game_spec, game_specs
 from wspbench.networks import MINATAR_NETWORK
 from wspbench.tasks import get_task, select
 from wspbench.tasks.minatar import CALIBRATION_EPISODE_OFFSET, TRAIN_EPISODE_OFFSET, MinAtarTask
@@ -64,7 +64,8 @@ def synth_folder(tmp_path, monkeypatch):
 
     def add(name, source):
         name = f"{name}_{next(counter)}"  # a fresh module name: imported modules stay cached
-        (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
+        named = "".join(part[:1].upper() + part[1:] for part in name.split("_")) + "Environment"  # the contract
+        (tmp_path / f"{name}.py").write_text(textwrap.dedent(source).replace("TinyEnvironment", named))
         importlib.invalidate_caches()
         return name
 
@@ -83,13 +84,15 @@ def test_tiny_game_grades_identically_with_both_engines(synth_folder):
     assert 0 < fast["normalized"] <= 1 and fast["error"] is None
     assert game in synth.available_games()
     assert synth.description(game) == "Tiny: step right to the coin; a test game."
+    assert synth.spec(game) == MinAtarGame(game, "synth").spec
+    assert (synth.spec(game).score_cap, synth.spec(game).max_steps, synth.spec(game).compiled) == (5.0, 10_000, None)
 
 
 @pytest.mark.parametrize(
     "source, message",
     [
-        (TINY_GAME + "\nclass OtherEnvironment(TinyEnvironment):\n    pass\n", "found 2"),
-        (TINY_GAME.replace("class TinyEnvironment", "class Tiny"), "found 0"),
+        (TINY_GAME + "\nTinyEnvironment = 3\n", "has no class"),
+        (TINY_GAME.replace("class TinyEnvironment", "class Tiny"), "has no class"),
         (TINY_GAME.replace("(10, 10, 6)", "(10, 10, 4)"), "invalid synthetic state shape"),
         (TINY_GAME.replace("return reward, self.steps >= 40", "raise KeyError('boom')"), "KeyError"),
         ("def broken(:\n", "SyntaxError"),
@@ -164,6 +167,23 @@ def test_suite_game_is_deterministic_and_bounded(game):
     assert play(cls, 11, 300) != play(cls, 12, 300)
     trace = play(cls, 5, cls.max_steps + 1)
     assert len(trace) <= cls.max_steps and trace[-1][2]
+
+
+def test_each_task_reads_its_game_spec():
+    """Every game is declared once (a row of minatar_original.ORIGINALS, or its own module): the task, its
+    reference program and its source file come from that spec."""
+    tasks = select("minatar")
+    assert [spec.task_id for spec in game_specs().values()] == [task.id for task in tasks]
+    for task in tasks:
+        spec = game_spec(task.id.split("/")[1])
+        assert (task.game.score_cap, task.game.max_steps, task.game.description) == (
+            spec.score_cap,
+            spec.max_steps,
+            spec.description,
+        )
+        assert task.offline_answer("reference") and spec.source_file.is_file()
+    with pytest.raises(ValueError, match="unknown MinAtar game"):
+        game_spec("pong")
 
 
 def test_registry_lists_original_then_synth():

@@ -193,7 +193,7 @@ def play_compiled(
     if not finite:  # the other engines' behaviour (numpy's own errors) is the specification here
         return play_lockstep(task, weights, episode_ids, progress, batch_size)
     try:
-        return play(task.game, task.network, weights, episode_ids, MAX_STEPS, batch_size, progress)
+        return play(task.spec.compiled, task.network, weights, episode_ids, MAX_STEPS, batch_size, progress)
     except Overflow:  # never seen; the episodes are then played the `fast` way, from the start
         log.warning("%s: the compiled engine overflowed; playing the episodes with `fast`", task.task_id)
         return play_lockstep(task, weights, episode_ids, None, batch_size)

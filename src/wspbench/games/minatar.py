@@ -6,35 +6,34 @@ shared channels by `minatar_original.py`) and "synth" (the modules of `minatar_s
 RandomState(ACTION_SEED + e), and lasts at most MAX_STEPS steps (a game may end it sooner). Every game
 repeats the previous action instead of the chosen one with probability STICKY_ACTION_PROB.
 
-Each fact here is written once: the prompt (`wspbench/tasks/minatar_prompt.py`) and the task's `Game`
-(`wspbench/tasks/minatar.py`) read them from this module.
+A game's facts are its `GameSpec` (`spec.py`), declared once: `game_spec(name)` finds it. The prompt
+(`wspbench/tasks/minatar_prompt.py`), the task's `Game` (`wspbench/tasks/minatar.py`) and the engines read
+them from there.
 """
 
 from __future__ import annotations
 
-import importlib
-import inspect
 from dataclasses import dataclass
-from pathlib import Path
+from functools import cache
 
 import numpy as np
 
 from wspbench.games import minatar_original, synth
+from wspbench.games.spec import MAX_STEPS, GameSpec  # noqa: F401 - MAX_STEPS: kept importable from here
 from wspbench.networks import MINATAR_NETWORK, Network
 
 EPISODE_SEED = 1729
 ACTION_SEED = 7919
-MAX_STEPS = 10_000  # the engines' cap; a game's own `max_steps` may be lower (MinAtarGame.max_steps)
 STICKY_ACTION_PROB = 0.1
 CHANNEL_NAMES = ("player", "danger", "reward", "projectile", "trail", "gauge")
 ACTION_NAMES = ("no-op", "left", "up", "right", "down", "fire")
 
 
 class _Original:
-    """The `minatar` package's games (sticky actions, no difficulty ramping)."""
+    """How the `minatar` package's games are made and observed (sticky actions, no difficulty ramping)."""
 
-    compiled = True  # `wspbench/evaluation/compiled/` has an exact compiled twin of each game
-    games = staticmethod(lambda: list(minatar_original.ORIGINAL_SCORE_CAPS))
+    games = staticmethod(lambda: list(minatar_original.ORIGINALS))
+    spec = staticmethod(minatar_original.spec)
 
     @staticmethod
     def make_environment(game: str):
@@ -42,26 +41,6 @@ class _Original:
 
     observation = staticmethod(minatar_original.observation)
     observations = staticmethod(minatar_original.observations)
-
-    @staticmethod
-    def score_cap(game: str) -> float:
-        if game not in minatar_original.ORIGINAL_SCORE_CAPS:
-            raise ValueError(f"unknown original MinAtar game {game!r}")
-        return minatar_original.ORIGINAL_SCORE_CAPS[game]
-
-    @staticmethod
-    def max_steps(game: str) -> int:
-        return min(minatar_original.ORIGINAL_MAX_STEPS.get(game, MAX_STEPS), MAX_STEPS)
-
-    @staticmethod
-    def description(game: str) -> str:
-        return minatar_original.ORIGINAL_DESCRIPTIONS[game]
-
-    @staticmethod
-    def module(game: str) -> str:
-        return f"minatar.environments.{game}"
-
-    source_file = staticmethod(minatar_original.source_file)
 
     @staticmethod
     def acting_actions(game: str) -> tuple[int, ...] | None:
@@ -77,10 +56,10 @@ class _Original:
 
 
 class _Synth:
-    """`minatar_synth.games.<game>`: plain modules that produce the six channels themselves."""
+    """How `minatar_synth.games.<game>` modules are made and observed: they produce the six channels themselves."""
 
-    compiled = False
     games = staticmethod(synth.available_games)
+    spec = staticmethod(synth.spec)
 
     @staticmethod
     def make_environment(game: str):
@@ -95,24 +74,6 @@ class _Synth:
         return synth.observations(states)
 
     @staticmethod
-    def score_cap(game: str) -> float:
-        return float(synth.environment_class(game).score_cap)
-
-    @staticmethod
-    def max_steps(game: str) -> int:
-        return min(int(getattr(synth.environment_class(game), "max_steps", MAX_STEPS)), MAX_STEPS)
-
-    description = staticmethod(synth.description)
-
-    @staticmethod
-    def module(game: str) -> str:
-        return f"{synth.PACKAGE}.{game}"
-
-    @staticmethod
-    def source_file(game: str) -> Path:
-        return Path(inspect.getsourcefile(importlib.import_module(_Synth.module(game))))
-
-    @staticmethod
     def acting_actions(game: str) -> tuple[int, ...] | None:
         return None  # the synthetic games say it in their docstrings
 
@@ -125,6 +86,24 @@ class _Synth:
 
 
 SOURCES = {"original": _Original, "synth": _Synth}
+
+
+@cache
+def game_specs() -> dict[str, GameSpec]:
+    """Every shipped game's spec by name: the five original games, then the synthetic suite."""
+    specs = [kind.spec(game) for kind in SOURCES.values() for game in kind.games()]
+    names = [spec.name for spec in specs]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two games share a name: {sorted(n for n in names if names.count(n) > 1)}")
+    return {spec.name: spec for spec in specs}
+
+
+def game_spec(name: str) -> GameSpec:
+    """A shipped game's spec (ValueError for an unknown name)."""
+    specs = game_specs()
+    if name not in specs:
+        raise ValueError(f"unknown MinAtar game {name!r} (games: {', '.join(specs)})")
+    return specs[name]
 
 
 @dataclass(frozen=True)
@@ -144,38 +123,38 @@ class MinAtarGame:
         return SOURCES[self.source]
 
     @property
+    def spec(self) -> GameSpec:
+        """The game's facts (read from its source's table or module: a test's own synthetic game works too)."""
+        return self.kind.spec(self.game)
+
+    @property
     def task_id(self) -> str:
         return f"{self.source}/{self.game}"
 
     @property
     def compiled(self) -> bool:
-        return self.kind.compiled
+        """Whether `wspbench/evaluation/compiled/` has an exact compiled twin of the game."""
+        return self.spec.compiled is not None
 
     @property
     def score_cap(self) -> float:
-        return self.kind.score_cap(self.game)
+        return self.spec.score_cap
 
     @property
     def max_steps(self) -> int:
-        return self.kind.max_steps(self.game)
+        return self.spec.max_steps
 
     @property
     def description(self) -> str:
-        return self.kind.description(self.game)
-
-    @property
-    def module(self) -> str:
-        """The game's module, whose source file is the game's rules."""
-        return self.kind.module(self.game)
+        return self.spec.description
 
     @property
     def source_path(self) -> str:
-        """The game's source file as prompts name it: `minatar/environments/breakout.py`."""
-        return self.module.replace(".", "/") + ".py"
+        return self.spec.source_path
 
     def source_text(self) -> str:
         """The exact text of the game's source file (what prompts show and the suite digest covers)."""
-        return self.kind.source_file(self.game).read_text()
+        return self.spec.source_file.read_text()
 
     def make_environment(self):
         return self.kind.make_environment(self.game)

@@ -1,7 +1,8 @@
 """The five original MinAtar games (the `minatar` package), mapped onto the six shared channels.
 
-Each game has its own channels; an output channel is on where any of its OR-group's source channels is
-on. Channels: 0 player, 1 danger, 2 reward, 3 projectile, 4 trail, 5 gauge.
+ORIGINALS declares each game once (its `GameSpec`). Each game has its own channels; an output channel is on
+where any of its OR-group's source channels is on. Channels: 0 player, 1 danger, 2 reward, 3 projectile,
+4 trail, 5 gauge.
 """
 
 from __future__ import annotations
@@ -12,28 +13,59 @@ from pathlib import Path
 
 import numpy as np
 
-ORIGINAL_CHANNEL_GROUPS: dict[str, tuple[tuple[int, ...], ...]] = {
-    "asterix": ((0,), (1,), (3,), (), (2,), ()),
-    "breakout": ((0,), (), (3,), (1,), (2,), ()),
-    "freeway": ((0,), (1,), (), (), (2, 3, 4, 5, 6), ()),
-    "seaquest": ((0, 1), (5, 6, 4), (5, 6, 9), (2,), (3, 1), (7, 8)),
-    "space_invaders": ((0,), (1, 5), (1,), (4,), (2, 3), ()),
+from wspbench.games.spec import MAX_STEPS, GameSpec
+
+
+def _original(name: str, cap: float, description: str, groups, max_steps: int = MAX_STEPS) -> GameSpec:
+    """An original game: its module in `minatar`, its reference program in `wspbench/examples`, and its compiled
+    twin, named like the game."""
+    module, reference = f"minatar.environments.{name}", f"wspbench:examples/{name}.txt"
+    return GameSpec(name, "original", module, cap, max_steps, description, reference, groups, compiled=name)
+
+
+# name, cap, description, channel groups (shared channel -> the game's own channels) and, if lower, the length
+ORIGINALS: dict[str, GameSpec] = {
+    spec.name: spec
+    for spec in (
+        _original(
+            "asterix",
+            1_000.0,
+            "Move in four directions to collect gold and dodge enemies that cross the rows.",
+            ((0,), (1,), (3,), (), (2,), ()),
+        ),
+        _original(
+            "breakout",
+            1_000.0,
+            "Move a paddle to keep a ball bouncing into a wall of bricks.",
+            ((0,), (), (3,), (1,), (2,), ()),
+        ),
+        _original(
+            "freeway",
+            100.0,
+            "Cross ten lanes of traffic to the top as often as possible in 2,500 frames.",
+            ((0,), (1,), (), (), (2, 3, 4, 5, 6), ()),
+            max_steps=2501,  # the others end only by losing (or the engines' cap)
+        ),
+        _original(
+            "seaquest",
+            1_000.0,
+            "Pilot a submarine: shoot enemies, rescue divers and surface before oxygen runs out.",
+            ((0, 1), (5, 6, 4), (5, 6, 9), (2,), (3, 1), (7, 8)),
+        ),
+        _original(
+            "space_invaders",
+            1_000.0,
+            "Move a cannon and shoot a descending fleet of aliens that shoots back.",
+            ((0,), (1, 5), (1,), (4,), (2, 3), ()),
+        ),
+    )
 }
-ORIGINAL_SCORE_CAPS: dict[str, float] = {
-    "asterix": 1_000.0,
-    "breakout": 1_000.0,
-    "freeway": 100.0,
-    "seaquest": 1_000.0,
-    "space_invaders": 1_000.0,
-}
-ORIGINAL_MAX_STEPS: dict[str, int] = {"freeway": 2501}  # the others end only by losing (or the engine's cap)
-ORIGINAL_DESCRIPTIONS: dict[str, str] = {
-    "asterix": "Move in four directions to collect gold and dodge enemies that cross the rows.",
-    "breakout": "Move a paddle to keep a ball bouncing into a wall of bricks.",
-    "freeway": "Cross ten lanes of traffic to the top as often as possible in 2,500 frames.",
-    "seaquest": "Pilot a submarine: shoot enemies, rescue divers and surface before oxygen runs out.",
-    "space_invaders": "Move a cannon and shoot a descending fleet of aliens that shoots back.",
-}
+
+
+def spec(game: str) -> GameSpec:
+    if game not in ORIGINALS:
+        raise ValueError(f"unknown original MinAtar game {game!r} (games: {', '.join(ORIGINALS)})")
+    return ORIGINALS[game]
 
 
 def make_environment(game: str, sticky_action_prob: float):
@@ -42,29 +74,22 @@ def make_environment(game: str, sticky_action_prob: float):
     pandas and scipy, which commands that play no game skip.)"""
     from minatar import Environment
 
-    if game not in ORIGINAL_CHANNEL_GROUPS:
-        raise ValueError(f"unknown original MinAtar game {game!r} (games: {', '.join(ORIGINAL_CHANNEL_GROUPS)})")
+    spec(game)  # an unknown game fails here, not deep in `minatar`
     return Environment(game, sticky_action_prob=sticky_action_prob, difficulty_ramping=False)
 
 
 def source_file(game: str) -> Path:
-    """The game's source file in the installed `minatar` package, found without importing the package (its
-    display code loads seaborn, pandas and scipy: more than a second that reading a game's rules does not need)."""
-    if game not in ORIGINAL_CHANNEL_GROUPS:
-        raise ValueError(f"unknown original MinAtar game {game!r} (games: {', '.join(ORIGINAL_CHANNEL_GROUPS)})")
-    spec = importlib.util.find_spec("minatar")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError("the original MinAtar games need the `minatar` package")
-    return Path(spec.submodule_search_locations[0]) / "environments" / f"{game}.py"
+    """The game's source file in the installed `minatar` package, found without importing the package."""
+    return spec(game).source_file
 
 
 @cache
 def own_facts(game: str) -> tuple[dict[str, int], tuple[int, ...]]:
     """The game's own channels (`self.channels`) and `minimal_action_set()`, read from its `Env` class loaded
     from `source_file` alone (it needs only numpy; tests/test_engine.py checks them against `minatar`'s)."""
-    spec = importlib.util.spec_from_file_location(f"_minatar_{game}_facts", source_file(game))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    found = importlib.util.spec_from_file_location(f"_minatar_{game}_facts", source_file(game))
+    module = importlib.util.module_from_spec(found)
+    found.loader.exec_module(module)
     env = module.Env(ramping=False)
     return dict(env.channels), tuple(int(a) for a in env.minimal_action_set())
 
@@ -72,7 +97,7 @@ def own_facts(game: str) -> tuple[dict[str, int], tuple[int, ...]]:
 def observation(game: str, state: np.ndarray) -> np.ndarray:
     """One state as the 600 network inputs, regrouped exactly as the reference does."""
     channels = np.zeros((10, 10, 6), dtype=np.float32)
-    for output_channel, source_channels in enumerate(ORIGINAL_CHANNEL_GROUPS[game]):
+    for output_channel, source_channels in enumerate(spec(game).channel_groups):
         if source_channels:
             channels[:, :, output_channel] = np.any(state[:, :, source_channels], axis=2)
     return channels.reshape(600)
@@ -82,7 +107,7 @@ def observation(game: str, state: np.ndarray) -> np.ndarray:
 def group_matrix(game: str, source_channels: int) -> np.ndarray:
     """A 0/1 matrix G with G[s, o] = 1 when source channel s belongs to output channel o's group."""
     matrix = np.zeros((source_channels, 6), dtype=np.float32)
-    for output_channel, group in enumerate(ORIGINAL_CHANNEL_GROUPS[game]):
+    for output_channel, group in enumerate(spec(game).channel_groups):
         matrix[list(group), output_channel] = 1.0
     return matrix
 

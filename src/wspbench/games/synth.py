@@ -1,8 +1,10 @@
 """Synthetic games: any module `minatar_synth.games.<game>` that keeps the module contract.
 
-The contract: exactly one class whose name ends in `Environment`, defined in the module, with a
-class attribute `score_cap` and `__init__(self, sticky_action_prob=0.1)`; `seed`, `reset`, `state()` ->
-(10, 10, 6) bool array, `act(action)` -> (reward, terminal). A shipped game's `score_cap` keeps `cap_rule`.
+The contract: a class named after the module (`ferry` -> `FerryEnvironment`, `fruit_catch` ->
+`FruitCatchEnvironment`) with a class attribute `score_cap` (and `max_steps` if the game has a length) and
+`__init__(self, sticky_action_prob=0.1)`; `seed`, `reset`, `state()` -> (10, 10, 6) bool array, `act(action)`
+-> (reward, terminal); the first line of the module's docstring is the game's description. A shipped game's
+`score_cap` keeps `cap_rule`. `spec` reads a game's `GameSpec` from these, so adding a game is adding a module.
 """
 
 from __future__ import annotations
@@ -10,25 +12,40 @@ from __future__ import annotations
 import importlib
 import math
 import pkgutil
+from functools import cache
 
 import numpy as np
+
+from wspbench.games.spec import MAX_STEPS, GameSpec
 
 PACKAGE = "minatar_synth.games"
 
 
 def environment_class(game: str) -> type:
-    """The game's single `...Environment` class; ImportError or ValueError when there is none."""
+    """The game's environment class, named after its module; ImportError or ValueError when there is none."""
     if not game.isidentifier():
         raise ValueError(f"invalid synthetic game name {game!r}")
     module = importlib.import_module(f"{PACKAGE}.{game}")
-    candidates = [
-        value
-        for name, value in vars(module).items()
-        if name.endswith("Environment") and isinstance(value, type) and value.__module__ == module.__name__
-    ]
-    if len(candidates) != 1:
-        raise ValueError(f"expected one environment class for {game}, found {len(candidates)}")
-    return candidates[0]
+    name = "".join(part[:1].upper() + part[1:] for part in game.split("_")) + "Environment"
+    cls = getattr(module, name, None)
+    if not isinstance(cls, type):
+        raise ValueError(f"the synthetic game {game} has no class {name}")
+    return cls
+
+
+@cache
+def spec(game: str) -> GameSpec:
+    """The game's facts, as its module declares them."""
+    cls = environment_class(game)
+    return GameSpec(
+        name=game,
+        source="synth",
+        module=f"{PACKAGE}.{game}",
+        score_cap=float(cls.score_cap),
+        max_steps=min(int(getattr(cls, "max_steps", MAX_STEPS)), MAX_STEPS),
+        description=description(game),
+        reference=f"minatar_synth:references/{game}.txt",
+    )
 
 
 CALIBRATION_EPISODES = 1000  # the scripted player's episodes that set a cap (tasks/minatar.py: which ones)

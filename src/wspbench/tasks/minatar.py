@@ -90,12 +90,8 @@ class MinAtarTask(Task):
     def offline_answer(self, model: str) -> str | None:
         if model == "zero":
             return (resources.files("wspbench") / "examples" / "zero.txt").read_text()
-        folder = (
-            resources.files("wspbench") / "examples"
-            if self.binding.source == "original"
-            else resources.files("minatar_synth") / "references"
-        )
-        path = folder / f"{self.binding.game}.txt"
+        package, _, name = self.binding.spec.reference.partition(":")
+        path = resources.files(package).joinpath(*name.split("/"))
         return path.read_text() if model == "reference" and path.is_file() else None
 
     # --- scoring ------------------------------------------------------------------------------------
@@ -151,7 +147,7 @@ class MinAtarTask(Task):
             return super().environments(episodes, count)
         from wspbench.evaluation.compiled.batch import CompiledEpisodes
 
-        return CompiledEpisodes(self.binding.game, episodes, count, self.binding.max_steps)
+        return CompiledEpisodes(self.binding.spec.compiled, episodes, count, self.binding.max_steps)
 
     # --- feedback rounds ----------------------------------------------------------------------------
     def feedback(self, score: Score) -> str:

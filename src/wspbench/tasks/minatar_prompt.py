@@ -26,7 +26,6 @@ from wspbench.games.minatar import (
     STICKY_ACTION_PROB,
     MinAtarGame,
 )
-from wspbench.games.minatar_original import ORIGINAL_CHANNEL_GROUPS
 from wspbench.networks import MINATAR_NETWORK
 from wspbench.tasks.spec import Protocol
 
@@ -69,12 +68,13 @@ def render(task, protocol: Protocol) -> list[dict]:
 
 @cache
 def game_facts(binding: MinAtarGame) -> GameFacts:
-    """Everything the prompt states about a game, read from the game itself."""
-    if binding.game in ORIGINAL_CHANNEL_GROUPS and binding.source == "original":
+    """Everything the prompt states about a game, read from the game itself (its spec and its source file)."""
+    groups = binding.spec.channel_groups
+    if groups is not None:  # the game's own channels, regrouped (the original games)
         own = {index: name for name, index in minatar_original.own_facts(binding.game)[0].items()}
         mapping = "\n".join(
             f"  {out} {CHANNEL_NAMES[out]} = " + (" OR ".join(own[s] for s in group) if group else "(unused, always 0)")
-            for out, group in enumerate(ORIGINAL_CHANNEL_GROUPS[binding.game])
+            for out, group in enumerate(groups)
         )
         channel_notes = (
             f"In {binding.game} the game's own channels (`self.channels` in its source) are combined "

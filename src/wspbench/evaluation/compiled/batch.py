@@ -14,7 +14,7 @@ from numba import njit
 
 from wspbench.evaluation.compiled import seaquest
 from wspbench.evaluation.compiled.common import CANDIDATES, TERMINAL, WIDTH
-from wspbench.evaluation.compiled.engine import GAMES, SEAQUEST, act, observe, start_episode
+from wspbench.evaluation.compiled.engine import SEAQUEST, TWINS, act, observe, start_episode
 from wspbench.evaluation.compiled.mt19937 import WORDS
 
 NEXT, STAMP, OVERFLOWED = range(3)  # control fields: the next queued episode, the observation stamp, a flag
@@ -60,10 +60,11 @@ def step_all(game, states, keys, positions, queue, control, steps, max_steps, ac
 
 
 class CompiledEpisodes:
-    """`count` slots playing `episodes` in turn (round again when they run out); see the module docstring."""
+    """`count` slots playing `episodes` in turn (round again when they run out) of the game whose compiled
+    twin is `twin`; see the module docstring."""
 
-    def __init__(self, game: str, episodes, count: int, max_steps: int):
-        self.code = GAMES.index(game)
+    def __init__(self, twin: str, episodes, count: int, max_steps: int):
+        self.code = TWINS.index(twin)
         self.queue = np.asarray(episodes, dtype=np.int64)
         self.max_steps = max_steps
         self.states = np.zeros((count, WIDTH), np.int64)

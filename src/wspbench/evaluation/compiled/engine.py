@@ -1,5 +1,8 @@
 """The compiled lockstep driver: many episodes of one original game, stepped and decided in compiled code.
 
+A game's spec names its twin here (`GameSpec.compiled`, a module of this package); the compiled functions
+take the twin's index in TWINS, since one compiled `run` serves every twin.
+
 `run` advances every live slot in turn: observe (straight into the list of active inputs), draw the action
 uniform, decide with the bounded logits (`policy.py`), then act through the sticky-action wrapper. A slot
 whose episode ends takes the next queued episode (reseeded generators, reset game). A slot whose decision
@@ -31,8 +34,8 @@ from wspbench.evaluation.compiled.policy import (
 )
 from wspbench.games.minatar import ACTION_SEED, EPISODE_SEED, STICKY_ACTION_PROB
 
-GAMES = ("asterix", "breakout", "freeway", "seaquest", "space_invaders")
-ASTERIX, BREAKOUT, FREEWAY, SEAQUEST, SPACE_INVADERS = range(5)
+TWINS = tuple(module.__name__.rpartition(".")[2] for module in (asterix, breakout, freeway, seaquest, space_invaders))
+ASTERIX, BREAKOUT, FREEWAY, SEAQUEST, SPACE_INVADERS = range(len(TWINS))  # the codes the compiled functions take
 # control fields
 NEXT, UNDECIDED, FINISHED = range(3)
 DONE, OVERFLOWED = 0, -1
@@ -221,7 +224,7 @@ class Overflow(RuntimeError):
 
 
 def play(
-    game: str,
+    twin: str,
     network,
     weights,
     episode_ids: Sequence[int],
@@ -229,13 +232,14 @@ def play(
     batch_size: int,
     progress: Callable[[int], None] | None = None,
 ) -> list[tuple[float, int]]:
-    """Returns and lengths of `episode_ids`, equal to the reference loop's."""
+    """Returns and lengths of `episode_ids` of the game whose compiled twin is `twin`, equal to the reference
+    loop's."""
     if needs_compiling():
         log.warning(COMPILING)
     for name, shape in network.shapes.items():  # the compiled code trusts these (it does not check indices)
         if np.shape(weights[name]) != shape or not np.isfinite(weights[name]).all():
             raise ValueError(f"{name} must be a finite array of shape {shape}")
-    code = GAMES.index(game)
+    code = TWINS.index(twin)
     queue = np.asarray(episode_ids, dtype=np.int64)
     if queue.size and (
         queue.min() + min(EPISODE_SEED, ACTION_SEED) < 0 or queue.max() + max(EPISODE_SEED, ACTION_SEED) >= 2**32
@@ -287,7 +291,7 @@ def play(
             progress is not None,
         )
         if outcome == OVERFLOWED:
-            raise Overflow(f"a {game} list outgrew its capacity")
+            raise Overflow(f"a {twin} list outgrew its capacity")
         for row in range(control[UNDECIDED]):  # (a progress report can come with a few rows waiting)
             key = undecided_inputs[row].tobytes()
             if key not in cdfs:  # observations repeat across episodes (the same start, the same early moves)
@@ -317,7 +321,7 @@ def warm_up() -> None:
     """Load (or compile, the first time on a machine) every compiled function `play` uses."""
     from wspbench.networks import MINATAR_NETWORK
 
-    play(GAMES[0], MINATAR_NETWORK, MINATAR_NETWORK.zeros(), [0], 1, 1)
+    play(TWINS[0], MINATAR_NETWORK, MINATAR_NETWORK.zeros(), [0], 1, 1)
 
 
 def _reference_cdf(network, weights, x: np.ndarray) -> np.ndarray:
