@@ -29,7 +29,7 @@ from wspbench.tasks import superbeam as superbeam_task
 
 B = "```"
 ROOT = Path(__file__).resolve().parents[1]
-PROGRAMS = sorted((ROOT / "src" / "wspbench" / "examples").glob("*.txt")) + sorted(
+PROGRAMS = sorted((ROOT / "src" / "wspbench" / "references").glob("*.txt")) + sorted(
     (ROOT / "src" / "minatar_synth" / "references").glob("*.txt")
 )
 TENSORS = {"W1": (600, 32), "b1": (32,), "W2": (32, 32), "b2": (32,), "W3": (32, 6), "b3": (6,)}

@@ -101,7 +101,7 @@ def test_every_json_excerpt_parses():
 def test_the_readme_reward_file_is_what_wsp_verify_writes(tmp_path, monkeypatch):
     """The reward.json the README shows, from `wsp verify` with its settings (the fields it names, as shown)."""
     (shown,) = (json.loads(body) for body in blocks(README, "json") if "normalized_score" in body)
-    answer = (ROOT / "src" / "wspbench" / "examples" / f"{shown['game']}.txt").read_text()
+    answer = (ROOT / "src" / "wspbench" / "references" / f"{shown['game']}.txt").read_text()
     trajectory, reward = tmp_path / "trajectory.json", tmp_path / "reward.json"
     trajectory.write_text(json.dumps({"steps": [{"messages": [{"role": "assistant", "content": answer}]}]}))
     monkeypatch.setenv("WEIGHT_SPACE_GAME", shown["game"])

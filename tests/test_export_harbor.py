@@ -171,7 +171,7 @@ def test_the_timeouts_table_covers_every_task():
 def reference_lines() -> list[str]:
     """Every line of the shipped reference programs, except short ones (such as `W2[0, 0] = 3.0`, the
     edits format's example in the prompt itself) that say nothing about a solution."""
-    files = sorted((SRC / "wspbench" / "examples").glob("*.txt")) + sorted(
+    files = sorted((SRC / "wspbench" / "references").glob("*.txt")) + sorted(
         (SRC / "minatar_synth" / "references").glob("*.txt")
     )
     assert len(files) >= 20
@@ -333,7 +333,7 @@ def rewards(logs: Path) -> tuple[dict, dict]:
 def test_a_bad_answer_file_is_a_zero_reward_never_a_hang(tmp_path, kind, message):
     answer, logs = tmp_path / "answer.md", tmp_path / "logs"
     if kind == "symlink":  # pointing at a reference answer of the verifier's own image
-        answer.symlink_to(SRC / "wspbench" / "examples" / "breakout.txt")
+        answer.symlink_to(SRC / "wspbench" / "references" / "breakout.txt")
     elif kind == "fifo":
         os.mkfifo(answer)  # opening it for reading would block until a writer comes
     elif kind == "folder":
@@ -450,7 +450,7 @@ def test_two_exports_with_the_real_wheel_are_byte_identical(tmp_path):
         assert {info.date_time for info in archive.infolist()} == {ZIP_DATE}
     for needed in (
         "wspbench/verifier.py",
-        "wspbench/examples/breakout.txt",
+        "wspbench/references/breakout.txt",
         "superbeam/roms/superbeam.asm",
         "wspbench/tasks/superbeam_reference.json",
         "wspbench/export/harbor_constraints.txt",

@@ -22,7 +22,7 @@ from wspbench.tasks import get_task
 from wspbench.tasks.spec import Score
 
 RUNNER = CliRunner()
-BREAKOUT = (resources.files("wspbench") / "examples" / "breakout.txt").read_text()
+BREAKOUT = (resources.files("wspbench") / "references" / "breakout.txt").read_text()
 OTHER_SUITE = {"name": "wspbench", "version": "0", "digest": "0" * 64, "tasks": 3}
 GONE = Score("original/gone", 0.5, 5.0, 10.0, (0, 1), (4.0, 6.0), (10, 20))  # a task this wspbench lacks
 

@@ -16,7 +16,7 @@ from wspbench.report.replay import UnusableAnswer
 from wspbench.report.weights import FLAT_PIXELS, GRID_PIXELS, answer_tasks, w1_mosaic, weights_png
 from wspbench.tasks import all_tasks, get_task
 
-EDITS = (resources.files("wspbench") / "examples" / "breakout.txt").read_text()
+EDITS = (resources.files("wspbench") / "references" / "breakout.txt").read_text()
 
 
 def test_the_answer_chooses_the_task_and_the_input_shape_the_picture(tmp_path):
@@ -56,7 +56,7 @@ def test_w1_mosaic_puts_each_input_in_its_channel_map():
 
 def test_cli_weights(tmp_path):
     answer = tmp_path / "zero.txt"
-    answer.write_text((resources.files("wspbench") / "examples" / "zero.txt").read_text())
+    answer.write_text((resources.files("wspbench") / "references" / "zero.txt").read_text())
     out = str(tmp_path / "w.png")
     result = CliRunner().invoke(app, ["weights", str(answer), "--out", out])
     assert result.exit_code == 0, result.output

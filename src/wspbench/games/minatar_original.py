@@ -17,9 +17,9 @@ from wspbench.games.spec import MAX_STEPS, GameSpec
 
 
 def _original(name: str, cap: float, description: str, groups, max_steps: int = MAX_STEPS) -> GameSpec:
-    """An original game: its module in `minatar`, its reference program in `wspbench/examples`, and its compiled
+    """An original game: its module in `minatar`, its reference program in `wspbench/references`, and its compiled
     twin, named like the game."""
-    module, reference = f"minatar.environments.{name}", f"wspbench:examples/{name}.txt"
+    module, reference = f"minatar.environments.{name}", f"wspbench:references/{name}.txt"
     return GameSpec(name, "original", module, cap, max_steps, description, reference, groups, compiled=name)
 
 

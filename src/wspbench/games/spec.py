@@ -25,7 +25,7 @@ class GameSpec:
     score_cap: float
     max_steps: int  # at most MAX_STEPS
     description: str  # one line
-    reference: str  # the reference program, "<package>:<path>": "wspbench:examples/breakout.txt"
+    reference: str  # the reference program, "<package>:<path>": "wspbench:references/breakout.txt"
     channel_groups: tuple[tuple[int, ...], ...] | None = None
     compiled: str | None = None  # the exact compiled twin: a module of `wspbench.evaluation.compiled`, by name
 

@@ -89,7 +89,7 @@ class MinAtarTask(Task):
 
     def offline_answer(self, model: str) -> str | None:
         if model == "zero":
-            return (resources.files("wspbench") / "examples" / "zero.txt").read_text()
+            return (resources.files("wspbench") / "references" / "zero.txt").read_text()
         package, _, name = self.binding.spec.reference.partition(":")
         path = resources.files(package).joinpath(*name.split("/"))
         return path.read_text() if model == "reference" and path.is_file() else None
