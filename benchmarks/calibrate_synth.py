@@ -9,7 +9,7 @@ stores it in `src/minatar_synth/calibration.json` (which `wsp games` shows) and 
 The zero network samples uniformly among the six actions. The scripted player
 (`minatar_synth.policies.<game>.policy(env)`) reads the game's internal state and sets the score cap;
 the reference program (`minatar_synth/references/<game>.txt`) is the game's proof of solvability.
-Original games are calibrated too (zero network and `wspbench/examples/<game>.txt`). A cap that differs from
+Original games are calibrated too (zero network and `wspbench/references/<game>.txt`). A cap that differs from
 the rule's is changed by hand in the game module, which changes the suite version (src/wspbench/tasks/registry.py).
 """
 

@@ -26,6 +26,10 @@ LAYERS = {  # bottom to top
     "wspbench.integrations": 3,
     "wspbench.cli": 4,
 }
+DISGUISED = re.compile(  # a family switch by another name: a flag that only some families set, or a shape test
+    r"""\banswer_is_network\b|\blen\(\s*[\w.]*shape\s*\)\s*(?:==|!=)|\.ndim\s*==|\bisinstance\([^)]*\b"""
+    r"""(?:MinAtarTask|SuperbeamTask|IdentifyTask|RepairTask)\b"""
+)
 SWITCH = re.compile(
     r"""(?:==|!=|\bin\b)\s*\(?["'](?:superbeam|minatar|original|synth)["']|"""
     r"""["'](?:superbeam|minatar|original|synth)["']\s*(?:==|!=)|"""
@@ -129,4 +133,19 @@ def test_no_family_or_source_switch_outside_the_families():
             code = line.split("#", 1)[0]
             if SWITCH.search(code):
                 found.append(f"{path.relative_to(SRC)}:{number}: {line.strip()}")
+    assert found == []
+
+
+def test_no_family_switch_in_disguise_outside_the_families():
+    """A flag that only some families set, a test of a screen's or input's rank, or a family's class: each asks
+    which family a task is by another name. Outside the families, code reads what a task declares (`GameTask`,
+    `Game.grid`). The answer formats (answers/) and networks.py handle tensors of every rank by design."""
+    allowed = [SRC / "wspbench" / folder for folder in ("tasks", "games", "answers", "networks.py")]
+    found = [
+        f"{path.relative_to(SRC)}:{number}: {line.strip()}"
+        for _, path in modules("wspbench")
+        if not any(path.is_relative_to(place) for place in allowed)
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if DISGUISED.search(line.split("#", 1)[0])
+    ]
     assert found == []

@@ -17,7 +17,7 @@ from wspbench.harness.protocols import run_task
 from wspbench.harness.record import Reply, RunConfig, TaskRecord, slug
 from wspbench.harness.runs import RunDir, build_manifest, run_batch
 from wspbench.tasks import get_task, select
-from wspbench.tasks.spec import AnswerError, Game, Score, Task
+from wspbench.tasks.spec import AnswerError, Game, GameTask, Score
 from wspbench.verifier import grade_answer
 
 RUNNER = CliRunner()
@@ -188,7 +188,7 @@ def test_superbeam_reference_one_shot(tmp_path):
 # --- protocol rules on an in-test task ------------------------------------------------------------------
 
 
-class CountingTask(Task):
+class CountingTask(GameTask):
     """Replies are numbers n; the network is one weight holding n. An episode's value is n (training) and
     n / 10 is a perfect 1.0 at n = 10; held out, the score is n / 100. "boom" breaks the game."""
 

@@ -15,6 +15,7 @@ from wspbench.cli import app
 from wspbench.report.replay import UnusableAnswer
 from wspbench.report.weights import FLAT_PIXELS, GRID_PIXELS, answer_tasks, w1_mosaic, weights_png
 from wspbench.tasks import all_tasks, get_task
+from wspbench.tasks.spec import GameTask
 
 EDITS = (resources.files("wspbench") / "references" / "breakout.txt").read_text()
 
@@ -36,7 +37,7 @@ def test_the_answer_chooses_the_task_and_the_input_shape_the_picture(tmp_path):
 
 def test_one_reader_per_network_and_format():
     kinds = [(repr(t.network), t.answer_format) for t in answer_tasks()]
-    networks = {(repr(t.network), t.answer_format) for t in all_tasks() if t.answer_is_network}
+    networks = {(repr(t.network), t.answer_format) for t in all_tasks() if isinstance(t, GameTask)}
     assert len(kinds) == len(set(kinds)) == len(networks)  # identify answers name a game: no network to draw
     with pytest.raises(UnusableAnswer, match="name a game"):
         weights_png("```game\nbreakout\n```", Path("x.png"), task_id="identify/breakout/4")

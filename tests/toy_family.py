@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from wspbench.networks import Network, Weights
-from wspbench.tasks.spec import AnswerError, Game, Progress, Protocol, Score, Step, Task
+from wspbench.tasks.spec import AnswerError, Game, GameTask, Progress, Protocol, Score, Step, Task
 
 SIGN_NETWORK = Network(sizes=(2, 2), activation="relu", orientation="x@W", action_rule="argmax", dtype=np.float64)
 STEPS = 5
@@ -31,7 +31,7 @@ def draws(episode: int) -> np.ndarray:
     return np.random.default_rng(episode).uniform(-1.0, 1.0, STEPS)
 
 
-class SignTask(Task):
+class SignTask(GameTask):
     id = "toy/sign"
     family = "toy"
     network = SIGN_NETWORK

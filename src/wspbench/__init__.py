@@ -18,6 +18,7 @@ _EXPORTS = {  # name: the module that defines it
     "suite": "wspbench.tasks.registry",
     "register_family": "wspbench.tasks.registry",
     "Task": "wspbench.tasks.spec",
+    "GameTask": "wspbench.tasks.spec",
     "Score": "wspbench.tasks.spec",
     "AnswerError": "wspbench.tasks.spec",
     "evaluate": "wspbench.harness.runs",

@@ -42,7 +42,7 @@ import sys
 from pathlib import Path
 
 from wspbench.answers.edits import MAX_MESSAGE_CHARS
-from wspbench.evaluation.engine import Progress
+from wspbench.evaluation import Progress
 from wspbench.files import InputFileError, read_bounded, write_atomic
 from wspbench.games.minatar import MinAtarGame
 from wspbench.tasks import get_task

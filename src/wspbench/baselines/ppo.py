@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from wspbench.networks import Network, Weights, load_network
-from wspbench.tasks.spec import Task
+from wspbench.tasks.spec import GameTask, Task
 
 IDLE_BIAS = -20.0  # the output bias of an action left out of training: sampled with probability below 1e-8
 KEPT = "the checkpoint with the best score on the first training episodes, as the task scores it"
@@ -301,7 +301,7 @@ def trained_network(task: Task, seed: int = 0) -> tuple[Weights, dict] | None:
 
 def trained_answer(task: Task) -> str | None:
     """The reply of the offline model "trained": the task's shipped network in the task's answer format."""
-    stored = trained_network(task) if task.answer_is_network else None
+    stored = trained_network(task) if isinstance(task, GameTask) else None
     if stored is None:
         return None
     weights, about = stored

@@ -33,7 +33,7 @@ from itertools import islice, pairwise
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from wspbench.evaluation import ENGINES
+from wspbench.evaluation import ENGINES, Progress
 from wspbench.evaluation.executors import (  # default_workers: kept importable from here
     LocalExecutor,
     RayExecutor,
@@ -46,7 +46,6 @@ from wspbench.networks import Weights, sample_action, softmax_cdf
 BATCH_SIZE = 64
 EXACT_ROWS = 6  # batches this small are computed row by row, the reference way
 POOL_WORTH_SECONDS = 0.5  # the compiled engine spreads its episodes over workers only beyond this much work
-Progress = Callable[[int], None]
 log = logging.getLogger(__name__)
 
 

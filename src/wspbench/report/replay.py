@@ -23,7 +23,7 @@ from PIL import Image, ImageDraw, ImageFont
 from wspbench.answers.edits import AnswerError
 from wspbench.networks import softmax_cdf
 from wspbench.tasks import get_task
-from wspbench.tasks.spec import Step, Task
+from wspbench.tasks.spec import GameTask, Step, Task
 
 PALETTE = (
     (250, 215, 60),
@@ -100,7 +100,7 @@ def parse(task: Task, answer: str):
 # --- playing ----------------------------------------------------------------------------------------
 
 
-def play(task: Task, weights, episode: int, max_frames: int) -> EpisodeReplay:
+def play(task: GameTask, weights, episode: int, max_frames: int) -> EpisodeReplay:
     """One episode, played by `task.watch` (the scored loop), keeping its first `max_frames` frames."""
     frames: list[Frame] = []
     steps = 0
@@ -139,15 +139,15 @@ def _subgrid(channels: int) -> tuple[int, int]:
     return columns, math.ceil(channels / columns)
 
 
-def _picture_size(shape: tuple[int, ...]) -> tuple[int, int]:
-    if len(shape) == 3:
+def _picture_size(task: Task, shape: tuple[int, ...]) -> tuple[int, int]:
+    if task.game.grid:
         return 8 + shape[1] * CELL + 14 + LEGEND_WIDTH, 8 + shape[0] * CELL
     return 10 + shape[1] * PIXEL + 10, 8 + shape[0] * PIXEL
 
 
 def frame_size(task: Task, shape: tuple[int, ...]) -> tuple[int, int]:
     """The pixel size of every frame of a replay of `task` whose screens have this shape."""
-    width, height = _picture_size(shape)
+    width, height = _picture_size(task, shape)
     note = 14 if task.network.action_rule == "argmax" else 0
     caption = 8 + 36 + note + 14 * len(task.game.action_names) + 8
     return max(width, CAPTION_WIDTH), height + caption
@@ -222,26 +222,28 @@ def _caption(draw: ImageDraw.ImageDraw, top: int, width: int, frame: Frame, labe
 def _background(task: Task, shape: tuple[int, ...]) -> Image.Image:
     """An empty frame, with what every frame of this task and screen shape shares already drawn."""
     image = Image.new("RGB", frame_size(task, shape), BACKGROUND)
-    if len(shape) == 3:
+    if task.game.grid:
         _draw_legend(ImageDraw.Draw(image), shape, task.game.input_names)
     return image
 
 
 def draw(task: Task, frame: Frame, label: str) -> Image.Image:
-    """One frame: the screen (a channel grid or pixels, by its shape), then the caption."""
+    """One frame: the screen (a channel grid or pixels, as the task's game says), then the caption."""
     screen = frame.screen
-    if screen.ndim not in (2, 3):
-        raise ValueError(f"cannot draw a screen of shape {screen.shape} (rows x cols, or rows x cols x channels)")
+    if screen.ndim != (3 if task.game.grid else 2):
+        raise ValueError(
+            f"cannot draw a screen of shape {screen.shape} for {task.id} (rows x cols x channels for a grid)"
+        )
     size = frame_size(task, screen.shape)
     image = _background(task, screen.shape).copy()
     canvas = ImageDraw.Draw(image)
-    if screen.ndim == 3:
+    if task.game.grid:
         _draw_grid(canvas, screen)
     else:
         _draw_pixels(image, screen)
     _caption(
         canvas,
-        _picture_size(screen.shape)[1] + 8,
+        _picture_size(task, screen.shape)[1] + 8,
         size[0],
         frame,
         label,
@@ -296,9 +298,11 @@ def replay(
 ) -> ReplaySummary:
     """Play `episodes` episodes (default: the first held-out ones; `seed`: episodes seed, seed + 1, ...) and
     write them to one GIF of at most `max_frames` frames per episode (plus a closing one) and about `max_bytes`
-    (later frames are dropped to fit). Raises UnknownTask, UnusableAnswer for a bad reply, NotImplementedError
-    for a task that cannot be watched."""
+    (later frames are dropped to fit). Raises UnknownTask, UnusableAnswer for a bad reply, ValueError for a task
+    that plays no game (identify: its answer names one)."""
     task = get_task(task_id)
+    if not isinstance(task, GameTask):
+        raise ValueError(f"{task.id} plays no game (its answer names one), so there is nothing to replay")
     chosen = replay_episodes(task, episodes, seed)
     weights = parse(task, answer)
     played = [play(task, weights, episode, max_frames) for episode in chosen]

@@ -20,7 +20,7 @@ import numpy as np
 from wspbench.answers.edits import AnswerError
 from wspbench.report.replay import UnusableAnswer
 from wspbench.tasks import all_tasks, get_task
-from wspbench.tasks.spec import Task
+from wspbench.tasks.spec import GameTask, Task
 
 DPI = 100
 GRID_PIXELS = (1400, 1200)
@@ -34,7 +34,7 @@ def answer_tasks() -> list[Task]:
     """One task per distinct network and answer format, in registry order: the ways an answer can be read."""
     seen: dict[tuple[str, str], Task] = {}
     for task in all_tasks():
-        if task.answer_is_network:
+        if isinstance(task, GameTask):
             seen.setdefault((repr(task.network), task.answer_format), task)
     return list(seen.values())
 
@@ -43,7 +43,7 @@ def read_answer(answer: str, task_id: str | None = None) -> tuple[Task, dict[str
     """The task and the weights: with `task_id`, that task's parser; without, the first task (one per network
     and answer format) whose parser accepts the answer. UnusableAnswer says why none did."""
     tasks = [get_task(task_id)] if task_id is not None else answer_tasks()
-    if not tasks[0].answer_is_network:
+    if not isinstance(tasks[0], GameTask):
         raise UnusableAnswer(f"{tasks[0].id}: its answers name a game; they are not a network to draw")
     errors = []
     for task in tasks:
@@ -220,8 +220,7 @@ def _save(plt, fig, out: Path) -> None:
 
 def reads_grid(task: Task) -> bool:
     """The network's inputs are a flattened (rows, cols, channels) grid."""
-    shape = task.game.input_shape
-    return len(shape) == 3 and int(np.prod(shape)) == task.network.sizes[0]
+    return task.game.grid and int(np.prod(task.game.input_shape)) == task.network.sizes[0]
 
 
 def weights_png(

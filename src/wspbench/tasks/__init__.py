@@ -6,11 +6,12 @@ built-in families.
 """
 
 from wspbench.tasks.registry import UnknownTask, all_tasks, get_task, register_family, select, suite, unregister_family
-from wspbench.tasks.spec import AnswerError, Game, Protocol, Score, Task
+from wspbench.tasks.spec import AnswerError, Game, GameTask, Protocol, Score, Task
 
 __all__ = [
     "AnswerError",
     "Game",
+    "GameTask",
     "Protocol",
     "Score",
     "Task",

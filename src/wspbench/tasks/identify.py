@@ -26,7 +26,7 @@ from wspbench.answers.edits import MAX_ANSWER_CHARS, AnswerError
 from wspbench.games.minatar import ACTION_NAMES, CHANNEL_NAMES, MinAtarGame, all_games
 from wspbench.networks import MINATAR_NETWORK, Weights
 from wspbench.tasks.reading_set import PUBLIC, ReadingSet
-from wspbench.tasks.spec import Game, Progress, Protocol, Public, Score, Task
+from wspbench.tasks.spec import Game, Progress, Protocol, Public, Task
 
 IDENTIFY_PROMPT_VERSION = "identify-v1"
 MAX_NAME_CHARS = 100
@@ -44,7 +44,6 @@ class IdentifyTask(Task):
     family = "identify"
     network = MINATAR_NETWORK
     answer_format = "game"
-    answer_is_network = False
     protocols = ("one-shot",)
     prompt_version = IDENTIFY_PROMPT_VERSION
     default_episodes = 1  # one question
@@ -87,9 +86,6 @@ class IdentifyTask(Task):
             raise ValueError(f"{self.id}: identify tasks are one-shot only (feedback would give the answer away)")
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": _prompt(self)}]
 
-    def game_source(self) -> str:
-        return ""  # no game is shown
-
     # --- answers ------------------------------------------------------------------------------------
     def read(self, text: str) -> tuple[Weights, dict]:
         """The named game as a one-hot vector over `candidates()` (all zeros for a name that is none of them:
@@ -116,10 +112,7 @@ class IdentifyTask(Task):
     def scoring_rule(self, count: int) -> str:
         return "1 when the reply names the game the network was trained on, else 0"
 
-    def training_episodes(self, count: int) -> list[int]:
-        raise ValueError(f"{self.id}: identify tasks are one-shot only; they have no training episodes")
-
-    def play(
+    def results(
         self,
         weights: Weights,
         episodes: Sequence[int],
@@ -132,12 +125,6 @@ class IdentifyTask(Task):
         if progress is not None:
             progress(len(episodes))
         return [value] * len(episodes), [1] * len(episodes), {}
-
-    def watch(self, weights: Weights, episode: int, observe) -> tuple[float, int, dict]:
-        raise NotImplementedError(f"{self.id}: an identify task plays no game, so there is nothing to watch")
-
-    def feedback(self, score: Score) -> str:
-        return self.parse_feedback(score.error or "identify tasks are one-shot only")
 
 
 @cache

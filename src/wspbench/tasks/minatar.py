@@ -18,7 +18,7 @@ import numpy as np
 
 from wspbench.games.minatar import ACTION_NAMES, ACTION_SEED, CHANNEL_NAMES, EPISODE_SEED, MinAtarGame, all_games
 from wspbench.networks import MINATAR_NETWORK, Weights
-from wspbench.tasks.spec import Game, Progress, Protocol, Score, Step, Task
+from wspbench.tasks.spec import Game, GameTask, Progress, Protocol, Score, Step, Task
 
 TRAIN_EPISODE_OFFSET = 100_000
 CALIBRATION_EPISODE_OFFSET = 200_000
@@ -27,7 +27,7 @@ FEEDBACK_GROUPS = 5
 CALIBRATED_PLAYERS = ("zero", "reference", "scripted")  # normalised scores in minatar_synth/calibration.json
 
 
-class MinAtarTask(Task):
+class MinAtarTask(GameTask):
     family = "minatar"
     network = MINATAR_NETWORK
     answer_format = "edits"

@@ -36,7 +36,7 @@ from wspbench.games.minatar import MinAtarGame, all_games
 from wspbench.networks import MINATAR_NETWORK, Weights, sample_action
 from wspbench.tasks.minatar import MinAtarTask, seed_rule
 from wspbench.tasks.reading_set import PUBLIC, ReadingSet
-from wspbench.tasks.spec import AnswerError, Game, Progress, Protocol, Public, Score, Task, weights_record
+from wspbench.tasks.spec import AnswerError, Game, GameTask, Progress, Protocol, Public, Score, Task, weights_record
 
 REPAIR_PROMPT_VERSION = "repair-v3"
 FLIPPED_UNITS = 8  # one unit's flip cost PPO's networks at most 15% of their return (docs/reading.md)
@@ -115,7 +115,7 @@ def inverse(trained: Weights, kind: str, parameter: list[int]) -> str:
     return "```edits\n" + "\n".join(lines) + "\n```\n"
 
 
-class RepairTask(Task):
+class RepairTask(GameTask):
     family = "repair"
     network = MINATAR_NETWORK
     answer_format = "edits"

@@ -23,6 +23,7 @@ import numpy as np
 
 from wspbench import inputs
 from wspbench.answers.edits import MAX_ANSWER_CHARS, MAX_MESSAGE_CHARS, AnswerError
+from wspbench.evaluation import Progress
 from wspbench.evaluation.executors import ExecutorError
 from wspbench.inputs import BadValue
 from wspbench.networks import Network, Weights
@@ -34,7 +35,6 @@ SCORE_FORMAT = "wspbench.score/1"
 MIN_CAP = 1e-9  # a cap measured on episodes (repair) is at least this
 MAX_SCORE_EPISODES = 100_000  # the most episodes a stored Score may hold (`wsp run --episodes` allows as many)
 MAX_SCORE_VALUE = 1e12  # no return, cap or episode value is larger in magnitude (a stored Score is checked)
-Progress = Callable[[int], None]
 
 __all__ = [
     "OFFLINE_MODELS",
@@ -64,6 +64,13 @@ class Game:
     input_names: tuple[str, ...]  # names along the last axis: MinAtar's six channels, SUPERBEAM's features
     action_names: tuple[str, ...]
     source_path: str  # the game's source file as the prompt names it
+
+    @property
+    def grid(self) -> bool:
+        """The inputs are a (rows, cols, channels) grid of cells (MinAtar), which is also the screen a replay
+        draws and what weight pictures draw as channel maps; else named features (SUPERBEAM), whose screen is the
+        machine's (rows, cols) pixels. Reports read this fact instead of guessing from a shape."""
+        return len(self.input_shape) == 3
 
 
 @dataclass(frozen=True)
@@ -242,7 +249,6 @@ class Task(ABC):
     max_episodes: int  # how many held-out episodes exist (a larger count plays them all)
     protocols: tuple[str, ...] = PROTOCOLS  # the protocols it can be run under
     max_answer_chars: int = MAX_ANSWER_CHARS  # the longest reply `read` takes (every reader of answers bounds by it)
-    answer_is_network = True  # False: the answer names something (identify), so there are no weights to draw
     breakdown: str | None = None  # the part of its family that reports give a mean of (repair: the damage kind)
     private_set: Path | None = None  # the folder outside the package that grading reads (a private set's, loaded
     # through WSP_PRIVATE_SETS): exports carry it to their grader
@@ -263,9 +269,9 @@ class Task(ABC):
     def messages(self, protocol: Protocol = Protocol()) -> list[dict]:
         """The opening conversation: a system and a user message."""
 
-    @abstractmethod
     def game_source(self) -> str:
-        """The text of `game.source_path`, exactly as the prompt shows it."""
+        """The game's source as the prompt shows it; "" for a task whose prompt shows no game (identify)."""
+        return ""
 
     # --- answers ------------------------------------------------------------------------------------
     @abstractmethod
@@ -295,10 +301,6 @@ class Task(ABC):
             f"```{self.answer_format} block."
         )
 
-    def write(self, weights: Weights) -> str:
-        """A reply that `read` turns back into exactly these weights (how trained networks become answers)."""
-        raise NotImplementedError(f"{self.id}: this task cannot write an answer")
-
     def answer_record(self, weights: Weights) -> dict:
         """What a run record keeps of a usable reply's weights (default: every non-zero weight)."""
         return weights_record(weights)
@@ -321,11 +323,7 @@ class Task(ABC):
         )
 
     @abstractmethod
-    def training_episodes(self, count: int) -> list[int]:
-        """Episodes disjoint from every scoring episode, for feedback rounds."""
-
-    @abstractmethod
-    def play(
+    def results(
         self,
         weights: Weights,
         episodes: Sequence[int],
@@ -333,13 +331,9 @@ class Task(ABC):
         workers: int | None = None,
         progress: Progress | None = None,
     ) -> tuple[list[float], list[int], dict]:
-        """Play `episodes`: each one's value and length, and the family's metadata. A family whose cap depends on
-        the episodes (repair) also returns `episode_caps`, each episode's share of the cap, in the metadata."""
-
-    @abstractmethod
-    def watch(self, weights: Weights, episode: int, observe: Callable[[Step], None]) -> tuple[float, int, dict]:
-        """Play one episode exactly as it is scored, calling `observe` before each decision and once after
-        the end: its value, its length and the family's summary of how it ended."""
+        """Each episode's value and length for these weights, and the family's metadata (what `score` averages).
+        A family whose cap depends on the episodes (repair) also returns `episode_caps`, each episode's share of
+        the cap, in the metadata. A game-playing task plays them (`GameTask.play`)."""
 
     def score(
         self,
@@ -355,7 +349,7 @@ class Task(ABC):
 
         episodes = list(self.scoring_episodes() if episodes is None else episodes)
         started = time.perf_counter()
-        values, lengths, details = self.play(weights, episodes, engine, workers, progress)
+        values, lengths, details = self.results(weights, episodes, engine, workers, progress)
         raw = float(np.mean(values))  # the reference's rounding (pairwise summation)
         caps = tuple(float(c) for c in details.pop("episode_caps", ()))
         cap = max(float(np.mean(caps)), MIN_CAP) if caps else self.game.score_cap
@@ -400,6 +394,74 @@ class Task(ABC):
             cap = 0.0
         return Score(self.id, 0.0, 0.0, cap, error=error)
 
+    # --- records and the suite ----------------------------------------------------------------------
+    def seeds(self, protocol: Protocol = Protocol()) -> dict:
+        """The episodes a run with this protocol plays, for its manifest."""
+        episodes = self.scoring_episodes(protocol.episodes)
+        return {"scoring_episodes": [episodes[0], episodes[-1]], "count": len(episodes)}
+
+    def calibration(self) -> dict[str, float]:
+        """Measured normalised scores of reference players (e.g. {"zero": 0.0, "reference": 0.6}), if any."""
+        return {}
+
+    def digest(self) -> str:
+        """A hash over everything that decides this task's scores: prompt, game source, cap, episodes, seeds."""
+        facts = {
+            "id": self.id,
+            "prompt_version": self.prompt_version,
+            "messages": self.messages(),
+            "source": self.game_source(),
+            "game": asdict(self.game),
+            "calibration": self.calibration(),
+            "seeds": self.seeds(),
+            "network": repr(self.network),
+        }
+        return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
+
+
+class GameTask(Task):
+    """A task whose answer is a network that plays a game: what replays, weight pictures, the trainer and the
+    feedback protocol need beyond the core contract. MinAtar, SUPERBEAM and repair are game tasks; identify (whose
+    answer names a game) is not."""
+
+    @abstractmethod
+    def game_source(self) -> str:
+        """The text of `game.source_path`, exactly as the prompt shows it."""
+
+    @abstractmethod
+    def play(
+        self,
+        weights: Weights,
+        episodes: Sequence[int],
+        engine: str = "auto",
+        workers: int | None = None,
+        progress: Progress | None = None,
+    ) -> tuple[list[float], list[int], dict]:
+        """Play `episodes`: each one's value and length, and the family's metadata (see `Task.results`)."""
+
+    def results(
+        self,
+        weights: Weights,
+        episodes: Sequence[int],
+        engine: str = "auto",
+        workers: int | None = None,
+        progress: Progress | None = None,
+    ) -> tuple[list[float], list[int], dict]:
+        return self.play(weights, episodes, engine, workers, progress)
+
+    @abstractmethod
+    def watch(self, weights: Weights, episode: int, observe: Callable[[Step], None]) -> tuple[float, int, dict]:
+        """Play one episode exactly as it is scored, calling `observe` before each decision and once after
+        the end: its value, its length and the family's summary of how it ended."""
+
+    def write(self, weights: Weights) -> str:
+        """A reply that `read` turns back into exactly these weights (how trained networks become answers)."""
+        raise NotImplementedError(f"{self.id}: this task cannot write an answer")
+
+    @abstractmethod
+    def training_episodes(self, count: int) -> list[int]:
+        """Episodes disjoint from every scoring episode, for feedback rounds."""
+
     # --- feedback rounds ----------------------------------------------------------------------------
     def train_key(self, score: Score) -> tuple:
         """Orders candidates by training score (higher is better), then a tie-break."""
@@ -430,33 +492,13 @@ class Task(ABC):
     def feedback(self, score: Score) -> str:
         """What a model is told about a reply scored on training episodes."""
 
-    # --- records and the suite ----------------------------------------------------------------------
     def seeds(self, protocol: Protocol = Protocol()) -> dict:
         """The episodes a run with this protocol plays, for its manifest."""
-        episodes = self.scoring_episodes(protocol.episodes)
-        facts = {"scoring_episodes": [episodes[0], episodes[-1]], "count": len(episodes)}
+        facts = super().seeds(protocol)
         if protocol.name == "feedback":
             train = self.training_episodes(protocol.train_episodes)
             facts["training_episodes"] = [train[0], train[-1]]
         return facts
-
-    def calibration(self) -> dict[str, float]:
-        """Measured normalised scores of reference players (e.g. {"zero": 0.0, "reference": 0.6}), if any."""
-        return {}
-
-    def digest(self) -> str:
-        """A hash over everything that decides this task's scores: prompt, game source, cap, episodes, seeds."""
-        facts = {
-            "id": self.id,
-            "prompt_version": self.prompt_version,
-            "messages": self.messages(),
-            "source": self.game_source(),
-            "game": asdict(self.game),
-            "calibration": self.calibration(),
-            "seeds": self.seeds(),
-            "network": repr(self.network),
-        }
-        return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
 
 
 def group_of(task_id: str) -> str:

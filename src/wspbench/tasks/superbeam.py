@@ -29,7 +29,7 @@ import numpy as np
 
 from wspbench.networks import SUPERBEAM_NETWORK, Weights
 from wspbench.statistics import wilson
-from wspbench.tasks.spec import AnswerError, Game, Progress, Protocol, Score, Step, Task
+from wspbench.tasks.spec import AnswerError, Game, GameTask, Progress, Protocol, Score, Step, Task
 
 PROMPT_VERSION = "superbeam-v1"
 TRAIN_LEVELS = list(range(10))
@@ -53,7 +53,7 @@ SYSTEM = (
 )
 
 
-class SuperbeamTask(Task):
+class SuperbeamTask(GameTask):
     """SUPERBEAM at one difficulty: the registry's task plays DIFFICULTY; `at_difficulty` gives the same task
     on harder or easier levels (`wsp superbeam grade --difficulty`), which is not part of the suite."""
 
