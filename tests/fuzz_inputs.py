@@ -19,6 +19,7 @@ import numpy as np
 
 from tests.data import seed_edits
 from wspbench import verifier
+from wspbench.answers import json_network
 from wspbench.answers.edits import (
     MAX_ANSWER_CHARS,
     MAX_MESSAGE_CHARS,
@@ -382,7 +383,7 @@ _REFERENCE_JSON: list[str] = []
 
 def reference_json() -> str:
     if not _REFERENCE_JSON:
-        _REFERENCE_JSON.append(superbeam_task.weights_json(superbeam_task.reference_weights()))
+        _REFERENCE_JSON.append(json_network.weights_json(superbeam_task.reference_weights()))
     return _REFERENCE_JSON[0]
 
 
@@ -441,7 +442,7 @@ def random_json_text(rng: random.Random) -> str:
 
 
 def json_bomb(rng: random.Random) -> tuple[str, str]:
-    limit = superbeam_task.MAX_ANSWER_CHARS - 40
+    limit = json_network.MAX_ANSWER_CHARS - 40
     n = _sized(rng, limit)
     bombs = {
         "brackets": lambda: "[" * n,
@@ -549,9 +550,9 @@ def compare_with_seed(reply: str) -> Outcome:
 def check_json(reply: str) -> Outcome:
     start = time.perf_counter()
     try:
-        superbeam_task.parse_answer(reply)
+        json_network.parse_answer(reply)
         accepted, message = True, ""
-    except superbeam_task.AnswerError as error:
+    except json_network.AnswerError as error:
         accepted, message = False, str(error)
     seconds = time.perf_counter() - start
     assert len(message) <= MAX_MESSAGE_CHARS, (len(message), message[:200])

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from wspbench.answers.json_network import MAX_ANSWER_CHARS, parse_answer, weights_json
 from wspbench.cli import app
 from wspbench.networks import SUPERBEAM_NETWORK
 from wspbench.tasks import AnswerError, Score, get_task
@@ -15,14 +16,11 @@ from wspbench.tasks.spec import Step, prompt_hash
 from wspbench.tasks.superbeam import (
     DIFFICULTY,
     FRAME_SKIP,
-    MAX_ANSWER_CHARS,
     MAX_FRAMES,
     TEST_LEVELS,
     TRAIN_LEVELS,
-    parse_answer,
     reference_weights,
     task_prompt,
-    weights_json,
 )
 
 TASK = get_task("superbeam")

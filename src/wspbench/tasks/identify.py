@@ -14,30 +14,20 @@ prompt in full.
 
 from __future__ import annotations
 
-import re
 import textwrap
-import unicodedata
 from collections.abc import Sequence
 from functools import cache, cached_property
 
 import numpy as np
 
-from wspbench.answers.edits import MAX_ANSWER_CHARS, AnswerError
+from wspbench.answers.game_name import BLOCK, named_game
 from wspbench.games.minatar import ACTION_NAMES, CHANNEL_NAMES, MinAtarGame, all_games
 from wspbench.networks import MINATAR_NETWORK, Weights
 from wspbench.tasks.reading_set import PUBLIC, ReadingSet
 from wspbench.tasks.spec import Game, Progress, Protocol, Public, Task
 
 IDENTIFY_PROMPT_VERSION = "identify-v1"
-MAX_NAME_CHARS = 100
 SYSTEM = "You read neural-network weights and say what the network does. Follow the task constraints exactly."
-BLOCK = "```game"
-_OPENER = re.compile(r"```game[^\S\n]*\n", re.IGNORECASE)  # the tag, then the end of its line
-_EDGES = " \t*_`'\".,;:!?()[]{}<>~"  # markdown emphasis, quotes and punctuation around a name
-_MARKUP = dict.fromkeys(map(ord, '*`~"'))  # emphasis, code and quotes: in no game's name
-_SEPARATORS = re.compile(r"[\s_:-]+")
-_PREFIXES = ("minatar_", "the_game_", "game_", "the_", "original_", "synth_", "synthetic_")  # "MinAtar Breakout"
-_SUFFIXES = ("_game",)
 
 
 class IdentifyTask(Task):
@@ -90,7 +80,7 @@ class IdentifyTask(Task):
     def read(self, text: str) -> tuple[Weights, dict]:
         """The named game as a one-hot vector over `candidates()` (all zeros for a name that is none of them:
         a wrong answer, with a note saying what was read)."""
-        name = named_game(text)
+        name = named_game(text, [game.game for game in candidates()])
         index = {game.game: i for i, game in enumerate(candidates())}.get(name)
         vote = np.zeros(len(candidates()), dtype=np.float32)
         if index is None:
@@ -137,48 +127,6 @@ def summary(game: MinAtarGame) -> str:
     """The game's one-line description without a leading title that repeats its name ("Ferry: carry ...")."""
     title, _, rest = game.description.partition(": ")
     return rest[:1].upper() + rest[1:] if rest and title.lower().replace(" ", "_") == game.game else game.description
-
-
-def named_game(text: str) -> str:
-    """The name in the reply's last ```game block, in the registry's spelling (lower case, `_` for spaces and
-    `-`, without a `source/` prefix); AnswerError without one. Linear in the reply's length."""
-    if not isinstance(text, str):
-        raise AnswerError("the answer must be text")
-    if len(text) > MAX_ANSWER_CHARS:
-        raise AnswerError(f"the answer has {len(text):,} characters; at most {MAX_ANSWER_CHARS:,} are read")
-    body, position = None, 0
-    while (tag := _OPENER.search(text, position)) is not None:
-        close = text.find("```", tag.end())
-        if close < 0:
-            break
-        body, position = text[tag.end() : close], close + 3
-    if body is None:
-        raise AnswerError(f"the answer has no {BLOCK} block (write the game's name inside {BLOCK} ... ```)")
-    lines = [line.strip() for line in body.splitlines() if line.strip()]
-    if len(lines) != 1 or len(lines[0]) > MAX_NAME_CHARS:
-        raise AnswerError(
-            f"the {BLOCK} block must hold one line: the game's name (at most {MAX_NAME_CHARS} characters)"
-        )
-    return normal_name(lines[0])
-
-
-def normal_name(line: str) -> str:
-    """A written name in the registry's spelling, where that is safe: Unicode width (NFKC), no invisible
-    characters, no markdown or punctuation around it, lower case, `_` for spaces and `-`, without a `source/`
-    prefix or a known prefix ("MinAtar ", "the game "); a name that is none of the games is returned as read
-    so. Linear in the line's length."""
-    text = "".join(c for c in unicodedata.normalize("NFKC", line) if unicodedata.category(c) != "Cf")
-    text = _SEPARATORS.sub("_", text.lower().translate(_MARKUP).strip(_EDGES)).rsplit("/", 1)[-1].strip(_EDGES)
-    names = {game.game for game in candidates()}
-    joined = {game.game.replace("_", ""): game.game for game in candidates()}  # "SpaceInvaders"
-    bare = text
-    for _ in range(3):  # "the game MinAtar Breakout"
-        bare = next((bare.removeprefix(p) for p in _PREFIXES if bare.startswith(p)), bare)
-        bare = next((bare.removesuffix(p) for p in _SUFFIXES if bare.endswith(p)), bare).strip(_EDGES)
-    for found in (text, bare):
-        if found in names or found in joined:
-            return joined.get(found, found)
-    return text or line.lower()  # "***": say what was read
 
 
 def _prompt(task: IdentifyTask) -> str:
