@@ -40,10 +40,10 @@ class FlakyTask(CountingTask):
 
     broken = True
 
-    def grade(self, text, episodes=None, engine="auto", workers=None, progress=None):
+    def grade_checked(self, checked, episodes=None, engine="auto", workers=None, progress=None):
         if FlakyTask.broken and episodes != self.training_episodes(1):
             raise RecursionError("maximum recursion depth exceeded")
-        return super().grade(text, episodes, engine, workers, progress)
+        return super().grade_checked(checked, episodes, engine, workers, progress)
 
 
 class NoClient:
@@ -221,7 +221,7 @@ def test_a_record_under_another_tasks_name_is_set_aside(tmp_path):
 
 def test_an_error_whose_message_cannot_be_printed_is_still_a_record():
     class Unprintable(CountingTask):
-        def grade(self, *args, **kwargs):
+        def grade_checked(self, *args, **kwargs):
             raise ValueError(10**5000)  # str() of it raises: the int is too long to convert
 
     task = Unprintable()

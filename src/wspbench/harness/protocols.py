@@ -105,11 +105,12 @@ class _Run:
         self.status, self.on_update, self.workers = status, on_update, workers
         self.sent = [dict(m) for m in record.messages]
         self.paid = list(paid or [])
+        self.read: dict[int, tuple] = {}  # each round's reply as `Task.check` read it, so it is read once
 
     def one_shot(self) -> None:
         self.status("waiting for the model")
         entry = self.ask(1)
-        self.test(entry if entry.parse_error is None else None, entry.answer or "")
+        self.test(entry if entry.parse_error is None else None, entry)
 
     def feedback(self) -> None:
         rounds = self.config.rounds
@@ -122,7 +123,7 @@ class _Run:
                 entry.feedback = self.task.parse_feedback(entry.parse_error)
             else:
                 self.status(f"round {number}/{rounds}: training episodes")
-                entry.train = self.grade(entry.answer, self.task.training_episodes(self.config.train_episodes))
+                entry.train = self.grade(entry, self.task.training_episodes(self.config.train_episodes))
                 entry.feedback = self.task.feedback(entry.train)
                 key = self.task.train_key(entry.train)
                 if entry.train.error is None and (best is None or key > best[0]):
@@ -133,7 +134,7 @@ class _Run:
             if number < rounds:
                 self.tell(entry.feedback)
         graded = best[1] if best else None
-        self.test(graded, graded.answer if graded else entry.answer or "")
+        self.test(graded, entry)
 
     def ask(self, number: int) -> Round:
         """The next reply, stored in a new round (and saved) before anything reads it, then checked."""
@@ -154,36 +155,36 @@ class _Run:
 
     def check(self, entry: Round) -> None:
         """Pick the text to grade (content, else reasoning), and note its parse error or its weights."""
-        error, weights = self.parse(entry.reply.content)
-        if error and entry.reply.reasoning:
-            second, reasoned = self.parse(entry.reply.reasoning)
-            if second is None:
-                entry.answer_source, error, weights = "reasoning", None, reasoned
-        entry.parse_error = error
+        read = self.task.check(entry.reply.content)
+        if read[2] and entry.reply.reasoning:
+            reasoned = self.task.check(entry.reply.reasoning)
+            if reasoned[2] is None:
+                entry.answer_source, read = "reasoning", reasoned
+        weights, _, entry.parse_error = read
         entry.weights = None if weights is None else self.task.answer_record(weights)
-
-    def parse(self, text: str):
-        weights, _, error = self.task.check(text)
-        return error, weights
+        self.read[entry.number] = read
 
     def tell(self, text: str) -> None:
         self.record.messages.append({"role": "user", "content": text})
         self.sent.append({"role": "user", "content": text})
 
-    def grade(self, answer: str, episodes: list[int]) -> Score:
+    def grade(self, entry: Round, episodes: list[int]) -> Score:
+        """The round's answer graded on `episodes`; a reply that was not used (content None, say) as the text ""
+        it always stood for."""
+        read = self.read[entry.number] if entry.answer is not None else self.task.check("")
         with GRADING:
             started = time.perf_counter()
             try:
-                return self.task.grade(answer, episodes, self.config.engine, self.workers)
+                return self.task.grade_checked(read, episodes, self.config.engine, self.workers)
             finally:
                 self.clock["grading_s"] += time.perf_counter() - started
 
-    def test(self, graded: Round | None, answer: str) -> None:
+    def test(self, graded: Round | None, last: Round) -> None:
         """Grade once on the held-out episodes: the graded round's answer, or (no usable reply) the last reply,
         which scores 0 with its parse error."""
         self.status("grading on held-out episodes")
         self.record.best_round = graded.number if graded else None
-        self.record.test = self.grade(answer, self.task.scoring_episodes(self.config.episodes))
+        self.record.test = self.grade(graded or last, self.task.scoring_episodes(self.config.episodes))
 
 
 def _totals(record: TaskRecord, clock: dict) -> None:

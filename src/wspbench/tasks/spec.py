@@ -376,7 +376,18 @@ class Task(ABC):
     ) -> Score:
         """Parse and score a reply. Never raises for a bad reply or a broken game: those are a Score with
         `error` (so one bad answer cannot stop a batch)."""
-        weights, about, error = self.check(text)
+        return self.grade_checked(self.check(text), episodes, engine, workers, progress)
+
+    def grade_checked(
+        self,
+        checked: tuple[Weights | None, dict, str | None],
+        episodes: Sequence[int] | None = None,
+        engine: str = "auto",
+        workers: int | None = None,
+        progress: Progress | None = None,
+    ) -> Score:
+        """`grade` of a reply that `check` has read already (a run reads each reply once)."""
+        weights, about, error = checked
         if error is not None:
             return self.rejected(error)
         try:
