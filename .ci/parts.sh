@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The optional parts some tests need, each installed in its own place (they cannot share the test venv):
-#   harbor   tests/test_export_harbor.py, `harbor lint`: a Python >= 3.12 venv with harbor  -> WSP_HARBOR_VENV
-#   openenv  tests/test_export_openenv.py: a venv with openenv-core (it pulls gradio and pins an older
+#   harbor   tests/export/test_harbor.py, `harbor lint`: a Python >= 3.12 venv with harbor  -> WSP_HARBOR_VENV
+#   openenv  tests/export/test_openenv.py: a venv with openenv-core (it pulls gradio and pins an older
 #            pillow) and wspbench                                                      -> WSP_OPENENV_PYTHON
-#   chromium tests/test_report_report.py, the headless render: Debian's package        -> WSP_CHROMIUM
+#   chromium tests/report/test_report.py, the headless render: Debian's package        -> WSP_CHROMIUM
 # A part already found at its location is reused (developers set the variables once); CI's defaults lie in the
 # fresh clone (.parts/, or WSP_PARTS), so nothing carries over between runs. Each step prints its wall time.
 # Also read: WSP_PYTHON (the openenv venv's, python3.11), WSP_PYTHON312 (else python3.12/3.13 or pyenv's),

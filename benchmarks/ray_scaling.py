@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.test_ray import free_port, start_node, stop_node  # noqa: E402 - the test's nodes (and Ray token)
+from tests.evaluation.test_ray import free_port, start_node, stop_node  # noqa: E402 - the test's nodes (and Ray token)
 from wspbench.evaluation.executors import LOCAL, RayExecutor, use_executor  # noqa: E402
 from wspbench.tasks import all_tasks, select  # noqa: E402
 

@@ -4,7 +4,7 @@
     python benchmarks/reading.py --write-doc   # rewrite the full prompts at the end of docs/reading.md
 
 Token counts come from `wspbench/harness/tokens.py`: tiktoken's o200k_base when its encoding can be loaded,
-else the stated estimate (pre-tokenizer pieces). tests/test_reading.py checks that the doc's prompts are the
+else the stated estimate (pre-tokenizer pieces). tests/tasks/test_reading.py checks that the doc's prompts are the
 ones the registry renders now.
 """
 

@@ -2,7 +2,7 @@
 JSON excerpt is compared with what the command prints today (seconds aside), so that they cannot go stale.
 
 docs/inspect.md and docs/exports.md show no `$ wsp` excerpt; the eval log sample in docs/inspect.md is checked for its
-suite, prompt version and score (its long lists are cut with "..."), the rest by tests/test_inspect.py.
+suite, prompt version and score (its long lists are cut with "..."), the rest by tests/integrations/test_inspect.py.
 """
 
 from __future__ import annotations

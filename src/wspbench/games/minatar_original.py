@@ -86,7 +86,7 @@ def source_file(game: str) -> Path:
 @cache
 def own_facts(game: str) -> tuple[dict[str, int], tuple[int, ...]]:
     """The game's own channels (`self.channels`) and `minimal_action_set()`, read from its `Env` class loaded
-    from `source_file` alone (it needs only numpy; tests/test_engine.py checks them against `minatar`'s)."""
+    from `source_file` alone (it needs only numpy; tests/evaluation/test_engine.py checks them against `minatar`'s)."""
     found = importlib.util.spec_from_file_location(f"_minatar_{game}_facts", source_file(game))
     module = importlib.util.module_from_spec(found)
     found.loader.exec_module(module)

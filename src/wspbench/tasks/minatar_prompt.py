@@ -1,7 +1,7 @@
 """The MinAtar prompt, built from the task's own facts (`minatar.py`, `wspbench/games/minatar.py`, the
 network, the edits parser's bounds), so that it cannot drift from what is graded. A result is only
 comparable with results made from the same prompt: records keep MINATAR_PROMPT_VERSION and the rendered
-text's hash. Change the text => bump the version (the snapshot in tests/test_harness_prompts.py fails
+text's hash. Change the text => bump the version (the snapshot in tests/tasks/test_prompts.py fails
 until you do).
 
 Sections, in this order: THE TASK (constraints), THE GAME (rules and the game's exact source file), THE
@@ -300,7 +300,7 @@ _TABLE_LIMIT = 20_000  # |steps| the table holds: |w| <= 20
 @cache
 def _decimals() -> np.ndarray:
     """`_decimal` of every step in the table, written by float formatting (exact here: a float is within 1e-15
-    of each step / 1000, far from a rounding boundary; tests/test_reading.py checks every one)."""
+    of each step / 1000, far from a rounding boundary; tests/tasks/test_reading.py checks every one)."""
     scale = 10**WEIGHT_DECIMALS
     return np.array([f"{step / scale:.{WEIGHT_DECIMALS}f}" for step in range(-_TABLE_LIMIT, _TABLE_LIMIT + 1)])
 

@@ -4,7 +4,7 @@ The public set is this package's `reading/` folder: `<game>.<seed>.npz` (the wei
 training record) per network, and `damages.json` (the repair tasks' damages and returns, written by
 benchmarks/damage.py). Each network belongs to one task, so each task has its own training seed: identify
 shows FREE_SEEDS, identify-choice CHOICE_SEEDS, repair damages REPAIR_SEED, and the `trained` baseline is seed 0
-in `trained/` (tests/test_reading.py checks that no two of them share a weight matrix).
+in `trained/` (tests/tasks/test_reading.py checks that no two of them share a weight matrix).
 
 A private set is a folder of the same layout plus `set.json` (its name, its networks per game and a tag drawn
 from its key, from which its seeds and ids are drawn),

@@ -3,7 +3,7 @@
 A family is a module with a `tasks()` function that returns its `Task` objects (see `spec.py`). The
 built-in families are listed in FAMILIES; an installed package adds one through the entry point group
 `wspbench.families` (`name = "module:tasks"`); `register_family` adds one at run time (the toy family of
-`tests/test_tasks_registry.py`). Building the list is cheap: a task loads its game only when
+`tests/tasks/test_registry.py`). Building the list is cheap: a task loads its game only when
 it is graded or prompted, so `wsp --help` and `wsp games` stay fast.
 
 Private reading sets (`reading_set.py`, listed in WSP_PRIVATE_SETS) join after the built-in families, outside

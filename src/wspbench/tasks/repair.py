@@ -9,7 +9,7 @@ damaged network, 1 for the trained one.
 A repair is judged as a repair, not as a new policy (a new program can out-play a weak trained network): a reply may
 change at most STRAY_LIMIT weights outside the damage's reach (the weights its kind addresses: `reach`), and the
 return it gains counts only in proportion to the behaviour it restores, measured on the states the trained network
-meets in the episodes played. Wiping the network and writing a program scores 0 (tests/test_reading.py).
+meets in the episodes played. Wiping the network and writing a program scores 0 (tests/tasks/test_reading.py).
 
 `repair/<game>/<damage>` (exports show an opaque id: the damage is the answer). Which unit, channel or actions
 a damage hits was chosen by `benchmarks/damage.py` on training episodes (the first seeded choice that costs at

@@ -244,7 +244,7 @@ class Task(ABC):
     network: Network
     answer_format: str  # the fenced block a reply ends with: "edits", "json"
     game: Game
-    prompt_version: str  # bump when the prompt text changes (tests/test_harness_prompts.py)
+    prompt_version: str  # bump when the prompt text changes (tests/tasks/test_prompts.py)
     default_episodes: int  # scoring episodes when none are given
     max_episodes: int  # how many held-out episodes exist (a larger count plays them all)
     protocols: tuple[str, ...] = PROTOCOLS  # the protocols it can be run under

@@ -46,7 +46,7 @@ from wspbench.verifier import (
 )
 
 EPISODES = 2
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
 RUNNER = CliRunner()
 HARBOR_VENV = Path(os.environ.get("WSP_HARBOR_VENV", "/tmp/harbor-venv"))

@@ -110,7 +110,7 @@ def test_the_floor_solvers_read_only_the_prompt_and_solve_what_they_claim(monkey
     import importlib
     from pathlib import Path
 
-    monkeypatch.syspath_prepend(str(Path(__file__).parents[1] / "benchmarks"))
+    monkeypatch.syspath_prepend(str(Path(__file__).parents[2] / "benchmarks"))
     floors = importlib.import_module("reading_floors")
     task = get_task("repair/breakout/swap_actions")
     shown = floors.shown_weights(task, "THE DAMAGED NETWORK")

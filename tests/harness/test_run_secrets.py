@@ -1,4 +1,4 @@
-"""Credentials against a real local chat-completions server (tests/test_harness_http.py's, 127.0.0.1): a reply
+"""Credentials against a real local chat-completions server (tests/harness/test_http.py's, 127.0.0.1): a reply
 is graded as the model sent it whatever the key, and no credential of a request (API key, header values,
 --extra-body keys, the base URL's userinfo and query) reaches a file of the run or its console, in any form
 an echoing server sends it back (plain, JSON-escaped, URL-encoded, base64)."""
@@ -15,7 +15,7 @@ from urllib.parse import quote, quote_plus, urlencode
 
 import pytest
 
-from tests.test_harness_http import KEY, KEY_ENV, RIGHT, ChatServer, completion, failure, graded, record, wsp_run
+from tests.harness.test_http import KEY, KEY_ENV, RIGHT, ChatServer, completion, failure, graded, record, wsp_run
 from wspbench.harness.redaction import MIN_SECRET_CHARS, Redactor
 
 AUTH = 'auth "quoted" \\ tok-5b1e9a77'  # JSON and Python escape it

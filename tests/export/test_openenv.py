@@ -25,7 +25,7 @@ import pytest
 from tests.conftest import missing_part
 from wspbench.tasks import get_task, suite
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 CHECK = """
 import json
 from fastapi.testclient import TestClient

@@ -27,6 +27,8 @@ from wspbench.harness.record import RunConfig
 from wspbench.harness.runs import RunDir, build_manifest, run_batch
 from wspbench.tasks import get_task
 
+pytestmark = pytest.mark.slow  # starts Ray clusters
+
 RAY = Path(sys.executable).parent / "ray"
 START_SECONDS = 60
 # The cluster's own token for Ray's token authentication (on by default once a local ray.init has written
@@ -125,7 +127,7 @@ def wsp(*args: str, env: dict | None = None, timeout: float = 120) -> tuple[subp
     """The real `wsp` in a process of its own (ray connects once per process), with the time it took."""
     started = time.monotonic()
     command = [sys.executable, "-m", "wspbench.cli", *args]
-    src = str(Path(__file__).resolve().parents[1] / "src")
+    src = str(Path(__file__).resolve().parents[2] / "src")
     env = {**os.environ, "PYTHONPATH": src, "COLUMNS": "300", **(env or {})}
     env.pop("RAY_ADDRESS", None)
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
@@ -296,7 +298,7 @@ def test_a_cluster_lost_mid_grade_is_an_infrastructure_error_not_a_rejection(tmp
     try:
         command = [sys.executable, "-m", "wspbench.cli", "-v", "grade", "synth/ferry", answer_file(tmp_path)]
         command += ["--episodes", "20000", "--workers", "2", "--executor", "ray", "--ray-address", f"127.0.0.1:{port}"]
-        src = str(Path(__file__).resolve().parents[1] / "src")
+        src = str(Path(__file__).resolve().parents[2] / "src")
         env = {**os.environ, "PYTHONPATH": src, "COLUMNS": "300"}
         grading = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for line in grading.stderr:  # wait until the grading has started on the cluster

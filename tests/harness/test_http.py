@@ -25,7 +25,7 @@ from wspbench.verifier import grade_answer
 RUNNER = CliRunner()
 KEY_ENV = "WSP_TEST_API_KEY"
 KEY = "sk-test-DUMMY-7f3a9c1e5b2d4f60aa"
-EXAMPLES = Path(__file__).parents[1] / "src" / "wspbench" / "references"
+EXAMPLES = Path(__file__).parents[2] / "src" / "wspbench" / "references"
 GOOD = (EXAMPLES / "breakout.txt").read_text()
 ZERO = (EXAMPLES / "zero.txt").read_text()
 RIGHT = "Always right.\n```edits\nb3[3] = 9\n```\n"

@@ -11,6 +11,8 @@ from wspbench.games.minatar import MinAtarGame
 from wspbench.tasks import get_task
 from wspbench.verifier import grade_answer
 
+pytestmark = pytest.mark.slow  # every engine on the conformance data: minutes
+
 EXPECTED = json.loads((DATA / "minatar_original_expected.json").read_text())
 EPISODES = json.loads((DATA / "minatar_original_episodes.json").read_text())
 GAMES = sorted(EXPECTED["results"])

@@ -1,5 +1,5 @@
 """The request options and console behaviour of `wsp run` (and `wsp report`'s progress), against the real
-local chat-completions server of tests/test_harness_http.py: every option reaches the server and the run's
+local chat-completions server of tests/harness/test_http.py: every option reaches the server and the run's
 config, credential headers never reach a file or the console, `--limit`, `--dry-run`, truncated replies,
 visible retries, the all-done message and Ctrl-C."""
 
@@ -15,7 +15,7 @@ import time
 import pytest
 from typer.testing import CliRunner
 
-from tests.test_harness_http import GOOD, KEY, KEY_ENV, RIGHT, ChatServer, completion, failure, record, wsp_run
+from tests.harness.test_http import GOOD, KEY, KEY_ENV, RIGHT, ChatServer, completion, failure, record, wsp_run
 from wspbench.cli import app
 from wspbench.tasks import get_task
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.test_harness_offline import CountingTask, ScriptedClient
+from tests.harness.test_offline import CountingTask, ScriptedClient
 from wspbench.cli import app
 from wspbench.harness import runs
 from wspbench.harness.protocols import run_task

@@ -248,7 +248,7 @@ def test_repair_feedback_compares_with_both_networks_on_the_training_episodes():
 
 def test_docs_show_two_prompts_as_the_registry_renders_them():
     """docs/reading.md holds one identify and one repair prompt in full (benchmarks/reading.py --write-doc)."""
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "reading.md").read_text()
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "reading.md").read_text()
     for task_id in ("identify/breakout/4", "repair/breakout/swap_actions"):
         system, user = (message["content"] for message in get_task(task_id).messages())
         assert f"`````text\n{system}\n`````" in doc and f"`````text\n{user}`````" in doc, task_id
@@ -296,7 +296,7 @@ def test_no_reading_network_keeps_a_row_of_its_initial_values():
     shipped reading network was refilled (benchmarks/refill.py), so none of its W1 rows is its initial one."""
     from wspbench.baselines.ppo import initial
 
-    for path in sorted((Path(__file__).parents[1] / "src" / "wspbench" / "tasks" / READING).glob("*.npz")):
+    for path in sorted((Path(__file__).parents[2] / "src" / "wspbench" / "tasks" / READING).glob("*.npz")):
         seed = int(path.name.split(".")[1])
         start = initial(MINATAR_NETWORK.sizes, 0.01, np.random.default_rng(seed))[0]
         with np.load(path) as arrays:
@@ -444,7 +444,7 @@ def test_a_private_repair_task_grades_like_a_public_one(tmp_path, monkeypatch):
     out.mkdir()
     tag = "0123456789abcdef"
     (seed,) = ReadingSet(out, "mine", (0, 0), tag, frozenset({"breakout"})).seeds("repair", "breakout")
-    public = Path(__file__).parents[1] / "src" / "wspbench" / "tasks" / READING
+    public = Path(__file__).parents[2] / "src" / "wspbench" / "tasks" / READING
     for suffix in (".npz", ".json"):
         shutil.copyfile(public / f"breakout.2{suffix}", out / f"breakout.{seed}{suffix}")
     damages = load_damages()
@@ -466,7 +466,7 @@ def test_a_private_sets_task_is_exported_with_its_set_for_the_grader(tiny_set, t
     import subprocess
     import sys
 
-    from tests.test_export_harbor import rewards, stand_in_wheel
+    from tests.export.test_harbor import rewards, stand_in_wheel
     from wspbench.export.harbor import export_harbor, exported
     from wspbench.tasks import registry
 
