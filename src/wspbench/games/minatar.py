@@ -186,10 +186,6 @@ class MinAtarGame:
     def observations(self, states: list[np.ndarray]) -> np.ndarray:
         return self.kind.observations(self.game, states)
 
-    def normalize(self, raw_score: float) -> float:
-        cap = self.score_cap
-        return min(max(raw_score, 0.0), cap) / cap
-
 
 def all_games() -> list[MinAtarGame]:
     """Every MinAtar game: the five original ones, then the synthetic suite."""
