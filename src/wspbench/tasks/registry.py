@@ -318,7 +318,8 @@ def task_digests(tasks: list[Task]) -> dict[str, str]:
 
     from wspbench.files import cache_folder, files_key, write_atomic
 
-    roots = [Path(importlib.util.find_spec(name).origin).parent for name in DIGESTED_PACKAGES]
+    specs = [importlib.util.find_spec(name) for name in DIGESTED_PACKAGES]
+    roots = [Path(spec.origin).parent for spec in specs if spec is not None and spec.origin]
     key = f"{sys.version}|{numpy.__version__}|{files_key(roots)}"
     path = cache_folder() / DIGEST_CACHE
     try:
