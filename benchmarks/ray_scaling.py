@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.evaluation.test_ray import free_port, start_node, stop_node  # noqa: E402 - the test's nodes (and Ray token)
 from wspbench.evaluation.executors import LOCAL, RayExecutor, use_executor  # noqa: E402
-from wspbench.tasks import all_tasks, select  # noqa: E402
+from wspbench.tasks import GameTask, all_tasks, select  # noqa: E402
 
 
 def grade_batch(tasks, episodes: int, executor, concurrency: int) -> tuple[float, list]:
@@ -87,7 +87,7 @@ def throughput(sample: int, models: int, rounds: int, train_episodes: int) -> No
         score = task.grade(reply, episodes, workers=1, engine="auto")
         rate = len(score.values) / score.seconds
         held_out = len(task.scoring_episodes(1000))
-        train = len(task.training_episodes(train_episodes))
+        train = len(task.training_episodes(train_episodes)) if isinstance(task, GameTask) else 0  # one-shot only
         per_model = held_out + rounds * train
         study_core_seconds += models * per_model / rate
         mean_length = sum(score.lengths) / len(score.lengths)

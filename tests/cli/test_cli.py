@@ -200,7 +200,7 @@ def test_piped_tables_are_never_cut():
     assert games.exit_code == 0 and "…" not in games.stdout
     lines = games.stdout.splitlines()
     for task in all_tasks():
-        assert any(line.startswith(f"│ {task.id} ") and task.game.description in line for line in lines), task.id
+        assert any(line.startswith(f"│ {task.id} ") and task.facts.description in line for line in lines), task.id
     board = RUNNER.invoke(app, ["baselines"], env={"COLUMNS": "80"})
     assert board.exit_code == 0 and "…" not in board.stdout
     rows = [line for line in board.stdout.splitlines() if line.startswith("│ ")]

@@ -199,13 +199,13 @@ def game_rows() -> list[dict]:
             {
                 "id": task.id,
                 "family": task.family,
-                "game": task.game.name,
-                "score_cap": task.game.score_cap,
-                "max_steps": task.game.max_steps,
+                "game": task.facts.name,
+                "score_cap": task.facts.score_cap,
+                "max_steps": task.facts.max_steps,
                 "default_episodes": task.default_episodes,
                 "zero": calibration.get("zero"),
                 "reference": calibration.get("reference"),
-                "description": task.game.description,
+                "description": task.facts.description,
             }
         )
     return rows

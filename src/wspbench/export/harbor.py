@@ -135,7 +135,7 @@ def measure_grading(task: Task, episodes: int = 2) -> float:
     task.grade(answer, task.scoring_episodes(1), workers=1)
     score = task.grade(answer, task.scoring_episodes(episodes), workers=1)
     steps = max(1.0, len(score.episodes) * score.mean_length)
-    return max(score.seconds, 1e-4) / steps * task.game.max_steps
+    return max(score.seconds, 1e-4) / steps * task.facts.max_steps
 
 
 def measured_table(path: Path = TIMEOUTS_TABLE) -> dict[str, float]:
@@ -413,7 +413,7 @@ wspbench_task = {q(item.public.id)}
 family = {q(task.family)}
 game = {q(item.public.game)}
 episodes = {len(item.episodes)}
-score_cap = {float(task.game.score_cap)!r}
+score_cap = {float(task.facts.score_cap)!r}
 answer_format = {q(task.answer_format)}
 answer_file = {q(ANSWER_FILE)}
 protocol = "one-shot"

@@ -51,7 +51,7 @@ def row(item: Exported, suite_facts: dict) -> dict:
         "task_id": item.harbor_name,
         "network": task.network.describe(),
         "answer_format": task.answer_format,
-        "score_cap": float(task.game.score_cap),
+        "score_cap": float(task.facts.score_cap),
         "prompt_version": task.prompt_version,
         "prompt_sha256": item.prompt_sha256,
         "protocol": "one-shot",

@@ -24,7 +24,7 @@ from wspbench.answers.game_name import BLOCK, named_game
 from wspbench.games.minatar import ACTION_NAMES, CHANNEL_NAMES, MinAtarGame, all_games
 from wspbench.networks import MINATAR_NETWORK, Weights
 from wspbench.tasks.reading_set import PUBLIC, ReadingSet
-from wspbench.tasks.spec import Game, Progress, Protocol, Public, Task
+from wspbench.tasks.spec import Facts, Progress, Protocol, Public, Task
 
 IDENTIFY_PROMPT_VERSION = "identify-v1"
 SYSTEM = "You read neural-network weights and say what the network does. Follow the task constraints exactly."
@@ -45,17 +45,18 @@ class IdentifyTask(Task):
         self.private_set = source.private_folder
 
     @cached_property
-    def game(self) -> Game:
-        return Game(
-            self.binding.game,
-            self.public().description,
-            1.0,
-            1,
-            (10, 10, len(CHANNEL_NAMES)),
-            CHANNEL_NAMES,
-            ACTION_NAMES,
-            "",
-        )
+    def facts(self) -> Facts:
+        """The game the network was trained on (the answer: exports show `public()`), a score of 0 or 1, one
+        question."""
+        return Facts(self.binding.game, self.public().description, 1.0, 1)
+
+    def digest_facts(self) -> dict:
+        """Suite 6's digest of an identify task also hashed the network's input and action names (those of
+        every MinAtar game) and an empty source path: kept as they were until the suite's next version."""
+        facts = super().digest_facts()
+        names = {"input_names": CHANNEL_NAMES, "action_names": ACTION_NAMES, "source_path": ""}
+        facts["game"] |= {"input_shape": (10, 10, len(CHANNEL_NAMES)), **names}
+        return facts
 
     def public(self) -> Public:
         listed = f"{len(candidates())} candidates listed" if self.choice else "no candidates listed"

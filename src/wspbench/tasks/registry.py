@@ -116,7 +116,7 @@ def _problem(task, taken: dict[str, Task], reserved: frozenset[str], kept: dict[
     if not isinstance(task, Task):
         return f"{type(task).__name__:.40} is not a Task"
     try:
-        task_id, family, game = task.id, task.family, task.game.name
+        task_id, family, game = task.id, task.family, task.facts.name
     except Exception as error:  # noqa: BLE001 - a property of someone else's class
         return f"its id, family or game cannot be read: {safe_message(error)}"
     if not isinstance(task_id, str) or not PLUGIN_ID.fullmatch(task_id):
@@ -134,8 +134,8 @@ def _names(tasks: Iterable[Task]) -> dict[str, Task]:
     """The task each bare game name names, among `tasks`: the one that plays that game under its own name."""
     found: dict[str, list[Task]] = {}
     for task in tasks:
-        if task.id == task.game.name or task.id.endswith("/" + task.game.name):
-            found.setdefault(task.game.name, []).append(task)
+        if task.id == task.facts.name or task.id.endswith("/" + task.facts.name):
+            found.setdefault(task.facts.name, []).append(task)
     return {name: named[0] for name, named in found.items() if len(named) == 1}
 
 

@@ -41,7 +41,9 @@ __all__ = [
     "PROTOCOLS",
     "AnswerError",
     "Environment",
+    "Facts",
     "Game",
+    "GameTask",
     "Protocol",
     "Score",
     "Step",
@@ -53,13 +55,21 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class Game:
-    """What a task's prompt, `wsp games` and the exports say about its game: each fact written once."""
+class Facts:
+    """What every task states about itself, whatever its answer: what `wsp games`, the exports and the score's
+    normalisation read. Each fact written once."""
 
-    name: str  # "breakout", "ferry", "superbeam"
+    name: str  # the game the task is about: "breakout", "ferry", "superbeam"
     description: str  # one line
     score_cap: float  # the raw score that counts as 1.0
-    max_steps: int  # the most network decisions in one episode
+    max_steps: int  # the longest an episode can be, in `Score.lengths` (network decisions; 1 for a question)
+
+
+@dataclass(frozen=True)
+class Game(Facts):
+    """A game that a task's network plays (`GameTask.game`): its facts, and what its prompt, replays and weight
+    pictures say of its inputs, actions and source."""
+
     input_shape: tuple[int, ...]  # the network's inputs before flattening: (10, 10, 6) grid, (8,) features
     input_names: tuple[str, ...]  # names along the last axis: MinAtar's six channels, SUPERBEAM's features
     action_names: tuple[str, ...]
@@ -243,11 +253,11 @@ class Task(ABC):
     family: str  # the family module's name
     network: Network
     answer_format: str  # the fenced block a reply ends with: "edits", "json"
-    game: Game
+    facts: Facts  # what the task states about itself (a game task's are its game's: `GameTask.game`)
     prompt_version: str  # bump when the prompt text changes (tests/tasks/test_prompts.py)
     default_episodes: int  # scoring episodes when none are given
     max_episodes: int  # how many held-out episodes exist (a larger count plays them all)
-    protocols: tuple[str, ...] = PROTOCOLS  # the protocols it can be run under
+    protocols: tuple[str, ...] = ("one-shot",)  # the protocols it can be run under (feedback: a GameTask)
     max_answer_chars: int = MAX_ANSWER_CHARS  # the longest reply `read` takes (every reader of answers bounds by it)
     breakdown: str | None = None  # the part of its family that reports give a mean of (repair: the damage kind)
     private_set: Path | None = None  # the folder outside the package that grading reads (a private set's, loaded
@@ -262,7 +272,7 @@ class Task(ABC):
         """What exports show a model of this task (Harbor names, `task.toml`, JSONL columns, Inspect samples,
         OpenEnv observations): its id, game and description. A task whose id or game names its answer (the
         reading families) overrides this with an opaque id (`opaque_id`) that the registry also resolves."""
-        return Public(self.id, self.game.name, self.game.description)
+        return Public(self.id, self.facts.name, self.facts.description)
 
     # --- the prompt ---------------------------------------------------------------------------------
     @abstractmethod
@@ -318,7 +328,7 @@ class Task(ABC):
     def scoring_rule(self, count: int) -> str:
         """How the score is made, in words (exports describe a task with it)."""
         return (
-            f"the mean value of {count} held-out episodes, normalised by the cap {self.game.score_cap:g} "
+            f"the mean value of {count} held-out episodes, normalised by the cap {self.facts.score_cap:g} "
             "(1.0 at the cap)"
         )
 
@@ -352,7 +362,7 @@ class Task(ABC):
         values, lengths, details = self.results(weights, episodes, engine, workers, progress)
         raw = float(np.mean(values))  # the reference's rounding (pairwise summation)
         caps = tuple(float(c) for c in details.pop("episode_caps", ()))
-        cap = max(float(np.mean(caps)), MIN_CAP) if caps else self.game.score_cap
+        cap = max(float(np.mean(caps)), MIN_CAP) if caps else self.facts.score_cap
         return Score(
             self.id,
             normalize(raw, cap),
@@ -400,7 +410,7 @@ class Task(ABC):
     def rejected(self, error: str) -> Score:
         """A rejection, even when the game itself is broken (its cap cannot be read: cap 0 then)."""
         try:
-            cap = self.game.score_cap
+            cap = self.facts.score_cap
         except Exception:  # noqa: BLE001 - the error being reported is usually this very failure
             cap = 0.0
         return Score(self.id, 0.0, 0.0, cap, error=error)
@@ -415,25 +425,35 @@ class Task(ABC):
         """Measured normalised scores of reference players (e.g. {"zero": 0.0, "reference": 0.6}), if any."""
         return {}
 
-    def digest(self) -> str:
-        """A hash over everything that decides this task's scores: prompt, game source, cap, episodes, seeds."""
-        facts = {
+    def digest_facts(self) -> dict:
+        """Everything that decides this task's scores, for `digest`: prompt, game source, facts, episodes, seeds."""
+        return {
             "id": self.id,
             "prompt_version": self.prompt_version,
             "messages": self.messages(),
             "source": self.game_source(),
-            "game": asdict(self.game),
+            "game": asdict(self.facts),
             "calibration": self.calibration(),
             "seeds": self.seeds(),
             "network": repr(self.network),
         }
-        return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
+
+    def digest(self) -> str:
+        """A hash of `digest_facts`: two tasks with one digest score every answer alike."""
+        return hashlib.sha256(json.dumps(self.digest_facts(), sort_keys=True).encode()).hexdigest()
 
 
 class GameTask(Task):
     """A task whose answer is a network that plays a game: what replays, weight pictures, the trainer and the
     feedback protocol need beyond the core contract. MinAtar, SUPERBEAM and repair are game tasks; identify (whose
     answer names a game) is not."""
+
+    game: Game
+    protocols: tuple[str, ...] = PROTOCOLS
+
+    @property
+    def facts(self) -> Game:
+        return self.game
 
     @abstractmethod
     def game_source(self) -> str:
