@@ -1,5 +1,7 @@
 """Protocols: how a model meets a registry task (`wspbench/tasks/spec.py`), producing its TaskRecord.
 
+The rules are `wspbench/tasks/conversation.py`'s (the Inspect solver drives the same engine); this module pays
+for replies, grades and keeps the record:
 - one-shot: one request, one reply, graded once on the held-out episodes (`task.scoring_episodes`).
 - feedback: up to R rounds. A usable reply is scored on the training episodes (`task.training_episodes`)
   and the model is told `task.feedback(score)`; an unusable reply gets `task.parse_feedback(error)` and
@@ -29,6 +31,7 @@ from datetime import UTC, datetime
 from wspbench.evaluation.executors import ExecutorError
 from wspbench.harness.clients import ModelError, Notice
 from wspbench.harness.record import Reply, Round, RunConfig, TaskRecord
+from wspbench.tasks.conversation import Conversation, Turn
 from wspbench.tasks.spec import Score, Task, prompt_hash, safe_message
 
 GRADING = threading.Lock()  # grading already uses every core: one task grades at a time
@@ -66,15 +69,12 @@ def run_task(
     clock = {"grading_s": 0.0, "started": time.perf_counter()}
     try:
         protocol = config.protocol_spec
-        messages = task.messages(protocol)
+        conversation = Conversation(task, protocol)
+        messages = conversation.messages()
         record.prompt_version, record.prompt_sha256 = task.prompt_version, prompt_hash(messages)
         record.seeds, record.messages = task.seeds(protocol), [dict(m) for m in messages]
         on_update(record)
-        run = _Run(task, client, config, record, clock, status, on_update, paid, workers)
-        if config.protocol == "one-shot":
-            run.one_shot()
-        else:
-            run.feedback()
+        _Run(task, client, config, record, clock, status, on_update, paid, workers, conversation).converse()
         record.status = "ok"
     except (StopRun, ExecutorError):  # ExecutorError: a cluster lost, not this task's fault; the run stops
         raise
@@ -100,44 +100,38 @@ class _Run:
         on_update: Update,
         paid: list[Reply] | None,
         workers: int | None,
+        conversation: Conversation,
     ):
         self.task, self.client, self.config, self.record, self.clock = task, client, config, record, clock
         self.status, self.on_update, self.workers = status, on_update, workers
         self.sent = [dict(m) for m in record.messages]
         self.paid = list(paid or [])
-        self.read: dict[int, tuple] = {}  # each round's reply as `Task.check` read it, so it is read once
+        self.conversation = conversation
 
-    def one_shot(self) -> None:
-        self.status("waiting for the model")
-        entry = self.ask(1)
-        self.test(entry if entry.parse_error is None else None, entry)
-
-    def feedback(self) -> None:
-        rounds = self.config.rounds
-        best: tuple[tuple, Round] | None = None
-        entry = None
-        for number in range(1, rounds + 1):
-            self.status(f"round {number}/{rounds}: waiting for the model")
-            entry = self.ask(number)
-            if entry.parse_error is not None:
-                entry.feedback = self.task.parse_feedback(entry.parse_error)
-            else:
+    def converse(self) -> None:
+        """Ask, grade on training episodes and tell as the conversation says, then grade once on the held-out
+        episodes."""
+        feedback, rounds = self.conversation.feedback, self.config.rounds
+        while True:
+            number = len(self.conversation.turns) + 1
+            self.status(f"round {number}/{rounds}: waiting for the model" if feedback else "waiting for the model")
+            entry, turn = self.ask(number)
+            episodes = self.conversation.to_train(turn)
+            if episodes:
                 self.status(f"round {number}/{rounds}: training episodes")
-                entry.train = self.grade(entry, self.task.training_episodes(self.config.train_episodes))
-                entry.feedback = self.task.feedback(entry.train)
-                key = self.task.train_key(entry.train)
-                if entry.train.error is None and (best is None or key > best[0]):
-                    best = (key, entry)
-            self.on_update(self.record)
-            if best and self.task.perfect(best[1].train):
+                entry.train = self.grade(turn, episodes)
+                self.conversation.trained(turn, entry.train)
+            entry.feedback = turn.feedback
+            if feedback:
+                self.on_update(self.record)
+            follow_up = self.conversation.follow_up(turn)
+            if follow_up is None:
                 break
-            if number < rounds:
-                self.tell(entry.feedback)
-        graded = best[1] if best else None
-        self.test(graded, entry)
+            self.tell(follow_up)
+        self.test(self.conversation.graded(), turn)
 
-    def ask(self, number: int) -> Round:
-        """The next reply, stored in a new round (and saved) before anything reads it, then checked."""
+    def ask(self, number: int) -> tuple[Round, Turn]:
+        """The next reply, stored in a new round (and saved) before anything reads it, then read."""
         reply, reused = None, False
         if self.paid:
             reply, reused = self.paid.pop(0), True
@@ -150,28 +144,20 @@ class _Run:
         self.record.messages.append({"role": "assistant", "round": number})
         self.sent.append({"role": "assistant", "content": reply.content})
         self.on_update(self.record)
-        self.check(entry)
-        return entry
-
-    def check(self, entry: Round) -> None:
-        """Pick the text to grade (content, else reasoning), and note its parse error or its weights."""
-        read = self.task.check(entry.reply.content)
-        if read[2] and entry.reply.reasoning:
-            reasoned = self.task.check(entry.reply.reasoning)
-            if reasoned[2] is None:
-                entry.answer_source, read = "reasoning", reasoned
-        weights, _, entry.parse_error = read
+        turn = self.conversation.reply(reply.content, reply.reasoning)
+        weights, _, entry.parse_error = turn.read
+        entry.answer_source = turn.source
         entry.weights = None if weights is None else self.task.answer_record(weights)
-        self.read[entry.number] = read
+        return entry, turn
 
     def tell(self, text: str) -> None:
         self.record.messages.append({"role": "user", "content": text})
         self.sent.append({"role": "user", "content": text})
 
-    def grade(self, entry: Round, episodes: list[int]) -> Score:
-        """The round's answer graded on `episodes`; a reply that was not used (content None, say) as the text ""
-        it always stood for."""
-        read = self.read[entry.number] if entry.answer is not None else self.task.check("")
+    def grade(self, turn: Turn, episodes: list[int]) -> Score:
+        """The turn's answer graded on `episodes`; a reply without text (content None) as the text "" it always
+        stood for."""
+        read = turn.read if turn.text is not None else self.task.check("")
         with GRADING:
             started = time.perf_counter()
             try:
@@ -179,8 +165,8 @@ class _Run:
             finally:
                 self.clock["grading_s"] += time.perf_counter() - started
 
-    def test(self, graded: Round | None, last: Round) -> None:
-        """Grade once on the held-out episodes: the graded round's answer, or (no usable reply) the last reply,
+    def test(self, graded: Turn | None, last: Turn) -> None:
+        """Grade once on the held-out episodes: the graded turn's answer, or (no usable reply) the last reply,
         which scores 0 with its parse error."""
         self.status("grading on held-out episodes")
         self.record.best_round = graded.number if graded else None

@@ -23,6 +23,7 @@ from wspbench.harness.summary import family_scores
 from wspbench.statistics import Sample as Episodes
 from wspbench.tasks import Protocol, get_task, select, suite
 from wspbench.tasks import Task as WspTask
+from wspbench.tasks.conversation import Conversation
 from wspbench.tasks.spec import PROTOCOLS, prompt_hash
 from wspbench.tasks.spec import Score as WspScore
 
@@ -145,40 +146,38 @@ def sample(chosen: WspTask, spec: Protocol, facts: dict) -> Sample:
 
 @solver
 def feedback_rounds(rounds: int, train_episodes: int, engine: str = "auto", workers: int | None = None):
-    """Up to `rounds` replies; a usable one is scored on the training episodes and answered with
-    `task.feedback`, an unusable one with `task.parse_feedback`; a perfect training score stops early. The
-    best reply by `task.train_key` (else the last one) is left in the store for the scorer."""
+    """The feedback protocol, by the engine `wsp run` drives (`wspbench/tasks/conversation.py`): up to `rounds`
+    replies, each usable one scored on the training episodes and answered with `task.feedback`, an unusable one
+    with `task.parse_feedback`, a perfect training score stopping early. The reply to grade (the best by
+    `task.train_key`, else the last one) is left in the store for the scorer."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         chosen = get_task(state.metadata["task"])
-        training = chosen.training_episodes(train_episodes)
-        best, answer, history = None, "", []
-        for number in range(1, rounds + 1):
+        conversation = Conversation(chosen, Protocol("feedback", rounds, None, train_episodes))
+        history = []
+        while True:
             state = await generate(state)
-            answer, error = await off_loop(pick, chosen, state.output)
-            if error is not None:
-                train, feedback = None, chosen.parse_feedback(error)
-            else:
-                train = await off_loop(chosen.grade, answer, training, engine, workers)
-                feedback = chosen.feedback(train)
-                key = chosen.train_key(train)
-                if train.error is None and (best is None or key > best[0]):
-                    best = (key, train, answer, number)
+            turn = await off_loop(conversation.reply, *texts(state.output))
+            episodes = conversation.to_train(turn)
+            if episodes:
+                score = await off_loop(chosen.grade_checked, turn.read, episodes, engine, workers)
+                conversation.trained(turn, score)
             history.append(
                 {
-                    "round": number,
-                    "parse_error": error,
-                    "train": None if train is None else train.to_json(),
-                    "feedback": feedback,
+                    "round": turn.number,
+                    "parse_error": turn.error,
+                    "train": None if turn.train is None else turn.train.to_json(),
+                    "feedback": turn.feedback,
                 }
             )
-            if best and chosen.perfect(best[1]):
+            follow_up = conversation.follow_up(turn)
+            if follow_up is None:
                 break
-            if number < rounds:
-                state.messages.append(ChatMessageUser(content=feedback))
-        state.store.set(ANSWER, best[2] if best else answer)
+            state.messages.append(ChatMessageUser(content=follow_up))
+        graded = conversation.graded()
+        state.store.set(ANSWER, (graded or turn).text)
         state.store.set(ROUNDS, history)
-        state.metadata["best_round"] = best[3] if best else None
+        state.metadata["best_round"] = graded.number if graded else None
         return state
 
     return solve
@@ -222,8 +221,8 @@ def registry_score(episodes: int | None = None, engine: str = "auto", workers: i
     async def score(state: TaskState, target: Target) -> Score:
         chosen = get_task(state.metadata["task"])
         answer = state.store.get(ANSWER)
-        if answer is None:
-            answer = (await off_loop(pick, chosen, state.output))[0]
+        if answer is None:  # one-shot: the reply read as the engine reads it (content, else reasoning)
+            answer = (await off_loop(Conversation(chosen, Protocol()).reply, *texts(state.output))).text
         result = await off_loop(chosen.grade, answer, chosen.scoring_episodes(episodes), engine, workers)
         low, high = result.interval()
         explanation = result.error or (
@@ -235,23 +234,12 @@ def registry_score(episodes: int | None = None, engine: str = "auto", workers: i
     return score
 
 
-def pick(chosen: WspTask, output: ModelOutput) -> tuple[str, str | None]:
-    """The text to grade, as the harness chooses it (`_Run.check`): the reply's content, else its reasoning
-    when only the reasoning holds a usable answer; and the content's parse error (None when usable)."""
-    content = output.completion
-    error = parse_error(chosen, content)
-    if error is not None and output.choices:
-        parts = output.message.content
-        reasoning = (
-            "".join(p.reasoning for p in parts if isinstance(p, ContentReasoning)) if isinstance(parts, list) else ""
-        )
-        if reasoning and parse_error(chosen, reasoning) is None:
-            return reasoning, None
-    return content, error
-
-
-def parse_error(chosen: WspTask, text: str) -> str | None:
-    return chosen.check(text)[2]
+def texts(output: ModelOutput) -> tuple[str, str]:
+    """A reply's content and its reasoning text ("" without one), for `Conversation.reply`."""
+    parts = output.message.content if output.choices else ""
+    if not isinstance(parts, list):
+        return output.completion, ""
+    return output.completion, "".join(part.reasoning for part in parts if isinstance(part, ContentReasoning))
 
 
 async def off_loop(function, *args):
