@@ -25,7 +25,7 @@ from importlib import resources
 import numpy as np
 
 from wspbench.networks import Network, Weights
-from wspbench.tasks.registry import UnknownTask, get_task
+from wspbench.tasks.registry import UnknownTask, digest_of
 from wspbench.tasks.spec import group_of
 
 BASELINES_FILE = "baselines.json"
@@ -81,7 +81,7 @@ def is_current(task_id: str, entry: dict) -> bool:
 @cache
 def _digest(task_id: str) -> str | None:
     try:
-        return get_task(task_id).digest()
+        return digest_of(task_id)
     except UnknownTask:
         return None
 

@@ -44,7 +44,7 @@ DIGEST_CACHE = "task-digests.json"  # in `files.cache_folder()`
 log = logging.getLogger(__name__)
 _registered: dict[str, Callable[[], Iterable[Task]]] = {}
 _tasks: Registry | None = None
-_suite: tuple[Registry, Suite] | None = None  # the suite of one loaded registry
+_digests: tuple[Registry, dict[str, str]] | None = None  # the built-in tasks' digests of one loaded registry
 
 
 class UnknownTask(ValueError):
@@ -294,16 +294,29 @@ class Suite:
 
 
 def suite() -> Suite:
-    """The suite of the built-in tasks (computed once per loaded registry). Plugin tasks are not in it, so
-    installing one leaves the digest that runs record unchanged."""
-    global _suite
+    """The suite of the built-in tasks. Plugin tasks are not in it, so installing one leaves the digest that runs
+    record unchanged."""
+    digests = builtin_digests()
+    combined = hashlib.sha256("".join(f"{task_id}={digest}\n" for task_id, digest in digests.items()).encode())
+    return Suite(SUITE_NAME, SUITE_VERSION, combined.hexdigest(), len(digests))
+
+
+def digest_of(task_id: str) -> str:
+    """The digest of the task `task_id` names (`Task.digest`): a built-in task's from the cache (`task_digests`),
+    any other's computed. UnknownTask for an id that names none."""
+    task = get_task(task_id)
+    return builtin_digests().get(task.id) or task.digest()
+
+
+def builtin_digests() -> dict[str, str]:
+    """Every built-in task's digest, in suite order, found once per loaded registry."""
+    global _digests
     loaded = _load()
-    if _suite is None or _suite[0] is not loaded:
+    if _digests is None or _digests[0] is not loaded:
         tasks = [task for task_id, task in loaded.tasks.items() if task_id in loaded.builtin]
-        digests = task_digests(tasks)
-        combined = hashlib.sha256("".join(f"{t.id}={digests[t.id]}\n" for t in tasks).encode()).hexdigest()
-        _suite = (loaded, Suite(SUITE_NAME, SUITE_VERSION, combined, len(tasks)))
-    return _suite[1]
+        found = task_digests(tasks)
+        _digests = (loaded, {task.id: found[task.id] for task in tasks})
+    return _digests[1]
 
 
 def task_digests(tasks: list[Task]) -> dict[str, str]:
