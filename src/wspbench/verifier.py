@@ -356,7 +356,7 @@ def grade_step(
     try:
         task = find_task(task_id)
     except SettingsError as error:
-        return Score(task_id[:200], 0.0, 0.0, 1.0, error=str(error)), SETTINGS  # no task: its cap is unknown (1)
+        return unknown(task_id, str(error)), SETTINGS
     try:
         episodes = scoring_episodes(task, environ.get("WEIGHT_SPACE_EPISODES", str(task.default_episodes)))
     except SettingsError as error:
@@ -367,6 +367,11 @@ def grade_step(
         return task.rejected(str(error)[:MAX_MESSAGE_CHARS]), REJECTED
     score = task.grade(text, episodes, workers=workers)
     return score, REJECTED if score.error else GRADED
+
+
+def unknown(task_id: str, error: str) -> Score:
+    """The result for a task id that names no task, or a grading that failed before it had one (cap unknown: 1)."""
+    return Score(task_id[:200], 0.0, 0.0, 1.0, error=error)
 
 
 def numeric_reward(result: dict) -> dict[str, float]:
@@ -390,7 +395,7 @@ def run_step(
         result = score.to_json()
     except Exception as error:  # noqa: BLE001 - a bug must still end in a reward of 0
         failure = f"internal error of the verifier: {safe_message(error, 300)}"
-        result, code = Score(task_id[:200], 0.0, 0.0, 1.0, error=failure).to_json(), FAILED
+        result, code = unknown(task_id, failure).to_json(), FAILED
     folder = logs / "verifier"
     try:
         write_reward(folder / "details.json", result)
