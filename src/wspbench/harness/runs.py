@@ -339,7 +339,7 @@ class RunDir:
         self._write_json(final, record.to_json())
         (self.tasks / f"{slug(record.task, record.sample)}.partial.json").unlink(missing_ok=True)
         if self._opened is not None:
-            self._opened[1][record.task, record.sample] = TaskRecord.from_json(self.redactor.tree(record.to_json()))
+            self._opened[1][record.task, record.sample] = self.shown(record)
 
     def records(self) -> list[TaskRecord]:
         """The finished records of the manifest's tasks (each of its replies), in its order. A record that
@@ -383,8 +383,8 @@ class RunDir:
         _write_text(path, json.dumps(self.redactor.tree(data), indent=1, default=_jsonable))
 
     def shown(self, record: TaskRecord) -> TaskRecord:
-        """The record as it is stored: scrubbed of the run's secrets, for the console."""
-        return TaskRecord.from_json(self.redactor.tree(record.to_json())) if self.redactor else record
+        """The record as it is stored (scrubbed of the run's secrets): what the console shows and a run keeps."""
+        return TaskRecord.from_json(self.redactor.tree(record.to_json()))
 
     def _read(self, path: Path) -> TaskRecord:
         """A task record (finished or partial): RunDirError for another wspbench's record (left as it is),
