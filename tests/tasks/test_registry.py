@@ -361,7 +361,7 @@ def test_inspect_suggests_a_close_task_too():
 
 def test_cached_task_digests_are_the_computed_ones_and_a_stale_cache_is_recomputed(tmp_path, monkeypatch):
     from wspbench.files import files_key
-    from wspbench.tasks.registry import DIGEST_CACHE, task_digests
+    from wspbench.tasks.registry import DIGEST_CACHE, MAX_DIGEST_CACHE_BYTES, task_digests
 
     monkeypatch.setenv("WSP_CACHE_DIR", str(tmp_path))
     tasks = select("original/breakout,synth/ferry,superbeam,identify-choice/*,repair/breakout/*")
@@ -375,6 +375,10 @@ def test_cached_task_digests_are_the_computed_ones_and_a_stale_cache_is_recomput
     (tmp_path / DIGEST_CACHE).write_text(json.dumps({**cached, "key": "another checkout"}))
     assert task_digests(tasks) == computed
     (tmp_path / DIGEST_CACHE).write_text("{broken")
+    assert task_digests(tasks) == computed
+    (tmp_path / DIGEST_CACHE).write_text("[" * 100_000)  # nested too deep for the decoder
+    assert task_digests(tasks) == computed
+    (tmp_path / DIGEST_CACHE).write_bytes(b" " * (MAX_DIGEST_CACHE_BYTES + 1))  # too large: not read
     assert task_digests(tasks) == computed
 
     folder = tmp_path / "package"

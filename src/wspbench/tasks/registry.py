@@ -40,6 +40,7 @@ PLUGIN_ID = re.compile(r"[a-z0-9_][a-z0-9_.-]{0,39}(/[a-z0-9_][a-z0-9_.-]{0,39})
 SUGGESTIONS = 3  # at most this many "did you mean" ids
 DIGESTED_PACKAGES = ("wspbench", "minatar_synth", "superbeam", "minatar")  # every file a built-in task reads
 DIGEST_CACHE = "task-digests.json"  # in `files.cache_folder()`
+MAX_DIGEST_CACHE_BYTES = 1_000_000  # the cache holds ~110 digests (11 kB); a larger file is not read, only replaced
 
 log = logging.getLogger(__name__)
 _registered: dict[str, Callable[[], Iterable[Task]]] = {}
@@ -329,17 +330,17 @@ def task_digests(tasks: list[Task]) -> dict[str, str]:
 
     import numpy
 
-    from wspbench.files import cache_folder, files_key, write_atomic
+    from wspbench.files import cache_folder, files_key, read_bounded, write_atomic
 
     specs = [importlib.util.find_spec(name) for name in DIGESTED_PACKAGES]
     roots = [Path(spec.origin).parent for spec in specs if spec is not None and spec.origin]
     key = f"{sys.version}|{numpy.__version__}|{files_key(roots)}"
     path = cache_folder() / DIGEST_CACHE
     try:
-        cached = json.loads(path.read_bytes())
+        cached = json.loads(read_bounded(path, MAX_DIGEST_CACHE_BYTES, "digest cache"))
         if cached["key"] == key and all(isinstance(cached["digests"].get(task.id), str) for task in tasks):
             return cached["digests"]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         pass  # no cache yet, another version's or a broken one: computed again below
     digests = {task.id: task.digest() for task in tasks}
     try:
