@@ -4,6 +4,7 @@
 #   openenv  tests/export/test_openenv.py: a venv with openenv-core (it pulls gradio and pins an older
 #            pillow) and wspbench                                                      -> WSP_OPENENV_PYTHON
 #   chromium tests/report/test_report.py, the headless render: Debian's package        -> WSP_CHROMIUM
+#   bubblewrap  the agent protocol's sandbox (tests/sandbox/, the agent tests): Debian's package, bwrap on the PATH
 # A part already found at its location is reused (developers set the variables once); CI's defaults lie in the
 # fresh clone (.parts/, or WSP_PARTS), so nothing carries over between runs. Each step prints its wall time.
 # Also read: WSP_PYTHON (the openenv venv's, python3.11), WSP_PYTHON312 (else python3.12/3.13 or pyenv's),
@@ -87,17 +88,31 @@ chromium_part() {
     WSP_REQUIRE_PARTS+=" chromium"
 }
 
+bubblewrap_part() {
+    if ! command -v bwrap >/dev/null; then
+        if [[ "$(id -u)" != 0 ]] || ! command -v apt-get >/dev/null; then
+            PARTS_MISSING+=("bubblewrap: not installed, and apt-get as root is not available here (apt-get install -y\
+ bubblewrap), so the sandbox and agent tests skip")
+            return
+        fi
+        apt-get update -q >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q bubblewrap >/dev/null
+    fi
+    echo "[ci] bubblewrap: using $(command -v bwrap)"
+    WSP_REQUIRE_PARTS+=" bubblewrap"
+}
+
 timed() { # timed STEP COMMAND...: runs it and prints its wall time
     local started=$SECONDS
     "${@:2}"
     echo "[ci] $1: $((SECONDS - started)) s"
 }
 
-install_parts() { # install_parts [PART...]: those named, else all three
+install_parts() { # install_parts [PART...]: those named, else all four
     local part parts=("$@")
     WSP_REQUIRE_PARTS=""
     PARTS_MISSING=()
-    ((${#parts[@]})) || parts=(harbor openenv chromium)
+    ((${#parts[@]})) || parts=(harbor openenv chromium bubblewrap)
     for part in "${parts[@]}"; do
         timed "$part" "${part}_part"
     done

@@ -15,12 +15,24 @@ for size in ("COLUMNS", "LINES"):
 
 
 def missing_part(part: str, reason: str) -> NoReturn:
-    """Skips a test whose optional part (harbor, openenv, chromium) is absent here, but fails it when .ci/run
-    installed that part (it names them in WSP_REQUIRE_PARTS): a green CI means these tests ran."""
+    """Skips a test whose optional part (harbor, openenv, chromium, bubblewrap) is absent here, but fails it when
+    .ci/run installed that part (it names them in WSP_REQUIRE_PARTS): a green CI means these tests ran."""
     __tracebackhide__ = True  # the skip reports the test's own line
     if part in REQUIRED_PARTS:
         pytest.fail(f"{part} was installed for this run (WSP_REQUIRE_PARTS) but is not usable: {reason}")
     pytest.skip(f"{part}: {reason}")
+
+
+def need_sandbox() -> None:
+    """Skips a test of the agent protocol where no sandbox can start (bubblewrap missing), failing it in a CI run
+    that installed bubblewrap."""
+    __tracebackhide__ = True
+    from wspbench.sandbox import SandboxUnavailable, check
+
+    try:
+        check()
+    except SandboxUnavailable as error:
+        missing_part("bubblewrap", str(error))
 
 
 @pytest.fixture(scope="session")

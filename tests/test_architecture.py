@@ -15,6 +15,7 @@ LAYERS = {  # bottom to top
     "wspbench.inputs": 0,
     "wspbench.files": 0,
     "wspbench.statistics": 0,
+    "wspbench.sandbox": 0,
     "wspbench.games": 1,
     "wspbench.evaluation": 1,
     "wspbench.tasks": 2,

@@ -1,0 +1,307 @@
+"""A persistent Python kernel for a model's code, in a bubblewrap sandbox (docs/agent.md: the threat model).
+
+What it guarantees: the code sees a private working folder (a size-limited tmpfs holding the files it was given)
+and a private /tmp, both in memory and gone with the kernel, the standard library and numpy, read-only (the rest
+of its root is read-only too), and nothing else of the host: new user, pid, network, IPC and UTS
+namespaces, no host environment variables, no home, no repository, no wspbench (whose package ships reference
+answers). Each block has CPU-time, wall-clock, memory, file-size and output limits; processes are limited by a
+pids cgroup when the host runs as root (RLIMIT_NPROC does not bind root's processes) and by RLIMIT_NPROC
+otherwise, and every process a block starts is killed when it ends. A kernel that stops answering, or answers
+garbage, is killed and started again (its variables and files lost, and the result says so). Without a usable
+sandbox nothing runs: `check` and `Kernel` raise SandboxUnavailable, saying how to get one.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+import os
+import select
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path, PurePosixPath
+
+KERNEL = Path(__file__).with_name("kernel.py")  # the sandbox's side, bound read-only into it
+FOLDER = "/work"  # the working folder inside the sandbox
+SITE = "/sandbox/site"  # numpy's folder is bound here, the only package on sys.path
+START_S = 30.0  # for the sandbox to start and load its files
+GRACE_S = 5.0  # past a block's wall limit, the host kills the sandbox
+PIDS_CGROUPS = ("/sys/fs/cgroup/pids", "/sys/fs/cgroup")  # v1, v2
+INSTALL = (
+    "install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap) on a Linux kernel that allows user "
+    "namespaces (sysctl user.max_user_namespaces > 0)"
+)
+STATUSES = ("ok", "error", "cpu limit", "wall limit", "memory limit", "output limit", "killed")
+
+
+class SandboxUnavailable(RuntimeError):
+    """No sandbox can start here; the message says why and how to get one."""
+
+
+class KernelLost(Exception):
+    """The kernel stopped answering or answered garbage."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    cpu_s: float = 30.0  # CPU seconds per block
+    wall_s: float = 60.0  # wall-clock seconds per block
+    memory_bytes: int = 2 * 2**30  # address space of each process
+    processes: int = 32  # processes and threads at once
+    output_chars: int = 10_000  # of a block's stdout and stderr returned; the rest is cut, with a note
+    file_bytes: int = 64 * 2**20  # the largest file a block may write
+    folder_bytes: int = 256 * 2**20  # the working folder
+
+
+@dataclass(frozen=True)
+class BlockResult:
+    output: str  # stdout and stderr, as written, cut to Limits.output_chars with a note
+    seconds: float  # wall seconds
+    status: str  # one of STATUSES ("killed": the host stopped the kernel; see `restarted`)
+    restarted: bool = False  # the kernel was started again: its variables and files are lost
+
+
+def check() -> None:
+    """SandboxUnavailable unless a sandbox can start here (a real one is tried once per process)."""
+    failure = _failure()
+    if failure:
+        raise SandboxUnavailable(failure)
+
+
+@functools.cache
+def _failure() -> str | None:
+    if shutil.which("bwrap") is None:
+        return f"bubblewrap (bwrap) is not on the PATH: {INSTALL}"
+    if os.geteuid() == 0 and _pids_root() is None:
+        return "running as root, the process limit needs a writable pids cgroup (/sys/fs/cgroup/pids or cgroup v2)"
+    try:
+        with Kernel({}, Limits(wall_s=10.0)) as kernel:
+            result = kernel.run("import numpy")
+    except SandboxUnavailable as error:
+        return str(error)
+    return None if result.status == "ok" else f"the sandbox's Python cannot import numpy: {result.output[-300:]}"
+
+
+class Kernel:
+    """One persistent kernel; `files` (relative names) are its working folder at the start and after a restart."""
+
+    def __init__(self, files: Mapping[str, bytes], limits: Limits = Limits()):
+        self.files = {_relative(name): bytes(data) for name, data in files.items()}
+        self.limits = limits
+        self.process: subprocess.Popen | None = None
+        self.cgroup: Path | None = None
+        self._start()
+
+    def __enter__(self) -> Kernel:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def run(self, code: str) -> BlockResult:
+        started = time.perf_counter()
+        try:
+            reply = self._ask({"op": "run", "code": code}, self.limits.wall_s + GRACE_S)
+            status, output, size = reply["status"], str(reply["output"]), int(reply["bytes"])
+            if status not in STATUSES:
+                raise KernelLost(f"an unknown status {status!r:.40}")
+        except (KernelLost, KeyError, TypeError, ValueError) as lost:
+            self._restart()
+            seconds = time.perf_counter() - started
+            output = f"stopped: the kernel was killed after {seconds:.0f} s ({lost}) and started again"
+            return BlockResult(output, seconds, "killed", restarted=True)
+        if size > len(output.encode()):
+            output += f"\n[output cut: {size:,} bytes in all, the first {self.limits.output_chars:,} characters shown]"
+        return BlockResult(output, time.perf_counter() - started, status)
+
+    def read_file(self, name: str, limit: int, cut: bool = False) -> bytes:
+        """A file of the working folder, at most `limit` bytes (`cut`: its first `limit` bytes; else ValueError
+        when it is larger); FileNotFoundError when there is none."""
+        reply = self._request({"op": "read", "name": _relative(name), "limit": int(limit), "cut": cut}, limit)
+        return base64.b64decode(reply["data"])
+
+    def write_file(self, name: str, data: bytes) -> None:
+        self._request({"op": "write", "name": _relative(name), "data": base64.b64encode(data).decode()}, 0)
+
+    def close(self) -> None:
+        """Kill the sandbox and everything in it; idempotent."""
+        if self.process is not None:
+            try:
+                os.killpg(self.process.pid, 9)
+            except ProcessLookupError:
+                pass
+            self.process.wait()
+            for stream in (self.process.stdin, self.process.stdout):
+                stream.close()
+            self.process = None
+        if self.cgroup is not None:
+            _remove_cgroup(self.cgroup)
+            self.cgroup = None
+
+    # --- the host's side of the conversation ------------------------------------------------------------
+    def _start(self) -> None:
+        if shutil.which("bwrap") is None:
+            raise SandboxUnavailable(f"bubblewrap (bwrap) is not on the PATH: {INSTALL}")
+        command = _bwrap(self.limits)
+        if os.geteuid() == 0:
+            root = _pids_root()
+            if root is None:
+                raise SandboxUnavailable("running as root, the process limit needs a writable pids cgroup")
+            self.cgroup = _new_cgroup(root, self.limits.processes)
+            command = ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(self.cgroup), *command]
+        errors = tempfile.TemporaryFile()  # noqa: SIM115 - bwrap's own errors, for the message
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+            start_new_session=True,
+        )
+        start = {
+            "limits": asdict(self.limits),
+            "files": {name: base64.b64encode(data).decode() for name, data in self.files.items()},
+            "nproc": self.cgroup is None,
+        }
+        try:
+            self._send(start)
+            ready = self._receive(START_S, 4096)
+        except KernelLost as lost:
+            self.close()
+            errors.seek(0)
+            said = errors.read(2000).decode(errors="replace").strip()
+            raise SandboxUnavailable(f"the sandbox did not start ({lost}; {said or 'no message'}): {INSTALL}") from None
+        finally:
+            errors.close()
+        if ready != {"ready": True}:
+            self.close()
+            raise SandboxUnavailable("the sandbox's kernel did not say it was ready")
+
+    def _restart(self) -> None:
+        self.close()
+        self._start()
+
+    def _request(self, message: dict, size: int) -> dict:
+        """A file request: its reply, or the error it names raised here."""
+        try:
+            reply = self._ask(message, self.limits.wall_s, 2 * size)
+        except KernelLost:
+            self._restart()
+            raise OSError("the kernel stopped answering and was started again") from None
+        if "error" in reply:
+            error = FileNotFoundError if reply["error"] == "FileNotFoundError" else ValueError
+            raise error(str(reply.get("message", ""))[:500])
+        return reply
+
+    def _ask(self, message: dict, timeout_s: float, extra: int = 0) -> dict:
+        self._send(message)
+        reply = self._receive(timeout_s, 8 * self.limits.output_chars + extra + 4096)
+        if not isinstance(reply, dict):
+            raise KernelLost("a reply that is not an object")
+        return reply
+
+    def _send(self, message: dict) -> None:
+        data = json.dumps(message).encode()
+        try:
+            self.process.stdin.write(struct.pack(">I", len(data)) + data)
+            self.process.stdin.flush()
+        except (OSError, ValueError) as error:
+            raise KernelLost(f"it cannot be written to ({type(error).__name__})") from None
+
+    def _receive(self, timeout_s: float, most: int):
+        deadline = time.monotonic() + timeout_s
+        header = self._read(4, deadline)
+        (size,) = struct.unpack(">I", header)
+        if size > most:
+            raise KernelLost(f"a reply of {size:,} bytes")
+        try:
+            return json.loads(self._read(size, deadline))
+        except ValueError:
+            raise KernelLost("a reply that is not JSON") from None
+
+    def _read(self, size: int, deadline: float) -> bytes:
+        data, stream = b"", self.process.stdout
+        while len(data) < size:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([stream], [], [], left)[0]:
+                raise KernelLost("no answer in time")
+            chunk = os.read(stream.fileno(), size - len(data))
+            if not chunk:
+                raise KernelLost("it ended")
+            data += chunk
+        return data
+
+
+def _bwrap(limits: Limits) -> list[str]:
+    """The bubblewrap command of a kernel: the system's libraries, the interpreter and numpy read-only, a private
+    working folder and /tmp, new namespaces, no host environment."""
+    import numpy
+
+    prefix = Path(sys.base_prefix).resolve()
+    python = Path(sys.executable).resolve()
+    numpy_dir = Path(numpy.__file__).resolve().parent
+    command = ["bwrap", "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session"]
+    for system in ("/usr", "/bin", "/lib", "/lib64", "/etc/ld.so.cache", "/etc/alternatives"):
+        if os.path.exists(system):
+            command += ["--ro-bind", system, system]
+    command += ["--ro-bind", str(prefix), str(prefix)]
+    site = prefix / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+    if site.is_dir():
+        command += ["--tmpfs", str(site)]  # the interpreter's own packages stay hidden
+    if not python.is_relative_to(prefix):
+        command += ["--ro-bind", str(python), str(python)]
+    command += ["--ro-bind", str(numpy_dir), f"{SITE}/numpy"]
+    libs = numpy_dir.with_name("numpy.libs")
+    if libs.is_dir():
+        command += ["--ro-bind", str(libs), f"{SITE}/numpy.libs"]
+    command += ["--ro-bind", str(KERNEL), "/sandbox/kernel.py", "--proc", "/proc", "--dev", "/dev"]
+    command += ["--size", str(limits.file_bytes + 2**20), "--tmpfs", "/tmp"]
+    command += ["--size", str(limits.folder_bytes), "--tmpfs", FOLDER, "--chdir", FOLDER, "--remount-ro", "/"]
+    environment = {"PATH": "/usr/bin:/bin", "HOME": FOLDER, "LANG": "C.UTF-8", "PYTHONPATH": SITE}
+    environment |= {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    environment["PYTHONDONTWRITEBYTECODE"] = "1"
+    command += ["--clearenv"] + [part for name, value in environment.items() for part in ("--setenv", name, value)]
+    return command + [str(python), "-s", "-u", "/sandbox/kernel.py"]
+
+
+def _relative(name: str) -> str:
+    path = PurePosixPath(name)
+    if not name or path.is_absolute() or ".." in path.parts or "\x00" in name:
+        raise ValueError(f"{name!r:.80} is not a file of the working folder")
+    return str(path)
+
+
+def _pids_root() -> Path | None:
+    """A pids cgroup hierarchy this process may create groups in, or None."""
+    for root in map(Path, PIDS_CGROUPS):
+        controllers = root / "cgroup.subtree_control"
+        usable = root.name == "pids" or (controllers.is_file() and "pids" in controllers.read_text().split())
+        if usable and os.access(root, os.W_OK):
+            return root
+    return None
+
+
+def _new_cgroup(root: Path, processes: int) -> Path:
+    group = Path(tempfile.mkdtemp(prefix="wspbench-sandbox-", dir=root))
+    try:
+        (group / "pids.max").write_text(str(processes))
+    except OSError as error:
+        _remove_cgroup(group)
+        raise SandboxUnavailable(f"the pids cgroup {group} cannot be set ({error})") from None
+    return group
+
+
+def _remove_cgroup(group: Path) -> None:
+    for _ in range(50):  # the kernel frees the group once its last process is reaped
+        try:
+            group.rmdir()
+            return
+        except OSError:
+            time.sleep(0.02)

@@ -1,0 +1,201 @@
+"""The sandbox's side of a kernel: run by the sandboxed Python (standard library and numpy only; it never sees
+wspbench), it executes a model's blocks in one persistent namespace. `wspbench/sandbox/__init__.py` starts it
+and is the only thing it talks to: one message at a time, each a 4-byte length and a JSON object, on the file
+descriptors that were its stdin and stdout (a block's own output goes to a capture file instead).
+
+Per block: the CPU limit is the soft RLIMIT_CPU moved forward (SIGXCPU stops the block, every second until it
+ends), the wall limit a timer (SIGALRM), both raised as exceptions that `except Exception` does not catch;
+memory is RLIMIT_AS, file size RLIMIT_FSIZE (a write past it fails); after the block every other process in
+the sandbox's pid namespace is killed.
+"""
+
+import base64
+import errno
+import json
+import os
+import resource
+import signal
+import struct
+import sys
+import traceback
+
+CAPTURE = "/tmp/.block-output"  # a block's stdout and stderr (outside the working folder)
+MAX_REQUEST = 64 * 2**20
+
+
+class CpuLimit(BaseException):
+    """The block used its CPU time."""
+
+
+class WallLimit(BaseException):
+    """The block used its wall time."""
+
+
+def read_exact(fd, size):
+    data = b""
+    while len(data) < size:
+        chunk = os.read(fd, size - len(data))
+        if not chunk:
+            raise EOFError
+        data += chunk
+    return data
+
+
+def receive(fd):
+    (size,) = struct.unpack(">I", read_exact(fd, 4))
+    if size > MAX_REQUEST:
+        raise ValueError("request too large")
+    return json.loads(read_exact(fd, size))
+
+
+def send(fd, message):
+    data = json.dumps(message).encode()
+    data = struct.pack(">I", len(data)) + data
+    while data:
+        data = data[os.write(fd, data) :]
+
+
+def raiser(error):
+    def handler(signum, frame):
+        raise error
+
+    return handler
+
+
+def cpu_seconds():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(code, namespace, limits):
+    """One block, its output captured; (status, output, output size in bytes)."""
+    capture = os.open(CAPTURE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(capture, 1)
+    os.dup2(capture, 2)
+    os.close(capture)
+    status = "ok"
+    try:
+        resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_seconds() + limits["cpu_s"]) + 1, resource.RLIM_INFINITY))
+        signal.setitimer(signal.ITIMER_REAL, limits["wall_s"])
+        exec(compile(code, "<block>", "exec"), namespace)
+    except CpuLimit:
+        status = report("cpu limit", f"stopped: the block used its {limits['cpu_s']:g} s of CPU time")
+    except WallLimit:
+        status = report("wall limit", f"stopped: the block ran for its {limits['wall_s']:g} s of wall time")
+    except MemoryError:
+        status = report("memory limit", f"stopped: MemoryError (each process has {limits['memory_bytes']:,} bytes)")
+    except OSError as error:
+        if error.errno != errno.EFBIG:
+            status = report("error", error)
+        else:
+            status = report("output limit", f"stopped: a file reached the limit of {limits['file_bytes']:,} bytes")
+    except BaseException as error:  # noqa: BLE001 - the block's error is its output; SystemExit included
+        status = report("error", error)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        resource.setrlimit(resource.RLIMIT_CPU, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    end_other_processes()
+    return status, *captured(limits["output_chars"])
+
+
+def report(status, what):
+    """Write why the block stopped (a message, or an exception's traceback without this file's frame) to its
+    output, as far as the file limit lets it; the status."""
+    try:
+        if isinstance(what, BaseException):
+            traceback.print_exception(type(what), what, what.__traceback__.tb_next)
+        else:
+            print(what, file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+    return status
+
+
+def end_other_processes():
+    """Kill every process the block left in the sandbox (kill(-1) reaches only this pid namespace), and reap them."""
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    while True:  # every child is dying: wait for each (orphans of theirs are bubblewrap's init's to reap)
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+
+
+def captured(chars):
+    """The block's output: its first `chars` characters, and the size of all of it in bytes."""
+    size = os.path.getsize(CAPTURE)
+    with open(CAPTURE, "rb") as file:
+        text = file.read(4 * chars).decode("utf-8", "replace")
+    return text[:chars], size
+
+
+def inside(name):
+    """A path of the working folder (a plain relative name), else ValueError."""
+    path = os.path.normpath(name)
+    if os.path.isabs(path) or path.startswith(".."):
+        raise ValueError(f"{name!r} is not a file of the working folder")
+    return path
+
+
+def write(name, data):
+    path = inside(name)
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "wb") as file:
+        file.write(data)
+
+
+def serve(requests, replies, namespace, limits):
+    while True:
+        request = receive(requests)
+        try:
+            if request["op"] == "run":
+                status, output, size = run(request["code"], namespace, limits)
+                send(replies, {"status": status, "output": output, "bytes": size})
+            elif request["op"] == "read":
+                path = inside(request["name"])
+                if not os.path.isfile(path):
+                    raise FileNotFoundError(f"no file {request['name']!r} in the working folder")
+                if os.path.getsize(path) > request["limit"] and not request["cut"]:
+                    raise ValueError(f"{request['name']!r} is over the limit of {request['limit']:,} bytes")
+                with open(path, "rb") as file:
+                    data = file.read(request["limit"])
+                send(replies, {"data": base64.b64encode(data).decode()})
+            elif request["op"] == "write":
+                write(request["name"], base64.b64decode(request["data"]))
+                send(replies, {})
+        except (OSError, ValueError) as error:
+            send(replies, {"error": type(error).__name__, "message": str(error)[:500]})
+
+
+def main():
+    requests, replies = os.dup(0), os.dup(1)
+    null = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    start = receive(requests)
+    limits = start["limits"]
+    for name, data in start["files"].items():
+        write(name, base64.b64decode(data))
+    memory, size = limits["memory_bytes"], limits["file_bytes"]
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    if start["nproc"]:
+        resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"], limits["processes"]))
+    signal.signal(signal.SIGXCPU, raiser(CpuLimit))
+    signal.signal(signal.SIGALRM, raiser(WallLimit))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the file limit fails instead
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+    send(replies, {"ready": True})
+    serve(requests, replies, namespace, limits)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,204 @@
+"""The agent protocol's sandbox (`wspbench/sandbox/`), each guarantee proved by a hostile block in a real
+bubblewrap sandbox: no network, no host environment or files, no writes outside its folder, and a fork bomb, a
+memory bomb, an endless loop, a sleep and a flood of output each stopped within its limit, after which the
+kernel still serves the next block (with its variables, unless it had to be started again)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from pathlib import Path
+
+import numpy
+import pytest
+
+import wspbench
+from tests.conftest import need_sandbox
+from wspbench.sandbox import Kernel, Limits, SandboxUnavailable, _failure
+
+LIMITS = Limits(cpu_s=2.0, wall_s=3.0, memory_bytes=768 * 2**20, output_chars=2000, file_bytes=8 * 2**20)
+
+
+@pytest.fixture
+def kernel():
+    need_sandbox()
+    with Kernel({"task.md": b"the task", "data/w.npy": b"\x93NUMPY"}, LIMITS) as started:
+        assert started.run("marker = 41 + 1").status == "ok"
+        yield started
+
+
+def still_serves(kernel: Kernel, restarted: bool = False) -> None:
+    """The next block runs, and the variable set before the hostile one is there (gone after a restart)."""
+    result = kernel.run("print(marker)")
+    if restarted:
+        assert result.status == "error" and "NameError" in result.output
+    else:
+        assert (result.status, result.output) == ("ok", "42\n")
+
+
+def test_state_files_and_numpy(kernel):
+    result = kernel.run("import numpy as np, os\nprint(sorted(os.listdir('.')), os.getcwd(), np.arange(3).sum())")
+    assert result.output == "['data', 'task.md'] /work 3\n" and result.status == "ok"
+    assert kernel.run("open('notes.txt', 'w').write('x' * 100)").status == "ok"
+    assert kernel.read_file("notes.txt", 100) == b"x" * 100 and kernel.read_file("task.md", 4, cut=True) == b"the "
+    with pytest.raises(ValueError, match="over the limit"):
+        kernel.read_file("notes.txt", 99)
+    with pytest.raises(FileNotFoundError):
+        kernel.read_file("missing.txt", 10)
+    for name in ("/etc/hostname", "../outside", ""):
+        with pytest.raises(ValueError, match="not a file of the working folder"):
+            kernel.read_file(name, 10)
+    kernel.write_file("candidate.txt", b"y")
+    assert kernel.run("print(open('candidate.txt').read())").output == "y\n"
+    still_serves(kernel)
+
+
+NETWORK = """
+import socket
+try:
+    socket.create_connection(("127.0.0.1", {port}), timeout=2)
+    print("connected")
+except OSError as error:
+    print("refused", type(error).__name__)
+try:
+    socket.getaddrinfo("example.com", 80)
+    print("resolved")
+except OSError as error:
+    print("no name service", type(error).__name__)
+"""
+
+
+def test_no_network(kernel):
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        result = kernel.run(NETWORK.format(port=port))
+        server.settimeout(0.5)
+        with pytest.raises(TimeoutError):
+            server.accept()  # nothing reached the host's socket
+    assert result.output.startswith("refused") and "no name service" in result.output
+    assert kernel.run("import os; print(sorted(os.listdir('/sys/class/net')) if os.path.exists('/sys') else '-')")
+    still_serves(kernel)
+
+
+def test_no_host_environment_or_files(tmp_path, monkeypatch):
+    need_sandbox()
+    secret = "sk-test-secret-1234"
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "credentials").write_text(secret)
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    monkeypatch.setenv("HOME", str(home))
+    repository = Path(wspbench.__file__).resolve().parents[2]
+    probe = f"""
+import os, glob
+found = [key for key, value in os.environ.items() if {secret!r} in value or key == "OPENAI_API_KEY"]
+for path in glob.glob("/proc/*/environ") + glob.glob("/proc/*/cmdline"):
+    try:
+        if {secret!r}.encode() in open(path, "rb").read():
+            found.append(path)
+    except OSError:
+        pass
+for path in ({str(home / "credentials")!r}, {str(repository)!r}, {str(Path(wspbench.__file__))!r}, "/root/.bashrc"):
+    found += [path] if os.path.exists(path) else []
+try:
+    import wspbench
+    found.append("wspbench")
+except ImportError:
+    pass
+print(found, os.environ["HOME"])
+"""
+    with Kernel({}, LIMITS) as kernel:
+        assert kernel.run(probe).output == "[] /work\n"
+
+
+def test_nothing_is_written_outside_the_working_folder(kernel, tmp_path):
+    name = f"wspbench-escape-{os.getpid()}-{time.time_ns()}"
+    targets = ["/tmp", "/", "/usr", str(Path(os.__file__).parent), str(Path(numpy.__file__).parent), str(tmp_path)]
+    attempt = "try:\n    open({path!r}, 'w').write('x')\n    print('wrote', {target!r})\nexcept OSError:\n    pass"
+    code = "\n".join(attempt.format(path=f"{target}/{name}", target=target) for target in targets)
+    result = kernel.run(code)
+    assert result.output == "wrote /tmp\n"  # the sandbox's own /tmp, a private tmpfs (its root is read-only)
+    assert not [target for target in targets if Path(target, name).exists()]
+    still_serves(kernel)
+
+
+FORK_BOMBS = [
+    "import os, time\nwhile True:\n    if os.fork() == 0:\n        time.sleep(60)\n        os._exit(0)",
+    "import subprocess, sys\nwhile True:\n    subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])",
+]
+MEMORY_BOMBS = [  # allocations the limit refuses at once (touching pages runs at ~125 MB/s on this VM)
+    "import numpy\nx = numpy.ones(10**10)",
+    "import numpy\nx = []\nwhile True:\n    x.append(numpy.empty(10**7))",
+    "x = 'x' * 10**10",
+]
+FLOODS = ["while True:\n    print('y' * 1000)", "import os\nwhile True:\n    os.write(1, b'z' * 10**6)"]
+
+
+@pytest.mark.parametrize("bomb", FORK_BOMBS)
+def test_a_fork_bomb_stops_at_the_process_limit_and_its_processes_end_with_the_block(kernel, bomb):
+    result = kernel.run(bomb)
+    assert result.status == "error" and "Resource temporarily unavailable" in result.output
+    assert result.seconds < LIMITS.wall_s + 1
+    count = kernel.run("import os\nprint(len([p for p in os.listdir('/proc') if p.isdigit()]))")
+    assert int(count.output) <= 3  # bubblewrap's init, the kernel (and the listing's own process at most)
+    still_serves(kernel)
+
+
+@pytest.mark.parametrize("bomb", MEMORY_BOMBS)
+def test_a_memory_bomb_stops_at_the_memory_limit(kernel, bomb):
+    result = kernel.run(bomb)
+    assert result.status == "memory limit" and "MemoryError" in result.output
+    still_serves(kernel)
+
+
+def test_an_endless_loop_stops_at_the_cpu_limit():
+    need_sandbox()
+    limits = Limits(cpu_s=1.0, wall_s=60.0)  # a loaded machine gives the loop less than a core: CPU time decides
+    with Kernel({}, limits) as kernel:
+        kernel.run("marker = 42")
+        result = kernel.run("while True:\n    pass")
+        assert result.status == "cpu limit" and result.seconds < limits.wall_s
+        assert result.output == "stopped: the block used its 1 s of CPU time\n"
+        still_serves(kernel)
+
+
+def test_a_sleep_stops_at_the_wall_limit(kernel):
+    result = kernel.run("import time\ntime.sleep(10**6)")
+    assert result.status == "wall limit" and LIMITS.wall_s <= result.seconds <= LIMITS.wall_s + 1
+    still_serves(kernel)
+
+
+@pytest.mark.parametrize("flood", FLOODS)
+def test_a_flood_of_output_stops_at_the_file_limit_and_comes_back_cut(kernel, flood):
+    result = kernel.run(flood)
+    assert result.status == "output limit" and result.seconds < LIMITS.wall_s
+    body, note = result.output.rsplit("\n", 1)
+    assert len(body) <= LIMITS.output_chars and note.startswith(f"[output cut: {LIMITS.file_bytes:,} bytes in all")
+    still_serves(kernel)
+
+
+def test_a_block_that_ignores_its_limits_is_killed_and_the_kernel_starts_again(kernel):
+    result = kernel.run(
+        "import signal\nfor number in (signal.SIGXCPU, signal.SIGALRM):\n    signal.signal(number, signal.SIG_IGN)\n"
+        "while True:\n    pass"
+    )
+    assert result.status == "killed" and result.restarted and "started again" in result.output
+    assert kernel.read_file("task.md", 100) == b"the task"  # the starting files are back
+    still_serves(kernel, restarted=True)
+
+
+def test_without_bubblewrap_nothing_runs_and_the_message_says_how_to_get_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    _failure.cache_clear()
+    try:
+        with pytest.raises(SandboxUnavailable, match="apt-get install bubblewrap"):
+            Kernel({}, LIMITS)
+        from wspbench.sandbox import check
+
+        with pytest.raises(SandboxUnavailable, match="bubblewrap .bwrap. is not on the PATH"):
+            check()
+    finally:
+        _failure.cache_clear()
