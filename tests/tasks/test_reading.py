@@ -3,6 +3,7 @@ grading, shipped damage data and their place in `wsp run`."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -19,7 +20,7 @@ from wspbench.cli import app
 from wspbench.games.minatar import all_games
 from wspbench.networks import MINATAR_NETWORK
 from wspbench.statistics import aggregate_interval
-from wspbench.tasks import get_task, select
+from wspbench.tasks import agent, get_task, select
 from wspbench.tasks.identify import candidates, summary
 from wspbench.tasks.reading_set import CHOICE_SEEDS, FREE_SEEDS, READING
 from wspbench.tasks.repair import (
@@ -80,9 +81,24 @@ def test_the_identify_prompt_lists_every_weight_rounded_and_names_no_game(task_i
     else:
         assert not [name for name in named if re.search(rf"\b{name}\b", user, re.IGNORECASE)]
     assert "six" in user and "i = (row*10 + col)*6 + channel" in user and "```game" in user
-    assert task.game_source() == "" and task.protocols == ("one-shot",)
-    with pytest.raises(ValueError, match="one-shot only"):
+    assert task.game_source() == "" and task.protocols == ("one-shot", "agent")
+    with pytest.raises(ValueError, match="no feedback protocol"):
         task.messages(Protocol("feedback", 2, 10, 10))
+
+
+@pytest.mark.parametrize("task_id", ["identify-choice/snake_trail/1", "repair/breakout/swap_actions"])
+def test_the_agent_prompt_gives_the_weights_as_exact_files_instead_of_a_listing(task_id):
+    task = get_task(task_id)
+    protocol = Protocol("agent", 20, None, 10, 3)
+    one_shot, user = task.messages()[1]["content"], task.messages(protocol)[1]["content"]
+    assert len(NUMBER.findall(user)) < 300 < 20_486 < len(NUMBER.findall(one_shot))  # no listing of weights
+    assert "W1.npy (600, 32)" in user and "THE AGENT PROTOCOL" in user and len(user) < len(one_shot) / 10
+    files = agent.files(task, protocol)
+    assert files["task.md"] == user.encode()
+    for name, tensor in task.shown_network().items():
+        stored = np.load(io.BytesIO(files[f"{name}.npy"]), allow_pickle=False)
+        assert stored.dtype == np.float32 and np.array_equal(stored, tensor)  # exact, not rounded
+    assert ("game.py" in files) == (task.family == "repair")
 
 
 def test_identify_grades_the_named_game():

@@ -14,13 +14,24 @@ The rules:
 - feedback: up to `protocol.rounds` replies; a usable one is scored on the training episodes and answered with
   `task.feedback(score)`, an unusable one with `task.parse_feedback(error)`; a perfect training score
   (`task.perfect`) ends the rounds early; the best reply by `task.train_key` is the one graded.
+- agent (`tasks/agent.py`): up to `protocol.rounds` turns, each reply's blocks run in order (`steps`): a python
+  block in the driver's kernel (`ran`), a play or submit block's candidate read (`offer`; a `file NAME` the
+  driver reads from the kernel first), a play with a pass left scored on the training episodes (`played`), a
+  submit ending the run. A reply without blocks is read as a one-shot reply: a usable answer is submitted. The
+  answer graded is the submitted candidate, else the last usable one. Every `protocol.handoff` turns the driver
+  opens a fresh conversation (`handoff`) instead of sending the follow-up.
+
+A driver ends with `answer()`: what is graded on the held-out episodes, and from which turn.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from wspbench.tasks import agent
 from wspbench.tasks.spec import Protocol, Score, Task
+
+NO_ANSWER = (None, {}, None)  # an agent turn's reading before its blocks run: no answer, and no error either
 
 
 @dataclass
@@ -32,12 +43,38 @@ class Turn:
     source: str  # "content" or "reasoning"
     read: tuple  # `Task.check(text)`: (weights, about, error), so a reply is read once
     train: Score | None = None  # its score on the training episodes (feedback, usable replies)
-    feedback: str | None = None  # what the model is told about it (feedback)
+    feedback: str | None = None  # what the model is told about it (feedback; agent: a reply without blocks)
+    blocks: list[Block] = field(default_factory=list)  # agent: the reply's blocks, in order
+    candidate: Candidate | None = None  # agent: the last candidate the turn offered (usable or not)
+    dropped: int = 0  # agent: blocks beyond agent.MAX_BLOCKS, not run
 
     @property
     def error(self) -> str | None:
         """Why the reply cannot be used, or None."""
         return self.read[2]
+
+
+@dataclass
+class Block:
+    """One block of an agent reply and what became of it: the audit a run record keeps."""
+
+    kind: str  # one of agent.BLOCKS
+    body: str
+    status: str = "not run"  # python: the kernel's; play, submit: "played", "submitted", "not played", "unusable"
+    output: str = ""  # what the model is told about it
+    seconds: float = 0.0
+    passes: int = 0  # passes it used (a play that was scored: 1)
+    train: Score | None = None  # a play's score on the training episodes
+    candidate: str | None = None  # play, submit: the candidate it offered, as read (from its body or its file)
+
+
+@dataclass
+class Candidate:
+    """An answer and where it came from: the turn that offered it (None: no usable reply) and its reading."""
+
+    number: int | None
+    text: str
+    read: tuple  # `Task.check(text)`
 
 
 class Conversation:
@@ -46,14 +83,26 @@ class Conversation:
         self.turns: list[Turn] = []
         self.best: tuple[tuple, Turn] | None = None  # (train_key, turn) of the best usable reply so far
         self.feedback = protocol.name == "feedback"
-        self.training = task.training_episodes(protocol.train_episodes) if self.feedback else []
+        self.agent = protocol.name == "agent"
+        plays = self.feedback or (self.agent and agent.plays(task))
+        self.training = task.training_episodes(protocol.train_episodes) if plays else []
+        self.passes_left = agent.passes(task, protocol) if self.agent else 0
+        self.candidate: Candidate | None = None  # agent: the last usable candidate
+        self.submitted: Candidate | None = None  # agent: the final answer, once submitted
 
     def messages(self) -> list[dict]:
         """The opening conversation."""
         return self.task.messages(self.protocol)
 
     def reply(self, content: str | None, reasoning: str | None = None) -> Turn:
-        """The next reply, read: its content, else its reasoning when only that holds a usable answer."""
+        """The next reply, read: its content, else its reasoning when only that holds a usable answer. An agent
+        reply's blocks are found (and run later, by `steps`); without blocks, a usable answer is submitted."""
+        found = agent.blocks(content) if self.agent else []
+        if found:
+            kept = [Block(*b) for b in found[: agent.MAX_BLOCKS]]
+            turn = Turn(len(self.turns) + 1, content, "content", NO_ANSWER, blocks=kept, dropped=len(found) - len(kept))
+            self.turns.append(turn)
+            return turn
         turn = Turn(len(self.turns) + 1, content, "content", self.task.check(content))
         if turn.error and reasoning:
             reasoned = self.task.check(reasoning)
@@ -61,6 +110,11 @@ class Conversation:
                 turn = Turn(turn.number, reasoning, "reasoning", reasoned)
         if turn.error and self.feedback:
             turn.feedback = self.task.parse_feedback(turn.error)
+        if self.agent:
+            if turn.error:
+                turn.feedback = self.nothing_to_run(turn.error)
+            else:  # a plain answer: submitted as it is
+                turn.blocks = [Block("submit", turn.text)]
         self.turns.append(turn)
         return turn
 
@@ -76,8 +130,12 @@ class Conversation:
             self.best = (key, turn)
 
     def follow_up(self, turn: Turn) -> str | None:
-        """What to send after this turn, or None when the conversation is over: one-shot, the last round, or a
-        perfect training score."""
+        """What to send after this turn, or None when the conversation is over: one-shot, the last round, a
+        perfect training score, or (agent) a submitted answer."""
+        if self.agent:
+            if self.submitted or turn.number >= self.protocol.rounds:
+                return None
+            return turn.feedback or self.results(turn)
         if not self.feedback or turn.number >= self.protocol.rounds:
             return None
         if self.best and self.task.perfect(self.best[1].train):
@@ -91,3 +149,118 @@ class Conversation:
             return self.best[1] if self.best else None
         last = self.turns[-1]
         return last if last.error is None else None
+
+    def answer(self) -> Candidate:
+        """What is graded on the held-out episodes: the graded turn's answer, the agent's submitted (else last
+        usable) candidate; without one, the last reply (agent: the last candidate offered, else ""), which scores 0
+        with its error."""
+        if self.agent:
+            chosen = self.submitted or self.candidate
+            if chosen:
+                return chosen
+            offered = [turn.candidate for turn in self.turns if turn.candidate]
+            return Candidate(None, offered[-1].text, offered[-1].read) if offered else self.unread("")
+        graded = self.graded()
+        if graded:
+            return Candidate(graded.number, graded.text, graded.read)
+        last = self.turns[-1]
+        return Candidate(None, last.text, last.read) if last.text is not None else self.unread("")
+
+    def unread(self, text: str) -> Candidate:
+        return Candidate(None, text, self.task.check(text))
+
+    # --- the agent protocol -------------------------------------------------------------------------
+    def steps(self, turn: Turn):
+        """The turn's blocks to run, in order, until one submits (the rest stay "not run")."""
+        for block in turn.blocks:
+            if self.submitted:
+                return
+            yield block
+
+    def ran(self, block: Block, output: str, status: str, seconds: float) -> None:
+        """A python block's result, as the kernel gave it."""
+        block.output, block.status, block.seconds = output, status, seconds
+
+    def offer(self, turn: Turn, block: Block, file_text: str | None = None, file_error: str | None = None) -> list[int]:
+        """A play or submit block's candidate, read: from its body, from the file it names (read by the driver:
+        `file_text`, or why it could not be: `file_error`), or the last candidate for an empty body. Returns the
+        training episodes to play it on (a play with a pass left: the candidate played is `self.candidate`), else
+        []."""
+        name = agent.file_named(block.body)
+        if file_error is not None:
+            return self.refuse(block, "unusable", f"{name} cannot be read: {file_error}")
+        text = file_text if name else block.body
+        if name is None and not text.strip():
+            if self.candidate is None:
+                return self.refuse(block, "unusable", "there is no candidate yet (an empty block means the last one)")
+            chosen = self.candidate
+        else:
+            chosen = Candidate(turn.number, *self.read_candidate(text))
+            turn.candidate, block.candidate = chosen, chosen.text
+            if chosen.read[2] is not None:
+                return self.refuse(block, "unusable", f"the candidate cannot be used: {chosen.read[2]}")
+            self.candidate = chosen
+        if block.kind == "submit":
+            self.submitted = chosen
+            block.status, block.output = "submitted", "submitted: it is graded on the held-out episodes"
+            return []
+        if self.passes_left < 1:
+            why = "no passes are left" if agent.plays(self.task) else "this task has no plays (0 passes)"
+            return self.refuse(block, "not played", f"not played: {why}")
+        self.passes_left -= 1
+        block.passes = 1
+        return self.training
+
+    def played(self, block: Block, score: Score) -> None:
+        """A play's score on the training episodes: what the model is told, as feedback would tell it."""
+        block.train, block.status = score, "played" if score.error is None else "unusable"
+        block.output = f"{self.task.feedback(score)}\n({self.passes_left} passes left)"
+
+    def refuse(self, block: Block, status: str, why: str) -> list[int]:
+        block.status, block.output = status, why
+        return []
+
+    def read_candidate(self, text: str) -> tuple[str, tuple]:
+        """A candidate given fenced as a reply would, or as the bare body of its block (then fenced): its text and
+        its `Task.check` reading."""
+        read = self.task.check(text)
+        if read[2] is not None and "```" not in text:
+            fenced = f"```{self.task.answer_format}\n{text.rstrip(chr(10))}\n```\n"
+            again = self.task.check(fenced)
+            if again[2] is None:
+                return fenced, again
+        return text, read
+
+    def results(self, turn: Turn) -> str:
+        """The message after an agent turn: what each block gave, then what is left (no timings: the same blocks
+        and outputs make the same conversation)."""
+        parts = []
+        for number, block in enumerate(turn.blocks, 1):
+            cost = f", {block.passes} pass" if block.passes else ""
+            output = block.output or "(no output)"
+            parts.append(f"[block {number}: {block.kind}, {block.status}{cost}]\n{output}")
+        if turn.dropped:
+            parts.append(f"[{turn.dropped} more blocks were not run: a reply runs at most {agent.MAX_BLOCKS}]")
+        left = self.protocol.rounds - turn.number
+        parts.append(f"[{left} turns and {self.passes_left} passes left]")
+        return "\n\n".join(parts)
+
+    def nothing_to_run(self, error: str) -> str:
+        """What an agent reply without blocks or a usable answer is told: what it may send."""
+        return (
+            f"Your reply had no ```python, ```play or ```submit block, and no usable answer ({error}). Send a "
+            f"```python block to compute, a ```play block to score a candidate on training episodes "
+            f"({self.passes_left} passes left), or a ```submit block (or a plain ```{self.task.answer_format} "
+            "block) with your final answer."
+        )
+
+    def handoff_due(self, turn: Turn) -> bool:
+        """Whether the next message opens a fresh conversation (every `protocol.handoff` turns)."""
+        return self.agent and self.protocol.handoff > 0 and turn.number % self.protocol.handoff == 0
+
+    def handoff(self, notebook: str | None, results: str) -> list[dict]:
+        """The fresh conversation: the opening messages, then the notebook, the last candidate and `results`."""
+        candidate = self.candidate.text if self.candidate else None
+        left = self.protocol.rounds - len(self.turns)
+        note = agent.handoff_message(notebook, candidate, results, left, self.passes_left)
+        return [*self.messages(), {"role": "user", "content": note}]

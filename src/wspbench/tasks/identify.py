@@ -23,6 +23,7 @@ import numpy as np
 from wspbench.answers.game_name import BLOCK, named_game
 from wspbench.games.minatar import ACTION_NAMES, CHANNEL_NAMES, MinAtarGame, all_games
 from wspbench.networks import MINATAR_NETWORK, Weights
+from wspbench.tasks import agent
 from wspbench.tasks.reading_set import PUBLIC, ReadingSet
 from wspbench.tasks.spec import Facts, Progress, Protocol, Public, Task
 
@@ -34,7 +35,7 @@ class IdentifyTask(Task):
     family = "identify"
     network = MINATAR_NETWORK
     answer_format = "game"
-    protocols = ("one-shot",)
+    protocols = ("one-shot", "agent")  # no feedback, and no plays: either would tell the answer
     prompt_version = IDENTIFY_PROMPT_VERSION
     default_episodes = 1  # one question
     max_episodes = 1
@@ -73,9 +74,12 @@ class IdentifyTask(Task):
 
     # --- the prompt ---------------------------------------------------------------------------------
     def messages(self, protocol: Protocol = Protocol()) -> list[dict]:
-        if protocol.name != "one-shot":
-            raise ValueError(f"{self.id}: identify tasks are one-shot only (feedback would give the answer away)")
-        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": _prompt(self)}]
+        if protocol.name not in self.protocols:
+            raise ValueError(f"{self.id}: identify tasks have no {protocol.name} protocol (it would tell the answer)")
+        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": _prompt(self, protocol)}]
+
+    def shown_network(self) -> Weights:
+        return self.shown[0]
 
     # --- answers ------------------------------------------------------------------------------------
     def read(self, text: str) -> tuple[Weights, dict]:
@@ -130,10 +134,14 @@ def summary(game: MinAtarGame) -> str:
     return rest[:1].upper() + rest[1:] if rest and title.lower().replace(" ", "_") == game.game else game.description
 
 
-def _prompt(task: IdentifyTask) -> str:
+def _prompt(task: IdentifyTask, protocol: Protocol) -> str:
     from wspbench.tasks.minatar_prompt import actions_section, network_section, observation_section, weights_section
 
     weights, about = task.shown
+    in_agent = protocol.name == "agent"
+    given = "You get no code execution, no calculator and no environment: only the weights."
+    if in_agent:
+        given = f"{agent.mode(protocol)} You get no environment: only the weights, as files."
     options = candidates()
     if task.choice:
         listed = "\n".join(f"  {game.game}: {summary(game)}" for game in options)
@@ -145,7 +153,7 @@ def _prompt(task: IdentifyTask) -> str:
 Below is every weight of a small neural network that was trained by reinforcement learning (PPO, {about["steps"]:,}
 environment steps) to play one game on a 10x10 grid. Read the weights and say which game it was trained on.
 {which}
-You get no code execution, no calculator and no environment: only the weights.""",
+{given}""",
         observation_section(
             textwrap.fill(
                 "Each game puts its objects on these six channels; not every game uses every channel (a trained "
@@ -155,7 +163,7 @@ You get no code execution, no calculator and no environment: only the weights.""
         ),
         actions_section("Not every game uses every action; the others act like no-op."),
         network_section(),
-        weights_section(weights, "THE WEIGHTS"),
+        agent.weights_files(task, "THE WEIGHTS") if in_agent else weights_section(weights, "THE WEIGHTS"),
         f"""THE ANSWER
 End your reply with one {BLOCK} block that holds only the game's name, e.g.
 {BLOCK}
@@ -163,6 +171,8 @@ name_of_the_game
 ```
 Only the last {BLOCK} block counts. The score is 1 if it names the game the network was trained on, else 0.""",
     ]
+    if in_agent:
+        sections.append(agent.section(task, protocol))
     return "\n\n".join(sections) + "\n"
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from wspbench.games.minatar import ACTION_NAMES, ACTION_SEED, CHANNEL_NAMES, EPISODE_SEED, MinAtarGame, all_games
 from wspbench.networks import MINATAR_NETWORK, Weights
-from wspbench.tasks.spec import Game, GameTask, Progress, Protocol, Score, Step, Task
+from wspbench.tasks.spec import PROTOCOLS, Game, GameTask, Progress, Protocol, Score, Step, Task
 
 TRAIN_EPISODE_OFFSET = 100_000
 CALIBRATION_EPISODE_OFFSET = 200_000
@@ -31,6 +31,7 @@ class MinAtarTask(GameTask):
     family = "minatar"
     network = MINATAR_NETWORK
     answer_format = "edits"
+    protocols = PROTOCOLS
     default_episodes = DEFAULT_EPISODES
     max_episodes = TRAIN_EPISODE_OFFSET  # training episodes start there; at most as many of them
 

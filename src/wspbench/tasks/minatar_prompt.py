@@ -27,6 +27,7 @@ from wspbench.games.minatar import (
     MinAtarGame,
 )
 from wspbench.networks import MINATAR_NETWORK
+from wspbench.tasks import agent
 from wspbench.tasks.spec import Protocol
 
 MINATAR_PROMPT_VERSION = "minatar-v2"
@@ -63,7 +64,17 @@ def render(task, protocol: Protocol) -> list[dict]:
     user = render_minatar(
         game_facts(task.binding), protocol.name, protocol.rounds, len(episodes), protocol.train_episodes
     )
+    if protocol.name == "agent":
+        user = with_agent_section(user, task, protocol, "```edits block")
     return [{"role": "system", "content": MINATAR_SYSTEM}, {"role": "user", "content": user}]
+
+
+def with_agent_section(user: str, task, protocol: Protocol, answer: str) -> str:
+    """A MinAtar-style prompt in agent mode: THE AGENT PROTOCOL before its last line, which asks for blocks."""
+    last = f"\n\nReply with your reasoning, then one {answer}.\n"
+    if not user.endswith(last):
+        raise ValueError("the prompt does not end as a MinAtar prompt does")
+    return user[: -len(last)] + f"\n\n{agent.section(task, protocol)}\n\nReply with your reasoning, then your blocks.\n"
 
 
 @cache
@@ -127,6 +138,8 @@ def _task(game: GameFacts, protocol: str, rounds: int, train_episodes: int) -> s
             "This is one-shot mode: you get no training, no data, no gradients, no code execution, no "
             "calculator and no feedback from the environment. You write ONE reply; it is graded as it is."
         )
+    elif protocol == "agent":
+        mode = agent.mode(Protocol(protocol, rounds))
     else:
         mode = (
             f"This is feedback mode: you may reply up to {rounds} times. After each reply your "
@@ -219,6 +232,8 @@ def _scoring(game: GameFacts, protocol: str, n: int) -> str:
     training = ""
     if protocol == "feedback":
         training = "\nTraining episodes (feedback rounds) use other seeds; the scoring episodes are never shown to you."
+    elif protocol == "agent":
+        training = "\nTraining episodes (plays) use other seeds; the scoring episodes are never shown to you."
     return f"""SCORING
 {episodes_rule(n, game.max_steps)} The raw score is the mean episode return; the normalised score is
 min(max(raw, 0), {game.score_cap:g}) / {game.score_cap:g}, in [0, 1] ({game.score_cap:g} is this game's cap).

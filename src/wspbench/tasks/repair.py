@@ -34,9 +34,21 @@ import numpy as np
 from wspbench.answers.edits import float32_list
 from wspbench.games.minatar import MinAtarGame, all_games
 from wspbench.networks import MINATAR_NETWORK, Weights, sample_action
+from wspbench.tasks import agent
 from wspbench.tasks.minatar import MinAtarTask, seed_rule
 from wspbench.tasks.reading_set import PUBLIC, ReadingSet
-from wspbench.tasks.spec import AnswerError, Game, GameTask, Progress, Protocol, Public, Score, Task, weights_record
+from wspbench.tasks.spec import (
+    PROTOCOLS,
+    AnswerError,
+    Game,
+    GameTask,
+    Progress,
+    Protocol,
+    Public,
+    Score,
+    Task,
+    weights_record,
+)
 
 REPAIR_PROMPT_VERSION = "repair-v3"
 FLIPPED_UNITS = 8  # one unit's flip cost PPO's networks at most 15% of their return (docs/reading.md)
@@ -119,6 +131,7 @@ class RepairTask(GameTask):
     family = "repair"
     network = MINATAR_NETWORK
     answer_format = "edits"
+    protocols = PROTOCOLS
     prompt_version = REPAIR_PROMPT_VERSION
 
     def __init__(
@@ -160,6 +173,9 @@ class RepairTask(GameTask):
     @cached_property
     def damaged(self) -> Weights:
         return damage(self.trained, self.kind, self.parameter)
+
+    def shown_network(self) -> Weights:
+        return self.damaged
 
     @cached_property
     def reach(self) -> Weights:
@@ -327,6 +343,7 @@ def _prompt(task: RepairTask, protocol: Protocol) -> str:
         network_section,
         observation_section,
         weights_section,
+        with_agent_section,
     )
 
     facts = game_facts(task.binding)
@@ -353,8 +370,14 @@ def _prompt(task: RepairTask, protocol: Protocol) -> str:
         "write a new network."
     )
     kinds = "\n".join(f"  - {text}" for text in DAMAGES.values())
+    given = "You get no code execution, no calculator and no data: only the weights below and the game's source."
+    weights = weights_section(task.damaged, "THE DAMAGED NETWORK")
     if protocol.name == "one-shot":
         mode = "You write ONE reply; it is graded as it is."
+    elif protocol.name == "agent":
+        mode = agent.mode(protocol)
+        given = "You get the weights as files in your kernel (THE DAMAGED NETWORK below) and the game's source."
+        weights = agent.weights_files(task, "THE DAMAGED NETWORK")
     else:
         mode = (
             f"You may reply up to {protocol.rounds} times; after each reply your repaired network plays "
@@ -368,7 +391,7 @@ A small neural network was trained by reinforcement learning (PPO) to play the g
 damaged by ONE of these edits (which one, and which units, actions or channel it hit, is for you to find):
 {kinds}
 {_wrap(f"Repair it: write edits that undo the damage, so that the network plays as well as before. {mode}")}
-You get no code execution, no calculator and no data: only the weights below and the game's source.
+{given}
 - Your ```edits block is applied ON TOP of the damaged network: `=` overwrites, `+=`, `-=` and `*=` adjust its
   weights. Weights you do not edit keep their damaged values. An empty block changes nothing.
 - Only the LAST ```edits block of a reply counts.
@@ -377,13 +400,14 @@ You get no code execution, no calculator and no data: only the weights below and
         observation_section(facts.channel_notes),
         actions_section(facts.action_notes),
         network_section(),
-        weights_section(task.damaged, "THE DAMAGED NETWORK"),
+        weights,
         f"""SCORING
 {episodes_rule(n, facts.max_steps)}
 {_wrap(scoring)}""",
         edits_section("the float32 tensors of the damaged network"),
     ]
-    return "\n\n".join(sections) + "\n\nReply with your reasoning, then one ```edits block.\n"
+    user = "\n\n".join(sections) + "\n\nReply with your reasoning, then one ```edits block.\n"
+    return with_agent_section(user, task, protocol, "```edits block") if protocol.name == "agent" else user
 
 
 def _wrap(text: str) -> str:

@@ -29,8 +29,8 @@ from wspbench.inputs import BadValue
 from wspbench.networks import Network, Weights
 from wspbench.statistics import Sample, episodes_for, mean_interval, normalize, wilson
 
-PROTOCOLS = ("one-shot", "feedback")
-OFFLINE_MODELS = ("reference", "zero", "trained")  # built-in models that need no endpoint
+PROTOCOLS = ("one-shot", "feedback", "agent")
+OFFLINE_MODELS = ("reference", "zero", "trained", "reference-agent")  # built-in models that need no endpoint
 SCORE_FORMAT = "wspbench.score/1"
 MIN_CAP = 1e-9  # a cap measured on episodes (repair) is at least this
 MAX_SCORE_EPISODES = 100_000  # the most episodes a stored Score may hold (`wsp run --episodes` allows as many)
@@ -101,9 +101,11 @@ class Protocol:
     """How a model meets a task; the prompt states it. `episodes`: held-out scoring episodes."""
 
     name: str = "one-shot"  # one of PROTOCOLS
-    rounds: int = 1
+    rounds: int = 1  # replies at most: feedback rounds, agent turns
     episodes: int | None = None  # None: the task's default
-    train_episodes: int = 0
+    train_episodes: int = 0  # per feedback round or agent play
+    passes: int = 0  # agent: plays on training episodes allowed (`tasks/agent.py`)
+    handoff: int = 0  # agent: a fresh conversation every `handoff` turns (0: never)
 
     def __post_init__(self) -> None:
         if self.name not in PROTOCOLS:
@@ -257,7 +259,7 @@ class Task(ABC):
     prompt_version: str  # bump when the prompt text changes (tests/tasks/test_prompts.py)
     default_episodes: int  # scoring episodes when none are given
     max_episodes: int  # how many held-out episodes exist (a larger count plays them all)
-    protocols: tuple[str, ...] = ("one-shot",)  # the protocols it can be run under (feedback: a GameTask)
+    protocols: tuple[str, ...] = ("one-shot",)  # the protocols its prompt states (feedback: a GameTask's)
     max_answer_chars: int = MAX_ANSWER_CHARS  # the longest reply `read` takes (every reader of answers bounds by it)
     breakdown: str | None = None  # the part of its family that reports give a mean of (repair: the damage kind)
     private_set: Path | None = None  # the folder outside the package that grading reads (a private set's, loaded
@@ -282,6 +284,11 @@ class Task(ABC):
     def game_source(self) -> str:
         """The game's source as the prompt shows it; "" for a task whose prompt shows no game (identify)."""
         return ""
+
+    def shown_network(self) -> Weights | None:
+        """The network the prompt lists for the model to read (reading tasks), else None: the agent protocol gives
+        it as .npy files instead of a listing (`tasks/agent.py`)."""
+        return None
 
     # --- answers ------------------------------------------------------------------------------------
     @abstractmethod
@@ -449,7 +456,7 @@ class GameTask(Task):
     answer names a game) is not."""
 
     game: Game
-    protocols: tuple[str, ...] = PROTOCOLS
+    protocols: tuple[str, ...] = ("one-shot", "feedback")  # and "agent" where the family's prompt states it
 
     @property
     def facts(self) -> Game:

@@ -25,7 +25,8 @@ import numpy as np
 from wspbench.answers.json_network import MAX_ANSWER_CHARS, parse_answer, weights_json
 from wspbench.networks import SUPERBEAM_NETWORK, Weights
 from wspbench.statistics import wilson
-from wspbench.tasks.spec import Game, GameTask, Progress, Protocol, Score, Step, Task
+from wspbench.tasks import agent
+from wspbench.tasks.spec import PROTOCOLS, Game, GameTask, Progress, Protocol, Score, Step, Task
 
 PROMPT_VERSION = "superbeam-v1"
 TRAIN_LEVELS = list(range(10))
@@ -55,6 +56,7 @@ class SuperbeamTask(GameTask):
     family = "superbeam"
     network = SUPERBEAM_NETWORK
     answer_format = "json"
+    protocols = PROTOCOLS
     max_answer_chars = MAX_ANSWER_CHARS
     prompt_version = PROMPT_VERSION
     default_episodes = max_episodes = len(TEST_LEVELS)
@@ -87,7 +89,10 @@ class SuperbeamTask(GameTask):
 
     # --- the prompt ---------------------------------------------------------------------------------
     def messages(self, protocol: Protocol = ONE_SHOT) -> list[dict]:
-        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": task_prompt()}]
+        user = task_prompt()
+        if protocol.name == "agent":  # the reference's statement says nothing of a protocol: the section follows it
+            user = f"{user.rstrip()}\n\n{agent.section(self, protocol)}\n"
+        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
     def game_source(self) -> str:
         return (files("superbeam") / "env.py").read_text()
