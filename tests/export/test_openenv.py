@@ -22,7 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import missing_part
+from tests.conftest import missing_part, need_sandbox
+from wspbench.harness.clients import OfflineClient
+from wspbench.harness.protocols import run_task
+from wspbench.harness.record import RunConfig
 from wspbench.tasks import get_task, suite
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -289,3 +292,36 @@ def test_reading_and_repair_tasks_reset_and_step(servers, task_id):
             "POST", "/step", {"action": {"task": task_id, "answer": task.offline_answer(model)}}
         )
         assert status == 200 and json.loads(body)["reward"] == reward, body[:300]
+
+
+@pytest.mark.parametrize("task_id", ["synth/ferry", "identify-choice/breakout/1"])
+def test_the_agent_protocol_over_a_websocket_session_scores_what_wsp_run_scores(servers, task_id):
+    """Each step is a turn: the reference agent's blocks run in the session's sandboxed kernel, its play is graded
+    on training episodes, and the step that submits is graded on the held-out episodes as one-shot `reference`."""
+    need_sandbox()
+    websockets = websockets_client()
+    fast, _ = servers
+    task = get_task(task_id)
+    config = RunConfig("reference-agent", protocol="agent", rounds=4, episodes=2, train_episodes=3, passes=2)
+    record = run_task(task, OfflineClient("reference-agent"), config, workers=1)
+    with websockets.connect(f"ws://127.0.0.1:{fast.port}/ws", open_timeout=60, close_timeout=5) as socket_:
+        reset = {"task": task_id, "protocol": "agent", "turns": 4, "passes": 2, "train_episodes": 3}
+        socket_.send(json.dumps({"type": "reset", "data": reset}))
+        observation = json.loads(socket_.recv(timeout=120))["data"]["observation"]
+        assert observation["prompt"] == record.messages[1]["content"] and observation["protocol"] == "agent"
+        steps = []
+        for entry in record.rounds:
+            socket_.send(json.dumps({"type": "step", "data": {"answer": entry.reply.content}}))
+            steps.append(json.loads(socket_.recv(timeout=300))["data"])
+        socket_.send(json.dumps({"type": "close"}))
+    assert [step["done"] for step in steps] == [False, True]
+    assert steps[0]["observation"]["prompt"] == record.messages[3]["content"]  # the same block results
+    for step, entry in zip(steps, record.rounds, strict=True):
+        assert [(b["kind"], b["status"], b["passes"], b["output"]) for b in step["observation"]["blocks"]] == [
+            (b.kind, b.status, b.passes, b.output) for b in entry.blocks
+        ]
+    assert (
+        steps[1]["reward"]
+        == record.test.normalized
+        == get_task(task_id).grade(task.offline_answer("reference"), task.scoring_episodes(2), workers=1).normalized
+    )

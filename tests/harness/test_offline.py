@@ -74,7 +74,7 @@ def test_reference_model_one_shot_grades_like_the_task_and_the_seed_contract(tmp
     assert "mean held-out score" in result.output
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert manifest["config"]["kind"] == "offline" and manifest["prompt_versions"]["original/breakout"] == "minatar-v2"
-    assert manifest["suite"]["digest"] and manifest["schema_version"] == 2
+    assert manifest["suite"]["digest"] and manifest["schema_version"] == 3
     assert manifest["seeds"]["original/breakout"]["scoring_episodes"] == [0, 2]
     assert (tmp_path / "summary.md").read_text().count("| ok |") == len(tasks)
 

@@ -23,10 +23,11 @@ inspect_ai = pytest.importorskip("inspect_ai")
 from inspect_ai.log import read_eval_log  # noqa: E402
 from inspect_ai.model import ContentReasoning, ContentText, ModelOutput, ModelUsage, get_model  # noqa: E402
 
+from tests.conftest import need_sandbox  # noqa: E402
 from wspbench.cli import app  # noqa: E402
 from wspbench.harness.clients import OfflineClient  # noqa: E402
 from wspbench.harness.protocols import run_task  # noqa: E402
-from wspbench.harness.record import Reply, RunConfig  # noqa: E402
+from wspbench.harness.record import Reply, RunConfig, block_json  # noqa: E402
 from wspbench.harness.summary import family_scores, replies_of  # noqa: E402
 from wspbench.integrations.inspect_ai import weight_programming  # noqa: E402
 from wspbench.tasks import Protocol, get_task, suite  # noqa: E402
@@ -162,6 +163,37 @@ def test_feedback_sends_what_the_harness_sends(tmp_path, task_id):
     assert score.answer == task.offline_answer("reference")
     same_score(score, record.test.to_json())
     same_score(score, wsp_grade(tmp_path, task_id, score.answer))
+
+
+@pytest.mark.parametrize("task_id", ["synth/ferry", "identify-choice/breakout/1"])
+def test_agent_sends_what_the_harness_sends_and_keeps_the_same_blocks(tmp_path, task_id):
+    need_sandbox()
+    task = get_task(task_id)
+    config = RunConfig("reference-agent", protocol="agent", rounds=4, episodes=EPISODES, train_episodes=5, passes=3)
+    record = run_task(task, OfflineClient("reference-agent"), config)
+    assert record.status == "ok" and record.best_round == 2, record.error
+    replies = [entry.reply.content for entry in record.rounds]
+    conversation, harness_sent = [], []
+    for message in record.messages:
+        if "round" in message:
+            harness_sent.append(list(conversation))
+            message = {"role": "assistant", "content": record.rounds[message["round"] - 1].reply.content}
+        conversation.append(message)
+
+    sent: dict[str, list] = {}
+    prompt = record.messages[1]["content"]
+    params = {"protocol": "agent", "rounds": 4, "train_episodes": 5, "passes": 3}
+    log = run_eval(tmp_path, scripted({prompt: list(replies)}, sent), task=task_id, **params)
+    sample = log.samples[0]
+    assert sent[prompt] == harness_sent  # every request: the same prompt, replies and block results
+    assert sample.metadata["best_round"] == record.best_round
+    inspect_blocks = [[timeless_block(b) for b in r["blocks"]] for r in sample.store["wspbench:rounds"]]
+    assert inspect_blocks == [[timeless_block(block_json(b)) for b in r.blocks] for r in record.rounds]
+    same_score(sample.scores["registry_score"], record.test.to_json())
+
+
+def timeless_block(block: dict) -> dict:
+    return {**block, "seconds": None, "train": timeless(block["train"])}
 
 
 class ReferenceServer:

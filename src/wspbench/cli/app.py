@@ -83,6 +83,7 @@ log = logging.getLogger(__name__)
 
 MAX_EPISODES = 100_000
 MAX_WORKERS = 1024
+FEEDBACK_ROUNDS, AGENT_TURNS, AGENT_PASSES = 4, 20, 10  # `wsp run`'s defaults (--rounds/--turns, --passes)
 
 
 def version() -> str:

@@ -13,6 +13,9 @@ from pathlib import Path
 import typer
 
 from wspbench.cli.app import (
+    AGENT_PASSES,
+    AGENT_TURNS,
+    FEEDBACK_ROUNDS,
     MAX_EPISODES,
     MAX_WORKERS,
     InputTooLarge,
@@ -237,13 +240,22 @@ def games(as_json: bool = typer.Option(False, "--json", help="Print the tasks as
 @app.command()
 def prompt(
     task_id: str = typer.Argument(..., metavar="TASK", help="Task id or game name (see `wsp games`)."),
-    protocol: str = typer.Option("one-shot", help="one-shot or feedback (as `wsp run --protocol`)."),
-    rounds: int = typer.Option(4, min=1, max=1000, help="Feedback rounds, as `wsp run --rounds` (feedback)."),
+    protocol: str = typer.Option("one-shot", help="one-shot, feedback or agent (as `wsp run --protocol`)."),
+    rounds: int = typer.Option(
+        None,
+        "--rounds",
+        "--turns",
+        min=1,
+        max=1000,
+        help=f"Feedback rounds or agent turns, as `wsp run --rounds` (default {FEEDBACK_ROUNDS} or {AGENT_TURNS}).",
+    ),
+    passes: int = typer.Option(AGENT_PASSES, min=0, max=1000, help="Plays, as `wsp run --passes` (agent)."),
+    handoff: int = typer.Option(0, min=0, max=1000, help="Turns between handoffs, as `wsp run --handoff` (agent)."),
     episodes: int = typer.Option(
         1000, min=1, max=MAX_EPISODES, help="Held-out scoring episodes, as `wsp run --episodes` (the prompt says it)."
     ),
     train_episodes: int = typer.Option(
-        100, min=1, max=MAX_EPISODES, help="Training episodes per round, as `wsp run --train-episodes` (feedback)."
+        100, min=1, max=MAX_EPISODES, help="Training episodes per round or play, as `wsp run --train-episodes`."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the messages list as JSON."),
 ) -> None:
@@ -256,7 +268,9 @@ def prompt(
         raise typer.BadParameter(
             f"{task.id} runs under {', '.join(task.protocols)}, not {protocol!r:.40}", param_hint="--protocol"
         )
-    config = RunConfig("prompt", protocol=protocol, rounds=rounds, episodes=episodes, train_episodes=train_episodes)
+    rounds = rounds or (AGENT_TURNS if protocol == "agent" else FEEDBACK_ROUNDS)
+    settings = {"rounds": rounds, "episodes": episodes, "train_episodes": train_episodes}
+    config = RunConfig("prompt", protocol=protocol, passes=passes, handoff=handoff, **settings)
     messages = task.messages(config.protocol_spec)
     if as_json:
         print(json.dumps(messages))

@@ -9,7 +9,19 @@ from urllib.parse import urlsplit
 
 import typer
 
-from wspbench.cli.app import MAX_EPISODES, MAX_WORKERS, app, check_engine, connected_executor, console, errors, finite
+from wspbench.cli.app import (
+    AGENT_PASSES,
+    AGENT_TURNS,
+    FEEDBACK_ROUNDS,
+    MAX_EPISODES,
+    MAX_WORKERS,
+    app,
+    check_engine,
+    connected_executor,
+    console,
+    errors,
+    finite,
+)
 
 REASONING_EFFORTS = ("low", "medium", "high")
 HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an HTTP token (RFC 9110)
@@ -78,14 +90,35 @@ def _headers(values: list[str] | None) -> dict[str, str]:
 
 @app.command()
 def run(
-    model: str = typer.Option(..., help="Model name at the endpoint, or an offline model: reference, zero, trained."),
+    model: str = typer.Option(
+        ...,
+        help="Model name at the endpoint, or an offline model: reference, zero, trained, reference-agent (for "
+        "--protocol agent).",
+    ),
     tasks: str = typer.Option(
         "original/*",
         help="Tasks, comma-separated: all, original/*, synth/*, superbeam, an id (original/breakout), or the "
         "reading families identify/*, identify-choice/*, repair/* (`wsp games` lists every id).",
     ),
-    protocol: str = typer.Option("one-shot", help="one-shot or feedback."),
-    rounds: int = typer.Option(4, min=1, max=1000, help="Feedback rounds (feedback protocol)."),
+    protocol: str = typer.Option("one-shot", help="one-shot, feedback or agent (docs/agent.md)."),
+    rounds: int = typer.Option(
+        None,
+        "--rounds",
+        "--turns",
+        min=1,
+        max=1000,
+        help=f"Replies at most: feedback rounds (default {FEEDBACK_ROUNDS}) or agent turns (default {AGENT_TURNS}).",
+    ),
+    passes: int = typer.Option(
+        AGENT_PASSES, min=0, max=1000, help="Agent protocol: plays on training episodes (0: compute only)."
+    ),
+    handoff: int = typer.Option(
+        0,
+        min=0,
+        max=1000,
+        help="Agent protocol: a fresh conversation every N turns, with the model's notebook.md and its last "
+        "candidate (0: never).",
+    ),
     concurrency: int = typer.Option(4, min=1, max=1000, help="Tasks in flight at once."),
     episodes: int = typer.Option(
         1000,
@@ -98,7 +131,7 @@ def run(
         100,
         min=1,
         max=MAX_EPISODES,
-        help="Training episodes per feedback round "
+        help="Training episodes per feedback round or agent play "
         "(disjoint from the scoring episodes; SUPERBEAM: its 10 training levels).",
     ),
     out: Path = typer.Option(
@@ -170,9 +203,9 @@ def run(
         help="With --executor ray: the cluster's HOST:PORT or auto (default: $RAY_ADDRESS, else a new local Ray).",
     ),
 ) -> None:
-    """Run a model on tasks (one-shot or feedback), grade its weights, and write a resumable run directory."""
+    """Run a model on tasks (one-shot, feedback or agent), grade its weights, and write a resumable run directory."""
     from wspbench.harness.clients import ModelError
-    from wspbench.harness.display import RichDisplay, summary_table
+    from wspbench.harness.display import RichDisplay, audit_table, summary_table
     from wspbench.harness.record import RunConfig
     from wspbench.harness.runs import Display, RunDirError, open_run_dir, prepare_run, run_batch
     from wspbench.harness.summary import run_scores, summary_rows
@@ -181,12 +214,22 @@ def run(
 
     if protocol not in PROTOCOLS:
         raise typer.BadParameter(f"choose one of {', '.join(PROTOCOLS)}", param_hint="--protocol")
+    if protocol == "agent" and not dry_run:  # no silent fallback to the host: refused before anything is paid for
+        from wspbench.sandbox import SandboxUnavailable, check
+
+        try:
+            check()
+        except SandboxUnavailable as error:
+            errors.print(f"the agent protocol needs a sandbox: {error}", style="red", markup=False)
+            raise typer.Exit(2) from None
+    rounds = rounds or (AGENT_TURNS if protocol == "agent" else FEEDBACK_ROUNDS)
     try:
         chosen = select(tasks)[:limit]
     except UnknownTask as error:
         raise typer.BadParameter(str(error), param_hint="--tasks") from None
     chosen = _fitting(chosen, protocol, max_prompt_tokens, model, episodes)
     settings = {"protocol": protocol, "rounds": rounds, "episodes": episodes, "train_episodes": train_episodes}
+    settings |= {"passes": passes, "handoff": handoff}
     if dry_run:  # before the client: a dry run needs no key and calls nothing
         _dry_run(chosen, RunConfig(model, **settings), model)
         return
@@ -255,6 +298,8 @@ def run(
     records = run_dir.records()
     rows = [row for row in summary_rows(records, manifest) if row["task"] in ids]
     console.print(summary_table(manifest, rows, run_scores(manifest, records, set(ids))))
+    if config.protocol == "agent":
+        console.print(audit_table([record for record in records if record.task in ids]))
     console.print(f"run directory: {run_dir.path}", markup=False)
     if any(row["status"] != "ok" for row in rows):
         raise typer.Exit(1)
@@ -349,9 +394,10 @@ def runs_show(
     run_dir: Path = typer.Argument(..., help="A run directory."),
     as_json: bool = typer.Option(False, "--json", help="Print the manifest and rows as JSON."),
 ) -> None:
-    """Print a run's summary table: one row per task."""
-    from wspbench.harness.display import summary_table
-    from wspbench.harness.summary import run_scores, summary_rows
+    """Print a run's summary table: one row per task; for an agent run, then every block it ran (turn, kind,
+    status, seconds, passes)."""
+    from wspbench.harness.display import audit_table, summary_table
+    from wspbench.harness.summary import audit_rows, run_scores, summary_rows
 
     ((_, manifest, records),) = _read_runs([run_dir])
     rows, scores = summary_rows(records, manifest), run_scores(manifest, records)
@@ -362,6 +408,7 @@ def runs_show(
                     "run": str(run_dir),
                     "manifest": manifest.to_json(),
                     "rows": rows,
+                    "blocks": audit_rows(records) if manifest.config.protocol == "agent" else None,
                     "mean_test_score": scores["mean_test_score"],
                     "scores": scores,
                 },
@@ -370,6 +417,8 @@ def runs_show(
         )
         return
     console.print(summary_table(manifest, rows, scores))
+    if manifest.config.protocol == "agent":
+        console.print(audit_table(records))
 
 
 @runs_app.command("compare")

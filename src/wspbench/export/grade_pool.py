@@ -73,9 +73,9 @@ class GradePool:
         self._idle: list[_Worker] = []
         self._lock = threading.Lock()
 
-    def grade(self, task: Task, episodes: int, answer: str) -> dict:
-        """`answer` graded on the task's first `episodes` held-out episodes, as `Score.to_json()` (a rejected
-        Score when it cannot be graded)."""
+    def grade(self, task: Task, episodes: int, answer: str, training: bool = False) -> dict:
+        """`answer` graded on the task's first `episodes` held-out episodes (`training`: on its first training
+        episodes, an agent's play), as `Score.to_json()` (a rejected Score when it cannot be graded)."""
         if len(answer) > task.max_answer_chars:
             limit = task.max_answer_chars
             return failed(task, f"the reply is {len(answer):,} characters long, over the limit of {limit:,}")
@@ -87,7 +87,8 @@ class GradePool:
             if worker is None:
                 worker = _Worker()
             try:
-                line = json.dumps({"task": task.id, "episodes": episodes, "answer": answer}) + "\n"
+                request = {"task": task.id, "episodes": episodes, "answer": answer, "training": training}
+                line = json.dumps(request) + "\n"
                 worker.process.stdin.write(line.encode())
                 worker.process.stdin.flush()
                 started = time.monotonic()
@@ -116,13 +117,14 @@ class GradePool:
             worker.kill()
 
 
-def _grade(task_id: str, episodes: int, answer: str) -> dict:
-    """The held-out result, through the registry, in one process (the pool runs one grade per worker)."""
+def _grade(task_id: str, episodes: int, answer: str, training: bool = False) -> dict:
+    """The held-out (or training) result, through the registry, in one process (the pool runs one grade per
+    worker)."""
     from wspbench.tasks import get_task
 
     task = get_task(task_id)
     try:
-        chosen = task.scoring_episodes(episodes)
+        chosen = task.training_episodes(episodes) if training else task.scoring_episodes(episodes)
     except ValueError as error:
         return failed(task, f"grading failed: {safe_message(error, 500)}")
     return task.grade(answer, chosen, workers=1).to_json()
@@ -144,7 +146,7 @@ def serve() -> None:
     for line in sys.stdin.buffer:
         try:
             request = json.loads(line)
-            result = _grade(request["task"], request["episodes"], request["answer"])
+            result = _grade(request["task"], request["episodes"], request["answer"], request.get("training") is True)
         except Exception as error:  # noqa: BLE001 - a grader's failure is this reply's result, not the worker's end
             result = {"failed": f"grading failed: {safe_message(error, 500)}"}
         out.write(json.dumps(result) + "\n")

@@ -9,6 +9,13 @@ carries the suite (name, version, digest) in `suite` (OpenEnv leaves `metadata` 
 plain HTTP each request gets a fresh environment, so the action may name its task (`WspAction.task`);
 WebSocket sessions keep the task from `reset`.
 
+The agent protocol (docs/agent.md) runs over a WebSocket session: `reset(task=..., protocol="agent", turns=...,
+passes=..., train_episodes=...)` opens the task's sandboxed kernel and returns the agent prompt; each step is
+one turn (`WspAction.answer`: the reply), whose blocks run as `wsp run` runs them (`wspbench/harness/agent.py`,
+plays graded in the worker processes on training episodes) and whose observation is the next message
+(`prompt`), the turn's blocks and the passes left; the step that ends the conversation grades the submitted (else
+last) candidate on the held-out episodes. The trainer owns the conversation, so there are no handoffs.
+
 Replies are untrusted, so: a request body over MAX_BODY_BYTES is refused with 413 before it is read (and a
 WebSocket message over it closes the socket); validation errors never echo the request back; an unknown
 task id is a 400; grading runs in worker processes (wspbench/export/grade_pool.py) with a time limit, so a
@@ -41,14 +48,18 @@ from openenv.core.env_server import (
 from pydantic import Field
 
 from wspbench.export.grade_pool import GradePool, GraderBusy
+from wspbench.harness.agent import act, open_kernel
+from wspbench.harness.record import block_json
 from wspbench.tasks import Task, get_task, suite
-from wspbench.tasks.spec import Protocol
+from wspbench.tasks.conversation import Candidate, Conversation
+from wspbench.tasks.spec import Protocol, Score
 
 DEFAULT_TASK = "original/breakout"
 EPISODES = 100
 MAX_BODY_BYTES = 8 * 1024 * 1024  # a 1,000,000-character reply, JSON-escaped, fits
 MAX_SESSIONS = 8
 GRADE_TIMEOUT_S = 300.0
+AGENT = {"turns": (20, 1, 1000), "passes": (10, 0, 1000), "train_episodes": (100, 1, 100_000)}  # default, min, max
 
 
 class TaskError(ValueError):
@@ -69,6 +80,10 @@ class WspObservation(Observation):
     prompt: str = ""
     result: dict[str, Any] = Field(default_factory=dict, description="The graded answer (Score.to_json())")
     suite: dict[str, Any] = Field(default_factory=dict, description="The suite: name, version, digest, tasks")
+    protocol: str = Field(default="one-shot", description="one-shot, or agent (a turn per step)")
+    turn: int = Field(default=0, description="Agent: the turns taken")
+    passes_left: int = Field(default=0, description="Agent: plays left")
+    blocks: list[dict[str, Any]] = Field(default_factory=list, description="Agent: the last turn's blocks, run")
 
 
 def requested_task(task_id) -> Task:
@@ -103,21 +118,35 @@ class WspEnvironment(Environment):
         self.grader, self.episodes = grader, episodes
         self.task: Task = requested_task(default_task)
         self._state = State(step_count=0)
+        self.conversation: Conversation | None = None  # agent: the session's conversation, and its kernel
+        self.kernel = None
 
     def reset(
-        self, seed: int | None = None, episode_id: str | None = None, task: str | None = None, **kwargs: Any
+        self,
+        seed: int | None = None,
+        episode_id: str | None = None,
+        task: str | None = None,
+        protocol: str = "one-shot",
+        **kwargs: Any,
     ) -> WspObservation:
+        self.close()
         if task is not None:
             self.task = requested_task(task)
         self._state = State(
             episode_id=episode_id if isinstance(episode_id, str) else None, step_count=0, task=self.task.public().id
         )
+        if protocol == "agent":
+            return self.start_agent(**{name: kwargs.get(name, default) for name, (default, _, _) in AGENT.items()})
+        if protocol != "one-shot":
+            raise TaskError("protocol must be one-shot or agent")
         system, user = prompt(self.task.id)
         return WspObservation(
             task=self.task.public().id, system_prompt=system, prompt=user, done=False, reward=None, suite=suite_facts()
         )
 
     def step(self, action: WspAction, timeout_s: float | None = None, **kwargs: Any) -> WspObservation:
+        if self.conversation is not None:
+            return self.turn(action.answer)
         if action.task:
             self.task = requested_task(action.task)
         self._state.step_count += 1
@@ -129,6 +158,60 @@ class WspEnvironment(Environment):
             result=result,
             suite=suite_facts(),
         )
+
+    def start_agent(self, turns, passes, train_episodes) -> WspObservation:
+        """The agent protocol's first observation: its prompt, once the task's kernel is up."""
+        from wspbench.sandbox import SandboxUnavailable
+
+        for name, value in (("turns", turns), ("passes", passes), ("train_episodes", train_episodes)):
+            _, low, high = AGENT[name]
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise TaskError(f"{name} must be a whole number from {low} to {high:,}")
+        if "agent" not in self.task.protocols:
+            raise TaskError(f"{self.task.public().id} has no agent protocol")
+        self.conversation = Conversation(self.task, Protocol("agent", turns, self.episodes, train_episodes, passes))
+        try:
+            self.kernel = open_kernel(self.conversation)
+        except SandboxUnavailable as error:
+            self.conversation = None
+            raise HTTPException(503, f"the agent protocol needs a sandbox: {error}") from None
+        system, user = (message["content"] for message in self.conversation.messages())
+        return WspObservation(
+            task=self.task.public().id,
+            system_prompt=system,
+            prompt=user,
+            done=False,
+            reward=None,
+            suite=suite_facts(),
+            protocol="agent",
+            passes_left=self.conversation.passes_left,
+        )
+
+    def turn(self, reply: str) -> WspObservation:
+        """One agent turn: its blocks run, then the next message, or (the conversation over) the held-out grade."""
+        conversation = self.conversation
+        self._state.step_count += 1
+        turn = conversation.reply(reply[: self.task.max_answer_chars])
+        act(conversation, turn, self.kernel, self.play)
+        follow_up = conversation.follow_up(turn)
+        facts = {"task": self.task.public().id, "suite": suite_facts(), "protocol": "agent", "turn": turn.number}
+        facts |= {"passes_left": conversation.passes_left, "blocks": [block_json(b) for b in turn.blocks]}
+        if follow_up is not None:
+            return WspObservation(prompt=follow_up, done=False, reward=None, **facts)
+        self.close()
+        result = self.grader.grade(self.task, self.episodes, conversation.answer().text)
+        return WspObservation(done=True, reward=float(result.get("normalized", 0.0)), result=result, **facts)
+
+    def play(self, candidate: Candidate, episodes: list[int]) -> Score:
+        """An agent's play, graded in a worker process like every grade of this server."""
+        train = self.conversation.protocol.train_episodes
+        return Score.from_json(self.grader.grade(self.task, train, candidate.text, training=True))
+
+    def close(self) -> None:
+        """Stop the session's kernel (OpenEnv calls this when a session ends)."""
+        if self.kernel is not None:
+            self.kernel.close()
+        self.kernel, self.conversation = None, None
 
     @property
     def state(self) -> State:

@@ -71,8 +71,9 @@ class ModelError(RuntimeError):
 
 
 class OfflineClient:
-    """`reference` answers each task with its shipped program, `zero` with the all-zero network and `trained`
-    with the shipped network trained by PPO (`wspbench/baselines/ppo.py`)."""
+    """`reference` answers each task with its shipped program, `zero` with the all-zero network, `trained`
+    with the shipped network trained by PPO (`wspbench/baselines/ppo.py`) and `reference-agent` plays and submits
+    the shipped program through the agent protocol's blocks (`reference_agent`)."""
 
     kind = "offline"
     redactor = Redactor()  # no secrets
@@ -87,9 +88,38 @@ class OfflineClient:
 
     def complete(self, messages: list[dict], task, status: Status | None = None, sample: int = 0) -> Reply:
         started = time.perf_counter()
-        answer = trained_answer(task) if self.name == "trained" else task.offline_answer(self.name)
-        content = answer or f"No {self.name} answer is shipped for {task.id}."
+        if self.name == "reference-agent":
+            content = reference_agent(task, messages)
+        else:
+            answer = trained_answer(task) if self.name == "trained" else task.offline_answer(self.name)
+            content = answer or f"No {self.name} answer is shipped for {task.id}."
         return Reply(content, None, "stop", None, round(time.perf_counter() - started, 6), 1, self.name)
+
+
+def reference_agent(task, messages: list[dict]) -> str:
+    """The offline agent (`--protocol agent`): it lists its files in Python, writes the shipped reference into
+    answer.txt and plays it once; once told the result, it submits it. Its score is the one-shot reference's."""
+    if any(message["role"] == "assistant" for message in messages):
+        return "I submit the program I played.\n\n```submit\nfile answer.txt\n```\n"
+    answer = task.offline_answer("reference") or ""
+    return f"""I look at my files, keep the reference program in answer.txt and play it once.
+
+````python
+import os
+
+import numpy as np
+
+for name in sorted(os.listdir(".")):
+    shape = np.load(name).shape if name.endswith(".npy") else ""
+    print(name, os.path.getsize(name), shape)
+with open("answer.txt", "w") as file:
+    file.write({answer!r})
+````
+
+```play
+file answer.txt
+```
+"""
 
 
 class OpenAIClient:

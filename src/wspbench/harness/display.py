@@ -22,7 +22,7 @@ from rich.text import Text
 from wspbench.harness.clients import Notice
 from wspbench.harness.record import Manifest, TaskRecord
 from wspbench.harness.runs import Display
-from wspbench.harness.summary import cell, scores_text
+from wspbench.harness.summary import audit_rows, cell, scores_text
 
 
 class RichDisplay(Display):
@@ -102,10 +102,15 @@ def summary_table(manifest: Manifest, rows: list[dict], scores: dict) -> Table:
         pad_edge=False,
         show_edge=False,
     )
-    for header in ("task", "status", "test", "train", "rounds", "bad", "tokens", "s"):
+    agent = manifest.config.protocol == "agent"
+    headers = (
+        ("task", "status", "test", "train", "rounds", "bad") + (("blocks", "passes") if agent else ()) + ("tokens", "s")
+    )
+    for header in headers:
         table.add_column(header, no_wrap=True, justify="left" if header in ("task", "status") else "right")
     for row in rows:
         tokens = "-" if row["prompt_tokens"] is None else f"{row['prompt_tokens']}/{row['completion_tokens']}"
+        used = (cell("blocks", row["blocks"]), cell("passes", row["passes"])) if agent else ()
         table.add_row(
             row["task"] + (f" @{row['sample']}" if row["sample"] else ""),
             row["status"],
@@ -113,8 +118,29 @@ def summary_table(manifest: Manifest, rows: list[dict], scores: dict) -> Table:
             cell("train_score", row["train_score"]),
             cell("rounds", row["rounds"]),
             cell("parse_errors", row["parse_errors"]),
+            *used,
             tokens,
             cell("total_s", row["total_s"]),
             style={"ok": None, "error": "red", "pending": "dim"}.get(row["status"]),
+        )
+    return table
+
+
+def audit_table(records: list) -> Table:
+    """An agent run's blocks, one row each (`summary.audit_rows`): turn, kind, status, seconds, passes, training
+    score and the first line of what the model was told."""
+    table = Table(title="Blocks", box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False)
+    for header in ("task", "turn", "block", "status", "s", "pass", "train", "output"):
+        table.add_column(header, no_wrap=header != "output", justify="right" if header in ("turn", "s") else "left")
+    for row in audit_rows(records):
+        table.add_row(
+            row["task"],
+            str(row["turn"]),
+            row["kind"],
+            row["status"],
+            f"{row['seconds']:.2f}",
+            str(row["passes"] or ""),
+            cell("train_score", row["train_score"]) if row["train_score"] is not None else "",
+            Text(row["output"]),
         )
     return table

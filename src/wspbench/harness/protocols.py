@@ -7,6 +7,9 @@ for replies, grades and keeps the record:
   and the model is told `task.feedback(score)`; an unusable reply gets `task.parse_feedback(error)` and
   another chance. A training score that `task.perfect` calls perfect stops early. The best reply by
   `task.train_key` is graded once on the held-out episodes.
+- agent: up to R turns, each reply's blocks run in the task's sandboxed kernel (`harness/agent.py`), plays
+  scored on the training episodes within a budget of passes; the submitted (else last) candidate is graded
+  once on the held-out episodes. Each round keeps its blocks: code, output, status, seconds, passes.
 
 A reply whose content holds no usable answer but whose reasoning text does is graded from the reasoning
 (as the reference does) and the record says so. Failures are values: a bad reply scores 0, and an
@@ -29,9 +32,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from wspbench.evaluation.executors import ExecutorError
+from wspbench.harness.agent import act, hand_off, open_kernel
 from wspbench.harness.clients import ModelError, Notice
 from wspbench.harness.record import Reply, Round, RunConfig, TaskRecord
-from wspbench.tasks.conversation import Conversation, Turn
+from wspbench.tasks.conversation import Candidate, Conversation, Turn
 from wspbench.tasks.spec import Score, Task, prompt_hash, safe_message
 
 GRADING = threading.Lock()  # grading already uses every core: one task grades at a time
@@ -74,7 +78,12 @@ def run_task(
         record.prompt_version, record.prompt_sha256 = task.prompt_version, prompt_hash(messages)
         record.seeds, record.messages = task.seeds(protocol), [dict(m) for m in messages]
         on_update(record)
-        _Run(task, client, config, record, clock, status, on_update, paid, workers, conversation).converse()
+        run = _Run(task, client, config, record, clock, status, on_update, paid, workers, conversation)
+        if conversation.agent:
+            with open_kernel(conversation) as run.kernel:
+                run.converse()
+        else:
+            run.converse()
         record.status = "ok"
     except (StopRun, ExecutorError):  # ExecutorError: a cluster lost, not this task's fault; the run stops
         raise
@@ -107,28 +116,42 @@ class _Run:
         self.sent = [dict(m) for m in record.messages]
         self.paid = list(paid or [])
         self.conversation = conversation
+        self.kernel = None  # agent: the task's kernel
 
     def converse(self) -> None:
-        """Ask, grade on training episodes and tell as the conversation says, then grade once on the held-out
-        episodes."""
-        feedback, rounds = self.conversation.feedback, self.config.rounds
+        """Ask, run the blocks or grade on training episodes, and tell as the conversation says, then grade once
+        on the held-out episodes."""
+        conversation, rounds = self.conversation, self.config.rounds
+        several = conversation.feedback or conversation.agent
         while True:
-            number = len(self.conversation.turns) + 1
-            self.status(f"round {number}/{rounds}: waiting for the model" if feedback else "waiting for the model")
+            number = len(conversation.turns) + 1
+            self.status(f"round {number}/{rounds}: waiting for the model" if several else "waiting for the model")
             entry, turn = self.ask(number)
-            episodes = self.conversation.to_train(turn)
+            if conversation.agent:
+                self.status(f"round {number}/{rounds}: running its blocks")
+                act(conversation, turn, self.kernel, self.play)
+                entry.blocks = turn.blocks
+                if turn.candidate is not None:  # the round's answer: the last candidate it offered
+                    weights, _, entry.parse_error = turn.candidate.read
+                    entry.weights = None if weights is None else self.task.answer_record(weights)
+            episodes = conversation.to_train(turn)
             if episodes:
                 self.status(f"round {number}/{rounds}: training episodes")
-                entry.train = self.grade(turn, episodes)
-                self.conversation.trained(turn, entry.train)
+                entry.train = self.grade(turn.read, episodes)
+                conversation.trained(turn, entry.train)
             entry.feedback = turn.feedback
-            if feedback:
+            if several:
                 self.on_update(self.record)
-            follow_up = self.conversation.follow_up(turn)
+            follow_up = conversation.follow_up(turn)
             if follow_up is None:
                 break
-            self.tell(follow_up)
-        self.test(self.conversation.graded(), turn)
+            if conversation.handoff_due(turn):
+                entry.handoff = True
+                self.sent = hand_off(conversation, self.kernel, follow_up)
+                self.record.messages.append({"role": "user", "content": self.sent[-1]["content"], "handoff": True})
+            else:
+                self.tell(follow_up)
+        self.test(conversation.answer())
 
     def ask(self, number: int) -> tuple[Round, Turn]:
         """The next reply, stored in a new round (and saved) before anything reads it, then read."""
@@ -154,10 +177,13 @@ class _Run:
         self.record.messages.append({"role": "user", "content": text})
         self.sent.append({"role": "user", "content": text})
 
-    def grade(self, turn: Turn, episodes: list[int]) -> Score:
-        """The turn's answer graded on `episodes`; a reply without text (content None) as the text "" it always
-        stood for."""
-        read = turn.read if turn.text is not None else self.task.check("")
+    def play(self, candidate: Candidate, episodes: list[int]) -> Score:
+        """An agent's play: its candidate graded on training episodes."""
+        self.status(f"round {len(self.conversation.turns)}/{self.config.rounds}: playing a candidate")
+        return self.grade(candidate.read, episodes)
+
+    def grade(self, read: tuple, episodes: list[int]) -> Score:
+        """An answer, as `Task.check` read it, graded on `episodes`."""
         with GRADING:
             started = time.perf_counter()
             try:
@@ -165,12 +191,12 @@ class _Run:
             finally:
                 self.clock["grading_s"] += time.perf_counter() - started
 
-    def test(self, graded: Turn | None, last: Turn) -> None:
-        """Grade once on the held-out episodes: the graded turn's answer, or (no usable reply) the last reply,
-        which scores 0 with its parse error."""
+    def test(self, answer: Candidate) -> None:
+        """Grade once on the held-out episodes what the conversation says (`Conversation.answer`): without a
+        usable reply, the last one, which scores 0 with its parse error."""
         self.status("grading on held-out episodes")
-        self.record.best_round = graded.number if graded else None
-        self.record.test = self.grade(graded or last, self.task.scoring_episodes(self.config.episodes))
+        self.record.best_round = answer.number
+        self.record.test = self.grade(answer.read, self.task.scoring_episodes(self.config.episodes))
 
 
 def _totals(record: TaskRecord, clock: dict) -> None:

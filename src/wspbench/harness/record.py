@@ -23,9 +23,12 @@ from dataclasses import asdict, dataclass, field, fields
 
 from wspbench import inputs
 from wspbench.inputs import BadValue
+from wspbench.tasks.agent import BLOCKS, MAX_BLOCKS
+from wspbench.tasks.conversation import Block
 from wspbench.tasks.spec import MAX_SCORE_EPISODES, PROTOCOLS, Protocol, Score, slug_of
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: agent turns (RunConfig.passes and handoff, Round.blocks); a schema 2 file reads as one
+READABLE_SCHEMAS = (2, 3)  # a schema 2 file is a schema 3 file without those fields
 MANIFEST_FORMAT = "wspbench.run"
 RECORD_FORMAT = "wspbench.run.task"
 OLD_FORMATS = ("wspbench.harness.run/1", "wspbench.harness.task/1")  # schema 1, before the task registry
@@ -38,6 +41,7 @@ MAX_REPLIES = 1_000_000  # tasks x samples of one manifest: what a reader loops 
 MAX_ITEMS = 10_000  # messages, retries, usage or timing entries of one record
 MAX_SECONDS = 1e9
 MAX_TOKENS = 10**15
+MAX_PASSES = 1000  # `wsp run --passes` allows as many
 
 
 class RecordError(ValueError):
@@ -66,19 +70,24 @@ class RunConfig:
     protocol: str = "one-shot"
     rounds: int = 1
     episodes: int = 1000  # held-out scoring episodes per task (the task's first N)
-    train_episodes: int = 0  # per feedback round
+    train_episodes: int = 0  # per feedback round or agent play
     engine: str = "auto"
     samples: int = 1  # independent replies per task (`wsp run --samples K`)
+    passes: int = 0  # agent: plays on training episodes
+    handoff: int = 0  # agent: a fresh conversation every `handoff` turns (0: never)
 
     def __post_init__(self) -> None:
         Protocol(self.protocol)  # ValueError for an unknown protocol
-        if self.protocol != "feedback":  # a one-shot run has one round and no training episodes
+        if self.protocol == "one-shot":  # one round, no training episodes
             object.__setattr__(self, "rounds", 1)
             object.__setattr__(self, "train_episodes", 0)
+        if self.protocol != "agent":  # no plays, no handoffs
+            object.__setattr__(self, "passes", 0)
+            object.__setattr__(self, "handoff", 0)
 
     @property
     def protocol_spec(self) -> Protocol:
-        return Protocol(self.protocol, self.rounds, self.episodes, self.train_episodes)
+        return Protocol(self.protocol, self.rounds, self.episodes, self.train_episodes, self.passes, self.handoff)
 
     def differences(self, other: RunConfig) -> list[str]:
         """The settings that differ, as `name=mine (not theirs)` texts (short: a manifest is untrusted)."""
@@ -95,7 +104,7 @@ class RunConfig:
     def from_json(cls, data) -> RunConfig:
         if not isinstance(data, dict):
             raise RecordError("its config is not a dict")
-        data = {"samples": 1, **data}  # added after schema 2 was first written: one reply per task
+        data = {"samples": 1, "passes": 0, "handoff": 0, **data}  # added after schema 2 was first written
         missing = [f.name for f in fields(cls) if f.name not in data]
         if missing:
             raise RecordError(f"its config lacks {', '.join(missing)}")
@@ -113,6 +122,8 @@ class RunConfig:
                 inputs.whole(data["train_episodes"], "train_episodes", 0, MAX_SCORE_EPISODES),
                 inputs.text(data["engine"], "engine"),
                 inputs.whole(data["samples"], "samples", 1, MAX_SAMPLES),
+                inputs.whole(data["passes"], "passes", 0, MAX_PASSES),
+                inputs.whole(data["handoff"], "handoff", 0, MAX_ROUNDS),
             )
         except BadValue as error:
             raise RecordError(f"config.{error}") from None
@@ -215,9 +226,17 @@ class Round:
     feedback: str | None = None
     reused: bool = False  # replayed from an earlier attempt, not asked (nor paid) again
     truncated: bool = False  # the reply stopped at the token limit (finish_reason "length")
+    blocks: list[Block] = field(default_factory=list)  # agent: the reply's blocks, each with its output and cost
+    handoff: bool = False  # agent: a fresh conversation followed this reply
 
     @property
     def answer(self) -> str | None:
+        """The answer the round gave: its reply's text (content, else reasoning), or an agent round's last usable
+        candidate (its submitted one first)."""
+        offered = [b for b in self.blocks if b.candidate is not None and b.status != "unusable"]
+        submitted = [b for b in offered if b.status == "submitted"]
+        if offered:
+            return (submitted or offered)[-1].candidate
         return self.reply.reasoning if self.answer_source == "reasoning" else self.reply.content
 
     def to_json(self) -> dict:
@@ -231,6 +250,8 @@ class Round:
             "feedback": self.feedback,
             "reused": self.reused,
             "truncated": self.truncated,
+            "blocks": [block_json(b) for b in self.blocks],
+            "handoff": self.handoff,
         }
 
     @classmethod
@@ -251,7 +272,40 @@ class Round:
             inputs.text(data.get("feedback"), "feedback", optional=True),
             _flag(data.get("reused", False), "reused"),
             _flag(data.get("truncated", False), "truncated"),
+            [read_block(b) for b in inputs.sized(data.get("blocks", []), "blocks", list, MAX_BLOCKS)],
+            _flag(data.get("handoff", False), "handoff"),
         )
+
+
+def block_json(block: Block) -> dict:
+    return {
+        "kind": block.kind,
+        "body": block.body,
+        "status": block.status,
+        "output": block.output,
+        "seconds": block.seconds,
+        "passes": block.passes,
+        "train": None if block.train is None else block.train.to_json(),
+        "candidate": block.candidate,
+    }
+
+
+def read_block(data) -> Block:
+    """BadValue (or KeyError, ValueError for its Score) for anything but `block_json`'s dict."""
+    inputs.sized(data, "a block", dict, MAX_ITEMS)
+    if data["kind"] not in BLOCKS:
+        raise BadValue(f"a block's kind must be one of {', '.join(BLOCKS)}, not {inputs.shown(data['kind'])}")
+    train = data.get("train")
+    return Block(
+        data["kind"],
+        inputs.text(data["body"], "a block's body"),
+        inputs.text(data["status"], "a block's status"),
+        inputs.text(data["output"], "a block's output"),
+        inputs.real(data["seconds"], "a block's seconds", 0.0, MAX_SECONDS),
+        inputs.whole(data["passes"], "a block's passes", 0, 1),
+        None if train is None else Score.from_json(train),
+        inputs.text(data.get("candidate"), "a block's candidate", optional=True),
+    )
 
 
 @dataclass
@@ -286,9 +340,12 @@ class TaskRecord:
 
     @property
     def train_score(self) -> float | None:
-        """The training score of the graded round (feedback protocol)."""
+        """The training score of the graded round (feedback protocol), or the last play up to it (agent)."""
         best = self.graded_round
-        return None if best is None or best.train is None else best.train.normalized
+        if best is None or best.train is not None:
+            return None if best is None else best.train.normalized
+        played = [b.train for r in self.rounds[: self.best_round] for b in r.blocks if b.train is not None]
+        return played[-1].normalized if played else None
 
     @property
     def graded_round(self) -> Round | None:
@@ -304,6 +361,11 @@ class TaskRecord:
     @property
     def parse_errors(self) -> list[str]:
         return [r.parse_error for r in self.rounds if r.parse_error]
+
+    @property
+    def passes(self) -> int:
+        """Plays used (agent)."""
+        return sum(b.passes for r in self.rounds for b in r.blocks)
 
     def to_json(self) -> dict:
         data = {"format": RECORD_FORMAT, "schema_version": SCHEMA_VERSION}
@@ -397,7 +459,7 @@ def check_schema(data, format_name: str, what: str) -> None:
     if found != format_name:
         raise RecordError(f"not a wspbench {what}")
     version = data.get("schema_version")
-    if version != SCHEMA_VERSION:
+    if version not in READABLE_SCHEMAS or isinstance(version, bool):
         age = "a newer" if isinstance(version, int) and version > SCHEMA_VERSION else "another"
         raise OtherSchema(
             f"written by {age} wspbench (schema {str(version)[:20]}; this wspbench reads schema "

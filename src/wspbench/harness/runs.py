@@ -59,7 +59,7 @@ from wspbench.harness.record import (
     slug,
 )
 from wspbench.harness.redaction import Redactor
-from wspbench.harness.summary import run_scores, summary_markdown, summary_rows
+from wspbench.harness.summary import audit_markdown, run_scores, summary_markdown, summary_rows
 from wspbench.tasks.spec import Task, safe_message
 
 PACKAGES = ("wspbench", "MinAtar", "numpy", "openai")
@@ -363,7 +363,9 @@ class RunDir:
         manifest, records = self.manifest(), self.records()
         rows, scores = summary_rows(records, manifest), run_scores(manifest, records)
         self._write_json(self.path / "summary.json", {"manifest": manifest.to_json(), "scores": scores, "rows": rows})
-        _write_text(self.path / "summary.md", self.redactor.text(summary_markdown(manifest, rows, scores)))
+        audit = audit_markdown(records)
+        text = summary_markdown(manifest, rows, scores) + (f"\n{audit}" if audit else "")
+        _write_text(self.path / "summary.md", self.redactor.text(text))
         return rows
 
     def read(self) -> tuple[Manifest, list[TaskRecord]]:

@@ -43,6 +43,7 @@ COLUMNS = (
     "total_s",
     "error",
 )
+AGENT_COLUMNS = ("blocks", "passes", "block_s")  # a run of the agent protocol's rows also have these
 
 
 def summary_rows(records: list[TaskRecord], manifest: Manifest) -> list[dict]:
@@ -73,9 +74,44 @@ def summary_rows(records: list[TaskRecord], manifest: Manifest) -> list[dict]:
                     "model_s": record.timings.get("model_s"),
                     "total_s": record.timings.get("total_s"),
                     "error": record.error or (record.test.error if record.test else None),
+                    "blocks": sum(b.status != "not run" for b in _blocks(record)),
+                    "passes": record.passes,
+                    "block_s": round(sum(b.seconds for b in _blocks(record)), 3),
                 }
             )
     return rows
+
+
+def columns(manifest: Manifest) -> tuple[str, ...]:
+    """The row columns a run's tables show: the agent protocol's add its blocks, passes and their seconds."""
+    return COLUMNS + AGENT_COLUMNS if manifest.config.protocol == "agent" else COLUMNS
+
+
+def audit_rows(records: list[TaskRecord]) -> list[dict]:
+    """Every block of an agent run, in order: task, turn, kind, status, seconds, passes, training score and the
+    first line of its output (the record keeps the code and the whole output)."""
+    rows = []
+    for record in records:
+        for entry in record.rounds:
+            for block in entry.blocks:
+                first = block.output.strip().splitlines()[0] if block.output.strip() else ""
+                rows.append(
+                    {
+                        "task": record.task + (f" @{record.sample}" if record.sample else ""),
+                        "turn": entry.number,
+                        "kind": block.kind,
+                        "status": block.status,
+                        "seconds": block.seconds,
+                        "passes": block.passes,
+                        "train_score": None if block.train is None else block.train.normalized,
+                        "output": first[:80],
+                    }
+                )
+    return rows
+
+
+def _blocks(record: TaskRecord) -> list:
+    return [block for entry in record.rounds for block in entry.blocks]
 
 
 def _task_scores(rows: list[dict], tasks: set[str] | None = None) -> dict[str, list[float]]:
@@ -246,7 +282,7 @@ def cell(column: str, value) -> str:
         return "-"
     if column in ("test_score", "train_score"):
         return f"{value:.4f}"
-    if column in ("model_s", "total_s"):
+    if column in ("model_s", "total_s", "block_s"):
         return f"{value:.1f}"
     if column == "error":
         text = str(value).replace("|", "/").replace("\n", " ")
@@ -286,8 +322,23 @@ def summary_markdown(manifest: Manifest, rows: list[dict], scores: dict) -> str:
             f"| family-weighted mean (each family counts once) | {scores['tasks']} | "
             f"{scores['mean_test_score']:.4f} | {interval_text(scores['ci95'])} |{best}"
         )
-    lines += ["", "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    lines += ["| " + " | ".join(cell(c, r[c]) for c in COLUMNS) + " |" for r in rows]
+    shown = columns(manifest)
+    lines += ["", "| " + " | ".join(shown) + " |", "|" + "---|" * len(shown)]
+    lines += ["| " + " | ".join(cell(c, r[c]) for c in shown) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def audit_markdown(records: list[TaskRecord]) -> str:
+    """The agent run's blocks (`audit_rows`) as a Markdown table; "" for a run without blocks."""
+    rows = audit_rows(records)
+    if not rows:
+        return ""
+    names = ("task", "turn", "kind", "status", "seconds", "passes", "train_score", "output")
+    lines = ["## Blocks", "", "| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
+    for row in rows:
+        values = [row["task"], row["turn"], row["kind"], row["status"], f"{row['seconds']:.2f}", row["passes"]]
+        values += [cell("train_score", row["train_score"]), cell("error", row["output"])]
+        lines.append("| " + " | ".join(str(v) for v in values) + " |")
     return "\n".join(lines) + "\n"
 
 

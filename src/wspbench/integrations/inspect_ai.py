@@ -2,9 +2,10 @@
 
 Inspect loads this module through the `inspect_ai` entry point in pyproject.toml. It consumes the registry
 (`wspbench/tasks/`): one sample per selected task, whose input is `task.messages(protocol)` (the prompt of
-`wsp run`, same version and hash); a plain generate for one-shot, and for feedback the rounds of
-`wspbench/harness/protocols.py` (`_Run.feedback`): the same training episodes, feedback messages, best reply
-and early stop; the score is `task.grade` on the held-out episodes, as `wsp grade` gives it.
+`wsp run`, same version and hash); a plain generate for one-shot, and for feedback and agent the conversation
+that `wsp run` drives (`wspbench/tasks/conversation.py`): the same training episodes, feedback messages, best
+reply and early stop, and for agent the same sandboxed kernel, blocks, passes and handoffs
+(`wspbench/harness/agent.py`); the score is `task.grade` on the held-out episodes, as `wsp grade` gives it.
 """
 
 from __future__ import annotations
@@ -19,18 +20,20 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Target, Value, metric,
 from inspect_ai.solver import Generate, TaskState, generate, solver
 
 from wspbench.evaluation import ENGINES
+from wspbench.harness.agent import act, hand_off, open_kernel
+from wspbench.harness.record import block_json
 from wspbench.harness.summary import family_scores
 from wspbench.statistics import Sample as Episodes
 from wspbench.tasks import Protocol, get_task, select, suite
 from wspbench.tasks import Task as WspTask
-from wspbench.tasks.conversation import Conversation
+from wspbench.tasks.conversation import Candidate, Conversation
 from wspbench.tasks.spec import PROTOCOLS, prompt_hash
 from wspbench.tasks.spec import Score as WspScore
 
 ANSWER = "wspbench:answer"  # the store key of the reply to score (set by the feedback solver)
 ROUNDS = "wspbench:rounds"  # the store key of the feedback rounds: parse error, training score, feedback
 # The bounds of `wsp run`'s options (wspbench/cli/app.py): a `-T` value outside them stops the eval before any sample.
-MAX_ROUNDS, MAX_EPISODES, MAX_WORKERS = 1000, 100_000, 1024
+MAX_ROUNDS, MAX_EPISODES, MAX_WORKERS, MAX_PASSES = 1000, 100_000, 1024, 1000
 # A grade already uses every core, so one sample grades at a time (as in wsp run); replies are parsed under
 # the same lock, off the event loop: parsing on the loop while a worker thread parsed failed on Python 3.11
 # ("SystemError: AST constructor recursion depth mismatch").
@@ -46,33 +49,50 @@ def weight_programming(
     train_episodes: int = 100,
     engine: str = "auto",
     workers: int | None = None,
+    passes: int = 10,
+    handoff: int = 0,
 ) -> Task:
     """Write a network's weights by hand to play a game: one sample per task of the selector `task` (ids,
     globs, comma lists: `wsp games`; `-T task=a,b` arrives as a list). The other parameters are those of
-    `wsp run`; `episodes`: held-out scoring episodes (default: the task's own, as many as wsp run's 1000
-    give it)."""
+    `wsp run` (`rounds`: feedback rounds or agent turns); `episodes`: held-out scoring episodes (default: the
+    task's own, as many as wsp run's 1000 give it)."""
     selector = ",".join(map(str, task)) if isinstance(task, list) else str(task)
     facts = suite().to_json()
     try:
-        check_params(protocol, rounds, episodes, train_episodes, engine, workers)
+        check_params(protocol, rounds, episodes, train_episodes, engine, workers, passes, handoff)
         check_mockllm_offline()
-        spec = protocol_spec(protocol, rounds, episodes, train_episodes)
+        if protocol == "agent":  # no silent fallback to the host
+            from wspbench.sandbox import SandboxUnavailable, check
+
+            try:
+                check()
+            except SandboxUnavailable as error:
+                raise ValueError(f"the agent protocol needs a sandbox: {error}") from None
+        spec = protocol_spec(protocol, rounds, episodes, train_episodes, passes, handoff)
         chosen = [one for one in select(selector) if spec.name in one.protocols]  # identify: one-shot only
         if not chosen:
             raise ValueError(f"no task of {selector!r} has the {spec.name} protocol")
         samples = [sample(one, spec, facts) for one in chosen]
     except ValueError as error:  # an unknown task or protocol, a bad count: a usage error
         raise usage_error(f"wspbench/weight_programming: {error}") from None
-    steps = generate() if spec.name == "one-shot" else feedback_rounds(spec.rounds, train_episodes, engine, workers)
+    if spec.name == "one-shot":
+        steps = generate()
+    elif spec.name == "feedback":
+        steps = feedback_rounds(spec.rounds, train_episodes, engine, workers)
+    else:
+        steps = agent_turns(spec, engine, workers)
+    metadata = {"suite": facts, "protocol": spec.name, "rounds": spec.rounds}
+    if spec.name == "agent":
+        metadata |= {"passes": spec.passes, "handoff": spec.handoff}
     return Task(
         dataset=MemoryDataset(samples, name="wspbench"),
         solver=steps,
         scorer=registry_score(episodes, engine, workers),
-        metadata={"suite": facts, "protocol": spec.name, "rounds": spec.rounds},
+        metadata=metadata,
     )
 
 
-def check_params(protocol, rounds, episodes, train_episodes, engine, workers) -> None:
+def check_params(protocol, rounds, episodes, train_episodes, engine, workers, passes=0, handoff=0) -> None:
     """ValueError naming the first `-T` value that `wsp run` would refuse. `inspect eval` reads `-T` values as
     YAML, so a count may arrive as a float, a bool or a list: each is refused, never rounded or taken as 1."""
     if protocol not in PROTOCOLS:
@@ -84,6 +104,9 @@ def check_params(protocol, rounds, episodes, train_episodes, engine, workers) ->
             continue
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
             raise ValueError(f"-T {name}={value!r:.40}: {name} must be a whole number from 1 to {most:,}")
+    for name, value, most in (("passes", passes, MAX_PASSES), ("handoff", handoff, MAX_ROUNDS)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
+            raise ValueError(f"-T {name}={value!r:.40}: {name} must be a whole number from 0 to {most:,}")
     if engine not in ENGINES:
         raise ValueError(f"-T engine={engine!r:.40}: choose one of {', '.join(ENGINES)}")
 
@@ -120,8 +143,13 @@ def usage_error(message: str) -> Exception:
     return PrerequisiteError(message)
 
 
-def protocol_spec(name: str, rounds: int, episodes: int | None, train_episodes: int) -> Protocol:
-    """The protocol as `wsp run` states it (`RunConfig.protocol_spec`): one-shot has one round, no training."""
+def protocol_spec(
+    name: str, rounds: int, episodes: int | None, train_episodes: int, passes: int = 0, handoff: int = 0
+) -> Protocol:
+    """The protocol as `wsp run` states it (`RunConfig.protocol_spec`): one-shot has one round, no training;
+    only agent has passes and handoffs."""
+    if name == "agent":
+        return Protocol(name, rounds, episodes, train_episodes, passes, handoff)
     if name == "feedback":
         return Protocol(name, rounds, episodes, train_episodes)
     return Protocol(name, 1, episodes, 0)  # ValueError for an unknown name
@@ -130,10 +158,9 @@ def protocol_spec(name: str, rounds: int, episodes: int | None, train_episodes: 
 def sample(chosen: WspTask, spec: Protocol, facts: dict) -> Sample:
     """One task's prompt, with the facts a `wsp run` record keeps about it (ValueError for bad episodes)."""
     messages = chosen.messages(spec)
-    roles = {"system": ChatMessageSystem, "user": ChatMessageUser}
     return Sample(
         id=chosen.public().slug,  # ids become file names inside Inspect's log; a reading task's id is opaque
-        input=[roles[m["role"]](content=m["content"]) for m in messages],
+        input=chat_messages(messages),
         metadata={
             "task": chosen.public().id,
             "prompt_version": chosen.prompt_version,
@@ -174,13 +201,61 @@ def feedback_rounds(rounds: int, train_episodes: int, engine: str = "auto", work
             if follow_up is None:
                 break
             state.messages.append(ChatMessageUser(content=follow_up))
-        graded = conversation.graded()
-        state.store.set(ANSWER, (graded or turn).text)
+        answer = conversation.answer()
+        state.store.set(ANSWER, answer.text)
         state.store.set(ROUNDS, history)
-        state.metadata["best_round"] = graded.number if graded else None
+        state.metadata["best_round"] = answer.number
         return state
 
     return solve
+
+
+@solver
+def agent_turns(spec: Protocol, engine: str = "auto", workers: int | None = None):
+    """The agent protocol `spec`, by the engine and the kernel `wsp run` uses (`wspbench/tasks/conversation.py`,
+    `wspbench/harness/agent.py`): up to `spec.rounds` turns, each reply's blocks run in the task's sandboxed
+    kernel (whose task.md is the sample's prompt), plays scored on the training episodes within `spec.passes`, a
+    fresh conversation every `spec.handoff` turns. The submitted (else last) candidate is left in the store for
+    the scorer; each turn's blocks in ROUNDS."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        chosen = get_task(state.metadata["task"])
+        conversation = Conversation(chosen, spec)
+
+        def grade(candidate: Candidate, episodes: list[int]) -> WspScore:
+            return chosen.grade_checked(candidate.read, episodes, engine, workers)
+
+        history = []
+        kernel = await anyio.to_thread.run_sync(open_kernel, conversation)
+        try:
+            while True:
+                state = await generate(state)
+                turn = await off_loop(conversation.reply, *texts(state.output))
+                await off_loop(act, conversation, turn, kernel, grade)
+                history.append({"round": turn.number, "blocks": [block_json(b) for b in turn.blocks]})
+                follow_up = conversation.follow_up(turn)
+                if follow_up is None:
+                    break
+                if conversation.handoff_due(turn):
+                    fresh = await off_loop(hand_off, conversation, kernel, follow_up)
+                    state.messages = chat_messages(fresh)
+                else:
+                    state.messages.append(ChatMessageUser(content=follow_up))
+        finally:
+            await anyio.to_thread.run_sync(kernel.close)
+        answer = conversation.answer()
+        state.store.set(ANSWER, answer.text)
+        state.store.set(ROUNDS, history)
+        state.metadata["best_round"] = answer.number
+        return state
+
+    return solve
+
+
+def chat_messages(messages: list[dict]) -> list:
+    """A conversation of system and user messages as Inspect's chat messages."""
+    roles = {"system": ChatMessageSystem, "user": ChatMessageUser}
+    return [roles[m["role"]](content=m["content"]) for m in messages]
 
 
 @metric

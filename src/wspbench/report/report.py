@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wspbench.baselines import measured
-from wspbench.harness.summary import families, family_scores, replies_of
+from wspbench.harness.summary import audit_rows, families, family_scores, replies_of
 from wspbench.report import REPLAY_BYTES, REPLAY_SECONDS, REPLAYS_PER_FAMILY
 from wspbench.report.runs import Entry, load_run
 from wspbench.tasks.spec import group_of
@@ -477,7 +477,25 @@ def markdown(
             f"{_num(e.episodes)} | {_num(e.prompt_tokens)}/{_num(e.completion_tokens)} | {_num(e.cost, 4)} | "
             f"{_md(notes[:200])} |"
         )
+    blocks = agent_blocks(entries)
+    if blocks:
+        lines += ["", "## Agent blocks", "", "| " + " | ".join(BLOCK_COLUMNS) + " |", "|---" * len(BLOCK_COLUMNS) + "|"]
+        lines += ["| " + " | ".join(_md(str(cell)) for cell in row) + " |" for row in blocks]
     return "\n".join(lines) + "\n"
+
+
+BLOCK_COLUMNS = ("run", "task", "turn", "block", "status", "seconds", "passes", "training score", "output")
+
+
+def agent_blocks(entries: list[Entry]) -> list[tuple]:
+    """Every block the agent-protocol entries ran (`harness/summary.py` `audit_rows`), one row each: the audit."""
+    rows = []
+    for e in entries:
+        for row in audit_rows([e.record] if e.record is not None else []):
+            score = "-" if row["train_score"] is None else f"{row['train_score']:.4f}"
+            rows.append((e.run, row["task"], row["turn"], row["kind"], row["status"], f"{row['seconds']:.2f}"))
+            rows[-1] += (row["passes"], score, row["output"])
+    return rows
 
 
 STYLE = """body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:1300px}
@@ -585,6 +603,11 @@ def page(
             f"<td>{esc(notes[:300])}</td></tr>"
         )
     out.append("</table>")
+    blocks = agent_blocks(entries)
+    if blocks:
+        out.append("<h2>Agent blocks</h2><table><tr>" + "".join(f"<th>{esc(c)}</th>" for c in BLOCK_COLUMNS) + "</tr>")
+        out += ["<tr>" + "".join(f"<td>{esc(str(cell))}</td>" for cell in row) + "</tr>" for row in blocks]
+        out.append("</table>")
     out.append(f"<h2>Replays</h2><p>{esc(replays or 'no replays (--no-replays)')}.</p>")
     shown = [e for e in entries if e.replay]
     if shown:
