@@ -165,7 +165,10 @@ def test_feedback_sends_what_the_harness_sends(tmp_path, task_id):
     same_score(score, wsp_grade(tmp_path, task_id, score.answer))
 
 
-@pytest.mark.parametrize("task_id", ["synth/ferry", "identify-choice/breakout/1"])
+@pytest.mark.parametrize(
+    "task_id",
+    ["original/breakout", "synth/ferry", "superbeam", "identify-choice/breakout/1", "repair/freeway/swap_actions"],
+)
 def test_agent_sends_what_the_harness_sends_and_keeps_the_same_blocks(tmp_path, task_id):
     need_sandbox()
     task = get_task(task_id)
