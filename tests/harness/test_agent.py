@@ -93,3 +93,16 @@ def test_a_schema_2_record_still_reads_as_one_without_blocks():
         del entry["blocks"], entry["handoff"]
     old = TaskRecord.from_json(data)
     assert old.rounds[0].blocks == [] and old.test_score == rec.test_score
+
+
+def test_without_a_sandbox_an_agent_run_is_refused_before_anything_runs(tmp_path, monkeypatch):
+    from wspbench.sandbox import _failure
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    _failure.cache_clear()
+    try:
+        result = offline_run(tmp_path / "run", "reference-agent", "synth/ferry", *AGENT)
+    finally:
+        _failure.cache_clear()
+    assert result.exit_code == 2 and "the agent protocol needs a sandbox: bubblewrap (bwrap) is not on" in result.output
+    assert not (tmp_path / "run").exists()
