@@ -24,6 +24,12 @@ from collections.abc import Iterator
 from concurrent.futures import Executor, Future, InvalidStateError, ProcessPoolExecutor
 from contextlib import contextmanager
 
+# A forked worker inherits every lock as it was at the fork: a module that another thread of the parent (a run's
+# other tasks) was importing at that moment can never be imported in the worker, which then waits for ever. The
+# games create numpy's RandomState, and numpy imports numpy.random on first use: so it is imported here, before
+# any pool forks (a one-shot `wsp run` of several tasks hung on it; CHANGELOG).
+import numpy.random  # noqa: F401
+
 EXECUTORS = ("local", "ray")
 
 
