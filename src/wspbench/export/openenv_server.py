@@ -191,7 +191,7 @@ class WspEnvironment(Environment):
         """One agent turn: its blocks run, then the next message, or (the conversation over) the held-out grade."""
         conversation = self.conversation
         self._state.step_count += 1
-        turn = conversation.reply(reply[: self.task.max_answer_chars])
+        turn = conversation.reply(reply)  # bounded by the body limit; each candidate by the task's own bound
         act(conversation, turn, self.kernel, self.play)
         follow_up = conversation.follow_up(turn)
         facts = {"task": self.task.public().id, "suite": suite_facts(), "protocol": "agent", "turn": turn.number}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from wspbench.sandbox import Kernel
 from wspbench.tasks import agent
 from wspbench.tasks.conversation import Candidate, Conversation, Turn
 from wspbench.tasks.spec import Score, safe_message
@@ -15,14 +16,12 @@ from wspbench.tasks.spec import Score, safe_message
 Grade = Callable[[Candidate, list[int]], Score]  # a candidate (its text and reading) on training episodes -> Score
 
 
-def open_kernel(conversation: Conversation):
+def open_kernel(conversation: Conversation) -> Kernel:
     """The task's kernel, its folder holding `agent.files`; SandboxUnavailable when no sandbox can start here."""
-    from wspbench.sandbox import Kernel
-
     return Kernel(agent.files(conversation.task, conversation.protocol))
 
 
-def act(conversation: Conversation, turn: Turn, kernel, grade: Grade) -> None:
+def act(conversation: Conversation, turn: Turn, kernel: Kernel, grade: Grade) -> None:
     """Run the turn's blocks in order, as the conversation says: python in the kernel, a play or submit block's
     candidate read (from a file of the kernel's folder when it names one), a play scored by `grade`."""
     for block in conversation.steps(turn):
@@ -44,7 +43,7 @@ def act(conversation: Conversation, turn: Turn, kernel, grade: Grade) -> None:
         block.seconds = round(time.perf_counter() - started, 3)
 
 
-def hand_off(conversation: Conversation, kernel, results: str) -> list[dict]:
+def hand_off(conversation: Conversation, kernel: Kernel, results: str) -> list[dict]:
     """The fresh conversation of a handoff: the last candidate is written into the kernel's folder, the notebook
     read from it (its first agent.NOTEBOOK_CHARS characters)."""
     if conversation.candidate is not None:
