@@ -148,10 +148,9 @@ def rule_lines(d: Design) -> list[str]:
     elif d.layout == "left":
         where, moves = "in the left column (column 0)", "Actions 2 (up) and 4 (down) move it one row"
     else:
-        where, moves = (
-            "that starts in the middle of the grid",
-            "Actions 1 (left), 2 (up), 3 (right) and 4 (down) move it",
-        )
+        where = "that starts in the middle of the grid and stays in rows 1 to 9 (objects appear in row 0)"
+        moves = "Actions 1 (left) and 3 (right) move it one column, 2 (up) and 4 (down) one row"
+        edges = "stopping at row 1 and row 9" + (" and wrapping round sideways" if d.wrap else " and at the side edges")
     lines = [f"- The {p} is one cell {where}. {moves}, {edges}. Other actions leave it in place."]
     if d.fire:
         direction = "to the right" if d.layout == "left" else "up"
@@ -263,6 +262,8 @@ def reward_lines(d: Design) -> list[str]:
 
 def constants(d: Design) -> list[str]:
     lines = ["GRID = 10", "BOTTOM = GRID - 1"]
+    if d.layout == "free":
+        lines.append("TOP = 1  # the highest row the player may enter: objects appear in row 0")
     if d.ending == "lives":
         lines.append(f"START_LIVES = {d.lives}")
     for kind in (d.reward, d.danger):
@@ -278,9 +279,12 @@ def constants(d: Design) -> list[str]:
 
 
 def clamp_or_wrap(d: Design, target: str, step: str) -> str:
-    if d.wrap:
+    """A move along one axis: wrapped, or stopped at the edges (in the free layout, rows stop at TOP and BOTTOM)."""
+    vertical = target.endswith("[0]")
+    if d.wrap and not (d.layout == "free" and vertical):
         return f"{target} = ({target} {step}) % GRID"
-    bound = "max(0, " if step.startswith("-") else "min(BOTTOM, "
+    low = "TOP" if d.layout == "free" and vertical else "0"
+    bound = f"max({low}, " if step.startswith("-") else "min(BOTTOM, "
     return f"{target} = {bound}{target} {step})"
 
 
