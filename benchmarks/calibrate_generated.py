@@ -33,6 +33,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one core: threads would on
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse  # noqa: E402 - after the thread settings, which must come before numpy
+import hashlib  # noqa: E402
 import importlib  # noqa: E402
 import json  # noqa: E402
 import time  # noqa: E402
@@ -83,6 +84,7 @@ def calibrate(seed: int, options) -> dict:
     task = MinAtarTask(MinAtarGame(name, "synth"))
     design = generator.design(seed)
     row = {"seed": seed, "game": name, "settings": settings(options), "description": synth.description(name)}
+    row["source_sha256"] = source_digest(seed)
     row["mechanics"] = {
         "layout": design.layout,
         "fire": design.fire,
@@ -146,6 +148,11 @@ def calibrate(seed: int, options) -> dict:
     return row
 
 
+def source_digest(seed: int) -> str:
+    """A result is reused only for the same settings and the same game text (the generator may have changed)."""
+    return hashlib.sha256(generator.generate(seed).encode()).hexdigest()
+
+
 def settings(options) -> dict:
     return {"steps": options.steps, "episodes": options.episodes, "random_networks": RANDOM}
 
@@ -184,7 +191,7 @@ def main() -> None:
     if results.is_file():
         for line in results.read_text().splitlines():
             row = json.loads(line)
-            if row["settings"] == settings(options):
+            if row["settings"] == settings(options) and row.get("source_sha256") == source_digest(row["seed"]):
                 done[row["seed"]] = row
     for seed in seeds_of(options.seeds):
         if seed in done:

@@ -100,6 +100,8 @@ def design(seed: int) -> Design:
         name, plural = rng.choice(REWARDS)
         reward = Kind(name, plural, rng.choice(motions), rng.choice((1, 2, 2, 3)), rng.choice((0.2, 0.3, 0.4)))
     name, plural = rng.choice(DANGERS)
+    if scoring != "collect":  # a homing target comes to a constant fire: shooting it would need no aiming
+        motions = tuple(motion for motion in motions if motion != "chase")
     chances = (0.15, 0.2, 0.3) if scoring == "collect" else (0.3, 0.4, 0.5)  # the targets of a shooting game
     danger = Kind(name, plural, rng.choice(motions), rng.choice((1, 2, 2, 3)), rng.choice(chances))
     trail = rng.random() < 0.5
@@ -201,7 +203,7 @@ def kind_rule(d: Design, kind: Kind) -> str:
         "fall": f"They move {flow} {when}",
         "zigzag": f"They move {flow} and one {side} sideways {when} (each picks its sideways direction when it "
         f"appears), bouncing off the {walls}",
-        "chase": f"They move {flow} {when}, each time also stepping one {side} toward the {d.player}",
+        "chase": f"They move {flow} {when}, each time also stepping one {side} toward the {d.player} with chance 0.5",
     }[kind.motion]
     return f"- {kind.plural.capitalize()} appear in {entry} {chance}. {motion}; they are gone when they leave the grid."
 
@@ -322,7 +324,8 @@ def move_kind(d: Design, kind: Kind) -> list[str]:
                   f"        {var}[{side}] += {var}[2]"]  # fmt: skip
     elif kind.motion == "chase":
         toward = f"int(np.sign(self.player[{side}] - {var}[{side}]))"
-        lines.append(f"        {var}[{side}] += {toward}  # one step toward the {d.player}")
+        lines.append("        if self.random.rand() < 0.5:")
+        lines.append(f"            {var}[{side}] += {toward}  # one step toward the {d.player}")
     del flow
     lines += [f"        {advance}", f"        return {inside}"]
     return lines
