@@ -44,6 +44,7 @@ def test_reference_agent_scores_what_the_one_shot_reference_scores_with_an_audit
         assert sum(b["passes"] for b in blocks) == (0 if task_id.startswith("identify") else 1)
         assert "answer.txt" not in blocks[0]["output"] and "task.md" in blocks[0]["output"]  # listed before writing
         assert blocks[1]["output"].endswith("(2 passes left)") or task_id.startswith("identify")
+        assert "Reply with" not in blocks[1]["output"]  # a play reports; the protocol says what may follow
         assert all(b["seconds"] >= 0 for b in blocks)
         graded = TaskRecord.from_json(mine).graded_round  # the record keeps the answer read from the kernel's file
         assert graded.answer == get_task(task_id).offline_answer("reference") == blocks[2]["candidate"]

@@ -214,7 +214,8 @@ class Conversation:
     def played(self, block: Block, score: Score) -> None:
         """A play's score on the training episodes: what the model is told, as feedback would tell it."""
         block.train, block.status = score, "played" if score.error is None else "unusable"
-        block.output = f"{self.task.feedback(score)}\n({self.passes_left} passes left)"
+        measured = self.task.report(score) if score.error is None else f"the candidate cannot be played: {score.error}"
+        block.output = f"{measured}\n({self.passes_left} passes left)"
 
     def refuse(self, block: Block, status: str, why: str) -> list[int]:
         block.status, block.output = status, why

@@ -154,6 +154,12 @@ class MinAtarTask(GameTask):
     def feedback(self, score: Score) -> str:
         if score.error:
             return self.parse_feedback(score.error)
+        return (
+            f"{self.report(score)}\nImprove the weights to score higher. Reply with your reasoning, then the complete "
+            "network in one ```edits block (all weights start at 0 again)."
+        )
+
+    def report(self, score: Score) -> str:
         first, last = score.episodes[0], score.episodes[-1]
         lines = [
             f"Your network on {len(score.episodes)} training episodes (ids {first}..{last}; the scoring "
@@ -170,10 +176,6 @@ class MinAtarTask(GameTask):
             if g["hit_step_limit"]:
                 line += f", {g['hit_step_limit']} ran to the {self.game.max_steps:,}-step limit"
             lines.append(line)
-        lines.append(
-            "Improve the weights to score higher. Reply with your reasoning, then the complete network "
-            "in one ```edits block (all weights start at 0 again)."
-        )
         return "\n".join(lines)
 
     # --- records ------------------------------------------------------------------------------------

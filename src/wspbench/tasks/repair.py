@@ -314,14 +314,19 @@ class RepairTask(GameTask):
     def feedback(self, score: Score) -> str:
         if score.error:
             return self.parse_feedback(score.error)
+        return (
+            f"{self.report(score)}\nImprove the repair. Reply with your reasoning, then one ```edits block (it is "
+            "applied to the damaged network again)."
+        )
+
+    def report(self, score: Score) -> str:
         damaged = float(np.mean(self.returns("damaged", score.episodes)))
         return (
             f"Your repaired network on {len(score.episodes)} training episodes (ids {score.episodes[0]}.."
             f"{score.episodes[-1]}; the scoring episodes are others): mean return {score.metadata['mean_return']:.2f}, "
             f"mean episode length {score.mean_length:.1f} steps. On these episodes the damaged network's mean return "
             f"is {damaged:.2f} and the trained network's {damaged + score.score_cap:.2f}: normalised score "
-            f"{score.normalized:.4f}.\nImprove the repair. Reply with your reasoning, then one ```edits block (it is "
-            "applied to the damaged network again)."
+            f"{score.normalized:.4f}."
         )
 
     # --- records ------------------------------------------------------------------------------------

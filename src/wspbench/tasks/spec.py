@@ -528,7 +528,12 @@ class GameTask(Task):
 
     @abstractmethod
     def feedback(self, score: Score) -> str:
-        """What a model is told about a reply scored on training episodes."""
+        """What a model is told about a reply scored on training episodes (feedback protocol)."""
+
+    def report(self, score: Score) -> str:
+        """What a play on training episodes measured (agent protocol): the feedback without its request for a
+        reply, where a family can tell them apart (ours do); else the feedback itself."""
+        return self.feedback(score)
 
     def seeds(self, protocol: Protocol = Protocol()) -> dict:
         """The episodes a run with this protocol plays, for its manifest."""

@@ -225,6 +225,12 @@ class SuperbeamTask(GameTask):
     def feedback(self, score: Score) -> str:
         if score.error:
             return self.parse_feedback(score.error)
+        return (
+            f"{self.report(score)}\n"
+            "Improve the weights to win more levels. Reply with reasoning, then the full JSON (all four arrays)."
+        )
+
+    def report(self, score: Score) -> str:
         meta = score.metadata
         lines = [
             f"Your network on {meta['levels']} training levels: won {meta['won']}, "
@@ -238,9 +244,6 @@ class SuperbeamTask(GameTask):
                     f"  level {level['seed']}: {level['cause']} at {100 * level['progress']:.0f}% of the "
                     f"level; inputs at that moment: {json.dumps(level['where'])}"
                 )
-        lines.append(
-            "Improve the weights to win more levels. Reply with reasoning, then the full JSON (all four arrays)."
-        )
         return "\n".join(lines)
 
     # --- records ------------------------------------------------------------------------------------
