@@ -152,3 +152,15 @@ def test_where_shots_score_a_miss_costs_one(seed, tmp_path):
     rewards = [environment.act(5)[0] for _ in range(40)]
     assert sum(rewards) == -rewards.count(-1.0) and rewards.count(-1.0) >= 3
     assert "reward -= 1.0  # a miss" not in generator.generate(next(s for s in SEEDS if not generator.design(s).fire))
+
+
+def test_generated_modules_are_ruff_clean(tmp_path):
+    ruff = Path(sys.executable).parent / "ruff"
+    if not ruff.is_file():
+        pytest.skip("ruff is not installed next to this Python")
+    for seed in range(10):
+        generator.write(seed, tmp_path)
+    config = Path(__file__).parents[2] / "pyproject.toml"
+    for command in (["check"], ["format", "--check"]):
+        run = subprocess.run([str(ruff), *command, "--config", str(config), str(tmp_path)], capture_output=True)
+        assert run.returncode == 0, run.stdout.decode() + run.stderr.decode()
