@@ -18,9 +18,12 @@ Per seed, on one core:
   4. The trained network's mean return and its standard error on the same calibration episodes.
 Keep rule: kept only if trained >= 2 x best trivial (the best of zero and the constant actions) and
 trained - best trivial >= 10 standard errors (of the difference of the two means).
-Cap rule (proposed): `synth.cap_rule(trained mean)`, the rule the hand-written games apply to their scripted player,
-applied to the strongest player a generated game has. At a reduced budget this cap sits near what a network can
-reach, so a stronger network saturates at 1.0; item 2 at full budget (10M steps) would make it higher.
+Cap rule (proposed): `synth.cap_rule(--cap-factor x trained mean)`, default factor 4 at a reduced budget of 1M
+steps. A score is min(raw, cap) / cap, so a cap at the 1M network's mean would give a 1.0 that stronger networks
+cannot pass. On the hand-written synthetic games (docs/training.md) a 10M-step network reached a median 2.3x
+(quartiles 1.45x and 7.6x) of the 1M-step one, and a median 0.60 of the cap their scripted player sets; 4 ~ 2.3 /
+0.60 puts a generated game's 10M network near that 0.6 and its 1M network near 0.25. At full budget the same aim
+gives a factor of about 1.67 (1 / 0.60) on a 10M network's mean, the better rule once calibration can afford it.
 Each seed's result is one JSON line appended to `--results` (default `<out>/results.jsonl`); a seed already
 there with the same settings is skipped, so an interrupted run resumes. A table is printed at the end.
 """
@@ -52,6 +55,11 @@ from wspbench.tasks.minatar import MinAtarTask  # noqa: E402
 RANDOM = 5  # random networks per game (measured.RANDOM_NETWORKS is 20: this is a cheaper prototype)
 TIMES = 2.0  # kept only if trained >= TIMES x best trivial ...
 STANDARD_ERRORS = 10.0  # ... and trained - best trivial >= STANDARD_ERRORS standard errors
+CAP_FACTOR = 4.0  # cap = synth.cap_rule(CAP_FACTOR x trained mean) at 1M steps (see above)
+
+
+def cap_of(trained: float, factor: float) -> float | None:
+    return synth.cap_rule(factor * trained) if trained > 0 else None
 
 
 def seeds_of(text: str) -> list[int]:
@@ -143,7 +151,8 @@ def calibrate(seed: int, options) -> dict:
         reasons.append("trained mean not positive: no cap")
     row["kept"] = not reasons
     row["rejected_because"] = reasons
-    row["cap"] = synth.cap_rule(trained) if trained > 0 else None
+    row["cap_factor"] = options.cap_factor
+    row["cap"] = cap_of(trained, options.cap_factor)
     row["seconds"] = seconds
     return row
 
@@ -183,6 +192,7 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=200, help="calibration episodes per player")
     parser.add_argument("--out", type=Path, default=Path("/tmp/wspbench-generated"))
     parser.add_argument("--results", type=Path, help="default: <out>/results.jsonl")
+    parser.add_argument("--cap-factor", type=float, default=CAP_FACTOR, help="cap = cap_rule(factor x trained)")
     options = parser.parse_args()
     options.out = options.out.resolve()
     options.out.mkdir(parents=True, exist_ok=True)
@@ -192,6 +202,8 @@ def main() -> None:
         for line in results.read_text().splitlines():
             row = json.loads(line)
             if row["settings"] == settings(options) and row.get("source_sha256") == source_digest(row["seed"]):
+                # The cap follows from the trained mean: a result kept from a run with another factor is re-capped.
+                row["cap_factor"], row["cap"] = options.cap_factor, cap_of(row["trained"]["mean"], options.cap_factor)
                 done[row["seed"]] = row
     for seed in seeds_of(options.seeds):
         if seed in done:

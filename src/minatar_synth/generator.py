@@ -14,9 +14,10 @@ The mechanics a seed combines:
   objects    two kinds: one collected (reward channel) and one avoided (danger channel), or only the danger
              kind when points come from shooting; each kind has a motion ("fall": straight with the flow,
              "zigzag": with the flow and sideways, bouncing off walls, "chase": with the flow, stepping
-             sideways toward the player, "drift": across the grid in a random row, free layout only), a speed
-             (steps per move) and a chance of appearing each step
-  scoring    +1 per object collected, +1 per danger shot, or both
+             sideways toward the player, dangers of games without shooting points only, "drift": across the
+             grid in a random row, free layout only), a speed (steps per move) and a chance of appearing each
+             step
+  scoring    +1 per object collected, +1 per danger shot (and then -1 per shot that misses), or both
   ending     a danger touched ends the episode ("crash"), costs one of a few lives ("lives"), or costs one
              point ("penalty": the episode ends only at `max_steps`)
   extras     an optional trail channel (where objects were before this step's move) and a gauge (lives left,
@@ -94,14 +95,16 @@ def design(seed: int) -> Design:
     ending = rng.choice(("crash", "lives", "lives", "penalty"))
     lives = rng.choice((2, 3, 4)) if ending == "lives" else 1
     player, shot = rng.choice(PLAYERS), rng.choice(SHOTS)
-    motions = ("fall", "zigzag", "chase") + (("drift",) if layout == "free" else ())
+    # Nothing that scores homes in on the player: a homing reward comes to a player who stands still, and a
+    # homing target to a constant fire; only dangers in games without shooting points home in.
+    motions = ("fall", "zigzag") + (("drift",) if layout == "free" else ())
     reward = None
     if scoring != "shoot":
         name, plural = rng.choice(REWARDS)
         reward = Kind(name, plural, rng.choice(motions), rng.choice((1, 2, 2, 3)), rng.choice((0.2, 0.3, 0.4)))
     name, plural = rng.choice(DANGERS)
-    if scoring != "collect":  # a homing target comes to a constant fire: shooting it would need no aiming
-        motions = tuple(motion for motion in motions if motion != "chase")
+    if scoring == "collect":
+        motions = (*motions, "chase")
     chances = (0.15, 0.2, 0.3) if scoring == "collect" else (0.3, 0.4, 0.5)  # the targets of a shooting game
     danger = Kind(name, plural, rng.choice(motions), rng.choice((1, 2, 2, 3)), rng.choice(chances))
     trail = rng.random() < 0.5
@@ -159,7 +162,7 @@ def rule_lines(d: Design) -> list[str]:
         lines.append(
             f"- Action 5 (fire) launches a {d.shot} from the {p}'s cell when no {d.shot} is in flight. The {d.shot} "
             f"moves one cell {direction} every step, removes the first object it meets and vanishes with it, or "
-            "leaves the grid."
+            "leaves the grid" + (" (a miss, which costs 1 point)." if shots_score(d) else ".")
         )
     for kind in (d.reward, d.danger):
         if kind is not None:
@@ -176,7 +179,7 @@ def rule_lines(d: Design) -> list[str]:
         f"- When the {p} and an object share a cell (checked after the {p} moves and again after the objects move), "
         f"the object is removed: {'; '.join(outcomes)}."
     )
-    if d.scoring != "collect":
+    if shots_score(d):
         lines.append(f"- A {d.danger.name} removed by a {d.shot} gives +1.")
     limit = f"after `max_steps` ({d.max_steps}) steps"
     ending = {"lives": "when the last life is lost or ", "crash": f"at the first {d.danger.name} touched or "}
@@ -248,12 +251,18 @@ def action_lines(d: Design) -> list[str]:
     return [text + "."]
 
 
+def shots_score(d: Design) -> bool:
+    """Whether a shot that hits scores +1, and then a shot that misses costs 1 (else firing all the time would
+    score with no aiming)."""
+    return d.scoring != "collect"
+
+
 def reward_lines(d: Design) -> list[str]:
     parts = []
     if d.reward:
         parts.append(f"+1 for each {d.reward.name} collected")
-    if d.scoring != "collect":
-        parts.append(f"+1 for each {d.danger.name} shot")
+    if shots_score(d):
+        parts.append(f"+1 for each {d.danger.name} shot; -1 for each {d.shot} that misses (leaves the grid)")
     if d.ending == "penalty":
         parts.append(f"-1 for each {d.danger.name} touched")
     return ["- " + "; ".join(parts) + "."]
@@ -304,7 +313,7 @@ def move_player(d: Design) -> list[str]:
 def move_kind(d: Design, kind: Kind) -> list[str]:
     """The method that moves one object of `kind`: False once it has left the grid."""
     one, var = kind.name, kind.name
-    flow, side = (1, 0) if d.layout == "left" else (0, 1)
+    side = 0 if d.layout == "left" else 1  # the sideways axis: rows when objects flow along them
     advance = f"{var}[1] -= 1" if d.layout == "left" else f"{var}[0] += 1"
     inside = f"{var}[1] >= 0" if d.layout == "left" else f"{var}[0] <= BOTTOM"
     lines = [f"    def move_{one}(self, {var}):",
@@ -326,7 +335,6 @@ def move_kind(d: Design, kind: Kind) -> list[str]:
         toward = f"int(np.sign(self.player[{side}] - {var}[{side}]))"
         lines.append("        if self.random.rand() < 0.5:")
         lines.append(f"            {var}[{side}] += {toward}  # one step toward the {d.player}")
-    del flow
     lines += [f"        {advance}", f"        return {inside}"]
     return lines
 
@@ -379,7 +387,7 @@ def shoot(d: Design) -> list[str]:
              f'        """Remove the first object on the {d.shot}\'s cell, and the {d.shot}; the reward it gives."""',
              "        if self.shot is None:",
              "            return 0.0"]  # fmt: skip
-    value = "1.0" if d.scoring != "collect" else "0.0"
+    value = "1.0" if shots_score(d) else "0.0"
     kinds = [(g, value)] + ([(d.reward, "0.0")] if d.reward else [])
     for kind, points in kinds:
         lines += [f"        for {kind.name} in self.{kind.plural}:",
@@ -413,6 +421,7 @@ def act(d: Design) -> list[str]:
                   f"            {step}",
                   f"            if {gone}:",
                   "                self.shot = None",
+                  *(["                reward -= 1.0  # a miss"] if shots_score(d) else []),
                   "        reward += self.hit_by_shot()"]  # fmt: skip
     lines += ["", "        # Move the objects, then resolve what they reached."]
     if d.trail:

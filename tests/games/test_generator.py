@@ -131,3 +131,36 @@ def test_score_cap_written_and_cli(tmp_path, capsys):
     assert capsys.readouterr().out.endswith(generator.generate(4))
     with pytest.raises(ValueError):
         generator.generate(-1)
+
+
+def test_nothing_that_scores_homes_in_on_the_player():
+    designs = [generator.design(seed) for seed in range(200)]
+    assert all(d.reward is None or d.reward.motion != "chase" for d in designs)
+    assert all(d.scoring == "collect" for d in designs if d.danger.motion == "chase")
+    assert any(d.danger.motion == "chase" for d in designs)
+
+
+@pytest.mark.parametrize("seed", [2, 9])  # shooting games: bottom row and free layout
+def test_where_shots_score_a_miss_costs_one(seed, tmp_path):
+    d = generator.design(seed)
+    assert d.scoring == "shoot" and generator.shots_score(d)
+    module = load(seed, tmp_path)
+    setattr(module, f"{d.danger.constant}_CHANCE", 0.0)  # an empty grid: every shot misses
+    environment = environment_class(module)(sticky_action_prob=0.0)
+    environment.seed(0)
+    environment.reset()
+    rewards = [environment.act(5)[0] for _ in range(40)]
+    assert sum(rewards) == -rewards.count(-1.0) and rewards.count(-1.0) >= 3
+    assert "reward -= 1.0  # a miss" not in generator.generate(next(s for s in SEEDS if not generator.design(s).fire))
+
+
+def test_generated_modules_are_ruff_clean(tmp_path):
+    ruff = Path(sys.executable).parent / "ruff"
+    if not ruff.is_file():
+        pytest.skip("ruff is not installed next to this Python")
+    for seed in range(10):
+        generator.write(seed, tmp_path)
+    config = Path(__file__).parents[2] / "pyproject.toml"
+    for command in (["check"], ["format", "--check"]):
+        run = subprocess.run([str(ruff), *command, "--config", str(config), str(tmp_path)], capture_output=True)
+        assert run.returncode == 0, run.stdout.decode() + run.stderr.decode()
