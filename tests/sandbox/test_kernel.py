@@ -5,6 +5,7 @@ kernel still serves the next block (with its variables, unless it had to be star
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import time
@@ -62,6 +63,11 @@ try:
 except OSError as error:
     print("refused", type(error).__name__)
 try:
+    socket.create_connection(("1.1.1.1", 53), timeout=2)
+    print("reached the internet")
+except OSError as error:
+    print("no route", type(error).__name__)
+try:
     socket.getaddrinfo("example.com", 80)
     print("resolved")
 except OSError as error:
@@ -78,7 +84,7 @@ def test_no_network(kernel):
         server.settimeout(0.5)
         with pytest.raises(TimeoutError):
             server.accept()  # nothing reached the host's socket
-    assert result.output.startswith("refused") and "no name service" in result.output
+    assert result.output.startswith("refused") and "no route" in result.output and "no name service" in result.output
     assert kernel.run("import os; print(sorted(os.listdir('/sys/class/net')) if os.path.exists('/sys') else '-')")
     still_serves(kernel)
 
@@ -112,6 +118,49 @@ print(found, os.environ["HOME"])
 """
     with Kernel({}, LIMITS) as kernel:
         assert kernel.run(probe).output == "[] /work\n"
+
+
+UNDO_THE_SANDBOX = """
+import ctypes, json, os
+libc = ctypes.CDLL(None, use_errno=True)
+status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines())
+tried = {{"uid": os.getuid(), "capabilities": [int(status[name], 16) for name in ("CapEff", "CapPrm")]}}
+for name, call in [
+    ("unhide site-packages", lambda: libc.umount2({site!r}.encode(), 2)),
+    ("remount /usr writable", lambda: libc.mount(b"none", b"/usr", None, 32 | 4096, None)),
+    ("new user namespace", lambda: libc.unshare(0x10000000)),
+]:
+    tried[name] = call() == 0
+tried["global sysctls writable"] = os.access("/proc/sys/kernel/core_pattern", os.W_OK)
+print(json.dumps(tried))
+"""
+
+
+def test_the_code_runs_without_privileges_and_cannot_undo_its_sandbox(kernel):
+    """As root on the host, bubblewrap keeps every capability in its user namespace and maps its user to host
+    root: the kernel drops to an unprivileged user first, so it can neither remount nor write global sysctls."""
+    result = kernel.run(UNDO_THE_SANDBOX.format(site=str(Path(os.__file__).parent / "site-packages")))
+    tried = json.loads(result.output)
+    assert tried["capabilities"] == [0, 0] and tried["uid"] != 0
+    assert not tried["unhide site-packages"] and not tried["remount /usr writable"]
+    assert not tried["global sysctls writable"]
+    if os.geteuid() != 0:  # as root, bubblewrap cannot both let the host map the user and --disable-userns
+        assert not tried["new user namespace"]
+    still_serves(kernel)
+
+
+def test_a_block_cannot_take_the_next_ones_limits_or_output(kernel):
+    changed = "import signal, sys\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\nsys.stdout = sys.stderr = 5"
+    assert kernel.run(changed).status == "ok"
+    result = kernel.run("import time\nprint('sleeping')\ntime.sleep(10**6)")
+    assert (result.status, result.restarted) == ("wall limit", False) and result.output.startswith("sleeping\n")
+    still_serves(kernel)
+
+
+def test_garbage_on_the_kernels_channel_restarts_it(kernel):
+    result = kernel.run("import os\nos.write(max(int(fd) for fd in os.listdir('/proc/self/fd')), b'\\xff' * 64)")
+    assert result.status == "killed" and result.restarted
+    still_serves(kernel, restarted=True)
 
 
 def test_nothing_is_written_outside_the_working_folder(kernel, tmp_path):

@@ -1,16 +1,19 @@
 """The sandbox's side of a kernel: run by the sandboxed Python (standard library and numpy only; it never sees
 wspbench), it executes a model's blocks in one persistent namespace. `wspbench/sandbox/__init__.py` starts it
 and is the only thing it talks to: one message at a time, each a 4-byte length and a JSON object, on the file
-descriptors that were its stdin and stdout (a block's own output goes to a capture file instead).
+descriptors that were its stdin and stdout, moved to high numbers (a block's own output goes to a capture file
+instead). Started by a host running as root, it first drops to an unprivileged user, before it reads any code.
 
-Per block: the CPU limit is the soft RLIMIT_CPU moved forward (SIGXCPU stops the block, every second until it
-ends), the wall limit a timer (SIGALRM), both raised as exceptions that `except Exception` does not catch;
-memory is RLIMIT_AS, file size RLIMIT_FSIZE (a write past it fails); after the block every other process in
-the sandbox's pid namespace is killed.
+Per block (its signal handlers, sys.stdout and sys.stderr set again, whatever the last block did): the CPU
+limit is the soft RLIMIT_CPU moved forward (SIGXCPU stops the block, every second until it ends), the wall limit
+a timer (SIGALRM), both raised as exceptions that `except Exception` does not catch; memory is RLIMIT_AS, file
+size RLIMIT_FSIZE (a write past it fails); after the block every other process in the sandbox's pid namespace is
+killed.
 """
 
 import base64
 import errno
+import fcntl
 import json
 import os
 import resource
@@ -20,6 +23,8 @@ import sys
 import traceback
 
 CAPTURE = "/tmp/.block-output"  # a block's stdout and stderr (outside the working folder)
+SITE = "/sandbox/site"  # numpy, bound here by the host
+CHANNEL_FD = 200  # the host's pipes are moved to this file descriptor and the next
 MAX_REQUEST = 64 * 2**20
 
 
@@ -73,6 +78,10 @@ def run(code, namespace, limits):
     os.dup2(capture, 1)
     os.dup2(capture, 2)
     os.close(capture)
+    sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+    signal.signal(signal.SIGXCPU, raiser(CpuLimit))
+    signal.signal(signal.SIGALRM, raiser(WallLimit))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the file limit fails instead
     status = "ok"
     try:
         resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_seconds() + limits["cpu_s"]) + 1, resource.RLIM_INFINITY))
@@ -97,7 +106,7 @@ def run(code, namespace, limits):
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (OSError, ValueError):
+        except Exception:  # noqa: BLE001 - the block may have put anything there
             pass
     end_other_processes()
     return status, *captured(limits["output_chars"])
@@ -106,12 +115,13 @@ def run(code, namespace, limits):
 def report(status, what):
     """Write why the block stopped (a message, or an exception's traceback without this file's frame) to its
     output, as far as the file limit lets it; the status."""
+    sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
     try:
         if isinstance(what, BaseException):
             traceback.print_exception(type(what), what, what.__traceback__.tb_next)
         else:
             print(what, file=sys.stderr)
-    except (OSError, ValueError):
+    except Exception:  # noqa: BLE001 - a full capture file, or an exception whose str() raises
         pass
     return status
 
@@ -175,12 +185,27 @@ def serve(requests, replies, namespace, limits):
             send(replies, {"error": type(error).__name__, "message": str(error)[:500]})
 
 
+def drop_privileges(user):
+    """As root (a host that runs as root), become `user` for good: no capabilities, no way back."""
+    os.setgroups([])
+    os.setresgid(user, user, user)
+    os.setresuid(user, user, user)
+    status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines() if ":" in line)
+    if os.getuid() != user or int(status["CapEff"], 16) or int(status["CapPrm"], 16):
+        raise SystemExit("the kernel could not drop its privileges")
+
+
 def main():
-    requests, replies = os.dup(0), os.dup(1)
+    requests = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, CHANNEL_FD)
+    replies = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, CHANNEL_FD)
+    os.closerange(3, CHANNEL_FD)  # bubblewrap's own pipes to the host
     null = os.open("/dev/null", os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
+    sys.path.append(SITE)
     start = receive(requests)
+    if start["user"] is not None:
+        drop_privileges(start["user"])
     limits = start["limits"]
     for name, data in start["files"].items():
         write(name, base64.b64decode(data))
@@ -189,9 +214,6 @@ def main():
     resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
     if start["nproc"]:
         resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"], limits["processes"]))
-    signal.signal(signal.SIGXCPU, raiser(CpuLimit))
-    signal.signal(signal.SIGALRM, raiser(WallLimit))
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the file limit fails instead
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     send(replies, {"ready": True})
     serve(requests, replies, namespace, limits)
