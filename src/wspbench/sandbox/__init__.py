@@ -15,6 +15,7 @@ nothing runs: `check` and `Kernel` raise SandboxUnavailable, saying how to get o
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import json
 import os
@@ -127,7 +128,11 @@ class Kernel:
         """A file of the working folder, at most `limit` bytes (`cut`: its first `limit` bytes; else ValueError
         when it is larger); FileNotFoundError when there is none."""
         reply = self._request({"op": "read", "name": _relative(name), "limit": int(limit), "cut": cut}, limit)
-        return base64.b64decode(reply["data"])
+        data = base64.b64decode(reply["data"])
+        if len(data) > limit:
+            self._restart()
+            raise OSError("the kernel answered more than was asked and was started again")
+        return data
 
     def write_file(self, name: str, data: bytes) -> None:
         self._request({"op": "write", "name": _relative(name), "data": base64.b64encode(data).decode()}, 0)
@@ -141,7 +146,8 @@ class Kernel:
                 pass
             self.process.wait()
             for stream in (self.process.stdin, self.process.stdout):
-                stream.close()
+                with contextlib.suppress(OSError):  # a write the dead kernel never read cannot be flushed
+                    stream.close()
             self.process = None
         if self.cgroup is not None:
             _remove_cgroup(self.cgroup)
@@ -276,8 +282,8 @@ def _map_users(info: int, deadline: float) -> None:
 
 def _bwrap(limits: Limits, map_fd: int | None = None, info_fd: int | None = None) -> list[str]:
     """The bubblewrap command of a kernel: the system's libraries, the interpreter and numpy read-only, a private
-    working folder and /tmp, new namespaces, no host environment, no capabilities (as root: only those the kernel
-    needs to drop to NOBODY, which it does before anything else; otherwise bubblewrap --disable-userns)."""
+    working folder and /tmp, new namespaces, no host environment, no capabilities and no nested user namespaces
+    (as root: the kernel keeps the capabilities it needs to drop to NOBODY and forbid those, and does it first)."""
     import numpy
 
     prefix = Path(sys.base_prefix).resolve()
@@ -287,7 +293,7 @@ def _bwrap(limits: Limits, map_fd: int | None = None, info_fd: int | None = None
     if map_fd is None:
         command += ["--disable-userns"]  # (bubblewrap cannot combine it with a map written by the host)
     else:
-        command += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        command += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SYS_RESOURCE"]
         command += ["--userns-block-fd", str(map_fd), "--info-fd", str(info_fd)]
 
     def bind(source: Path | str, target: Path | str) -> None:

@@ -26,6 +26,7 @@ CAPTURE = "/tmp/.block-output"  # a block's stdout and stderr (outside the worki
 SITE = "/sandbox/site"  # numpy, bound here by the host
 CHANNEL_FD = 200  # the host's pipes are moved to this file descriptor and the next
 MAX_REQUEST = 64 * 2**20
+IDLE_CPU_S = 2  # of CPU between blocks (see idle)
 
 
 class CpuLimit(BaseException):
@@ -102,7 +103,7 @@ def run(code, namespace, limits):
         status = report("error", error)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        resource.setrlimit(resource.RLIMIT_CPU, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        idle()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -110,6 +111,13 @@ def run(code, namespace, limits):
             pass
     end_other_processes()
     return status, *captured(limits["output_chars"])
+
+
+def idle():
+    """Between blocks, a thread a block left running may use IDLE_CPU_S of CPU (per request), then SIGXCPU's
+    default action ends the kernel, whatever thread it reaches (the host starts a new one)."""
+    signal.signal(signal.SIGXCPU, signal.SIG_DFL)
+    resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_seconds() + IDLE_CPU_S) + 1, resource.RLIM_INFINITY))
 
 
 def report(status, what):
@@ -183,10 +191,14 @@ def serve(requests, replies, namespace, limits):
                 send(replies, {})
         except (OSError, ValueError) as error:
             send(replies, {"error": type(error).__name__, "message": str(error)[:500]})
+        idle()
 
 
 def drop_privileges(user):
-    """As root (a host that runs as root), become `user` for good: no capabilities, no way back."""
+    """As root (a host that runs as root), become `user` for good: no capabilities, no way back, and no new user
+    namespace (what bubblewrap's --disable-userns does, which it cannot do with a map the host wrote)."""
+    with open("/proc/sys/user/max_user_namespaces", "w") as limit:
+        limit.write("0")
     os.setgroups([])
     os.setresgid(user, user, user)
     os.setresuid(user, user, user)
@@ -212,8 +224,10 @@ def main():
     memory, size = limits["memory_bytes"], limits["file_bytes"]
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if start["nproc"]:
         resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"], limits["processes"]))
+    idle()
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     send(replies, {"ready": True})
     serve(requests, replies, namespace, limits)
