@@ -5,9 +5,9 @@ and a private /tmp, both in memory and gone with the kernel, the standard librar
 of its root is read-only too), and nothing else of the host: new user, pid, network, IPC and UTS namespaces, no
 host environment variables, no home, no repository, no wspbench (whose package ships reference answers). It runs
 without capabilities, and as an unprivileged host user (nobody) when the host runs as root. Each block has
-CPU-time, wall-clock, memory, file-size and output limits; processes are limited by a pids cgroup per kernel when
-the host runs as root (RLIMIT_NPROC would count every kernel's nobody together) and by RLIMIT_NPROC otherwise,
-and every process a block starts is killed when it ends. A kernel that stops answering, or answers garbage, is
+CPU-time, wall-clock, memory, file-size and output limits; processes by RLIMIT_NPROC (which binds because the
+code never runs as host root, and counts per sandbox since each has its own user namespace), and every process a
+block starts is killed when it ends. A kernel that stops answering, or answers garbage, is
 killed and started again (its variables and files lost, and the result says so). Without a usable sandbox
 nothing runs: `check` and `Kernel` raise SandboxUnavailable, saying how to get one.
 """
@@ -36,7 +36,6 @@ SITE = "/sandbox/site"  # numpy's folder is bound here, the only package on sys.
 START_S = 30.0  # for the sandbox to start and load its files
 GRACE_S = 5.0  # past a block's wall limit, the host kills the sandbox
 NOBODY = 65534  # as root, the kernel runs as this host user (see _map_users)
-PIDS_CGROUPS = ("/sys/fs/cgroup/pids", "/sys/fs/cgroup")  # v1, v2
 INSTALL = (
     "install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap) on a Linux kernel that allows user "
     "namespaces (sysctl user.max_user_namespaces > 0)"
@@ -82,8 +81,6 @@ def check() -> None:
 def _failure() -> str | None:
     if shutil.which("bwrap") is None:
         return f"bubblewrap (bwrap) is not on the PATH: {INSTALL}"
-    if os.geteuid() == 0 and _pids_root() is None:
-        return "running as root, the process limit needs a writable pids cgroup (/sys/fs/cgroup/pids or cgroup v2)"
     try:
         with Kernel({}, Limits(wall_s=10.0)) as kernel:
             result = kernel.run("import numpy")
@@ -99,7 +96,6 @@ class Kernel:
         self.files = {_relative(name): bytes(data) for name, data in files.items()}
         self.limits = limits
         self.process: subprocess.Popen | None = None
-        self.cgroup: Path | None = None
         self._start()
 
     def __enter__(self) -> Kernel:
@@ -149,25 +145,15 @@ class Kernel:
                 with contextlib.suppress(OSError):  # a write the dead kernel never read cannot be flushed
                     stream.close()
             self.process = None
-        if self.cgroup is not None:
-            _remove_cgroup(self.cgroup)
-            self.cgroup = None
 
     # --- the host's side of the conversation ------------------------------------------------------------
     def _start(self) -> None:
         if shutil.which("bwrap") is None:
             raise SandboxUnavailable(f"bubblewrap (bwrap) is not on the PATH: {INSTALL}")
         root = os.geteuid() == 0
-        if root:
-            pids = _pids_root()
-            if pids is None:
-                raise SandboxUnavailable("running as root, the process limit needs a writable pids cgroup")
-            self.cgroup = _new_cgroup(pids, self.limits.processes)
         map_read, map_write = os.pipe()  # as root, bubblewrap waits on this until the host wrote its user map
         info_read, info_write = os.pipe()  # where bubblewrap names its child (for that map)
         command = _bwrap(self.limits, map_read, info_write) if root else _bwrap(self.limits)
-        if root:
-            command = ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(self.cgroup), *command]
         errors = tempfile.TemporaryFile()  # noqa: SIM115 - bwrap's own errors, for the message
         try:
             self.process = subprocess.Popen(
@@ -188,7 +174,6 @@ class Kernel:
                 {
                     "limits": asdict(self.limits),
                     "files": {name: base64.b64encode(data).decode() for name, data in self.files.items()},
-                    "nproc": self.cgroup is None,
                     "user": NOBODY if root else None,
                 }
             )
@@ -332,32 +317,3 @@ def _relative(name: str) -> str:
     if not name or path.is_absolute() or ".." in path.parts or "\x00" in name:
         raise ValueError(f"{name!r:.80} is not a file of the working folder")
     return str(path)
-
-
-def _pids_root() -> Path | None:
-    """A pids cgroup hierarchy this process may create groups in, or None."""
-    for root in map(Path, PIDS_CGROUPS):
-        controllers = root / "cgroup.subtree_control"
-        usable = root.name == "pids" or (controllers.is_file() and "pids" in controllers.read_text().split())
-        if usable and os.access(root, os.W_OK):
-            return root
-    return None
-
-
-def _new_cgroup(root: Path, processes: int) -> Path:
-    group = Path(tempfile.mkdtemp(prefix="wspbench-sandbox-", dir=root))
-    try:
-        (group / "pids.max").write_text(str(processes))
-    except OSError as error:
-        _remove_cgroup(group)
-        raise SandboxUnavailable(f"the pids cgroup {group} cannot be set ({error})") from None
-    return group
-
-
-def _remove_cgroup(group: Path) -> None:
-    for _ in range(50):  # the kernel frees the group once its last process is reaped
-        try:
-            group.rmdir()
-            return
-        except OSError:
-            time.sleep(0.02)

@@ -225,8 +225,7 @@ def main():
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if start["nproc"]:
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"], limits["processes"]))
+    resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"], limits["processes"]))
     idle()
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     send(replies, {"ready": True})
