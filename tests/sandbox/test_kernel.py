@@ -15,7 +15,9 @@ import numpy
 import pytest
 
 import wspbench
+from tests import conftest
 from tests.conftest import need_sandbox
+from wspbench import sandbox
 from wspbench.sandbox import Kernel, Limits, SandboxUnavailable, _failure
 
 LIMITS = Limits(cpu_s=2.0, wall_s=3.0, memory_bytes=768 * 2**20, output_chars=2000, file_bytes=8 * 2**20)
@@ -118,6 +120,7 @@ print(found, os.environ["HOME"])
 """
     with Kernel({}, LIMITS) as kernel:
         assert kernel.run(probe).output == "[] /work\n"
+        assert kernel.run("print(40 + 2)").output == "42\n"
 
 
 UNDO_THE_SANDBOX = """
@@ -125,6 +128,8 @@ import ctypes, json, os
 libc = ctypes.CDLL(None, use_errno=True)
 status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines())
 tried = {{"uid": os.getuid(), "capabilities": [int(status[name], 16) for name in ("CapEff", "CapPrm")]}}
+tried["no new privileges"] = status["NoNewPrivs"].strip() == "1"
+tried["init"] = open("/proc/1/status").read().count("CapEff:\\t0000000000000000")
 for name, call in [
     ("unhide site-packages", lambda: libc.umount2({site!r}.encode(), 2)),
     ("remount /usr writable", lambda: libc.mount(b"none", b"/usr", None, 32 | 4096, None)),
@@ -141,7 +146,7 @@ def test_the_code_runs_without_privileges_and_cannot_undo_its_sandbox(kernel):
     root: the kernel drops to an unprivileged user first, so it can neither remount nor write global sysctls."""
     result = kernel.run(UNDO_THE_SANDBOX.format(site=str(Path(os.__file__).parent / "site-packages")))
     tried = json.loads(result.output)
-    assert tried["capabilities"] == [0, 0] and tried["uid"] != 0
+    assert tried["capabilities"] == [0, 0] and tried["uid"] != 0 and tried["no new privileges"] and tried["init"]
     assert not tried["unhide site-packages"] and not tried["remount /usr writable"]
     assert not tried["global sysctls writable"] and not tried["new user namespace"]
     still_serves(kernel)
@@ -211,6 +216,13 @@ def test_a_memory_bomb_stops_at_the_memory_limit(kernel, bomb):
     still_serves(kernel)
 
 
+def test_when_the_host_runs_out_of_memory_the_sandbox_goes_first(kernel):
+    """RLIMIT_AS bounds each process, not their sum (up to 32 of them): the host's OOM killer picks these first."""
+    code = "import subprocess\nprint(subprocess.run(['cat', '/proc/self/oom_score_adj'], capture_output=True).stdout)"
+    assert kernel.run(code).output == "b'1000\\n'\n"
+    still_serves(kernel)
+
+
 def test_an_endless_loop_stops_at_the_cpu_limit():
     need_sandbox()
     limits = Limits(cpu_s=1.0, wall_s=60.0)  # a loaded machine gives the loop less than a core: CPU time decides
@@ -259,3 +271,15 @@ def test_without_bubblewrap_nothing_runs_and_the_message_says_how_to_get_it(tmp_
             check()
     finally:
         _failure.cache_clear()
+
+
+def test_a_sandbox_that_does_not_start_fails_its_tests_where_bubblewrap_is_installed(monkeypatch):
+    need_sandbox()  # bubblewrap is here and works: now make it fail to start
+    monkeypatch.setattr(sandbox, "_failure", lambda: "the sandbox did not start (a test's failure)")
+    monkeypatch.delenv("WSP_SANDBOX_OPTIONAL", raising=False)
+    with pytest.raises(pytest.fail.Exception, match="bubblewrap is installed but no sandbox starts"):
+        need_sandbox()
+    monkeypatch.setenv("WSP_SANDBOX_OPTIONAL", "1")
+    monkeypatch.setattr(conftest, "REQUIRED_PARTS", set())
+    with pytest.raises(pytest.skip.Exception, match="bubblewrap: the sandbox did not start"):
+        need_sandbox()

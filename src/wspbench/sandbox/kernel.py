@@ -216,6 +216,8 @@ def main():
     os.close(null)
     sys.path.append(SITE)
     start = receive(requests)
+    with open("/proc/self/oom_score_adj", "w") as oom:  # inherited: when memory runs out, the sandbox goes first
+        oom.write("1000")
     if start["user"] is not None:
         drop_privileges(start["user"])
     limits = start["limits"]
