@@ -156,17 +156,19 @@ class Kernel:
         command = _bwrap(self.limits, map_read, info_write) if root else _bwrap(self.limits)
         errors = tempfile.TemporaryFile()  # noqa: SIM115 - bwrap's own errors, for the message
         try:
-            self.process = subprocess.Popen(
-                command,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=errors,
-                env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-                start_new_session=True,
-                pass_fds=(map_read, info_write) if root else (),
-            )
-            os.close(map_read)
-            os.close(info_write)
+            try:
+                self.process = subprocess.Popen(
+                    command,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=errors,
+                    env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+                    start_new_session=True,
+                    pass_fds=(map_read, info_write) if root else (),
+                )
+            finally:
+                os.close(map_read)  # bubblewrap's ends
+                os.close(info_write)
             if root:
                 _map_users(info_read, time.monotonic() + START_S)
                 os.write(map_write, b"1")

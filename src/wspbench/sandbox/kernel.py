@@ -202,7 +202,8 @@ def drop_privileges(user):
     os.setgroups([])
     os.setresgid(user, user, user)
     os.setresuid(user, user, user)
-    status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines() if ":" in line)
+    with open("/proc/self/status") as file:
+        status = dict(line.split(":", 1) for line in file.read().splitlines() if ":" in line)
     if os.getuid() != user or int(status["CapEff"], 16) or int(status["CapPrm"], 16):
         raise SystemExit("the kernel could not drop its privileges")
 
