@@ -1,5 +1,6 @@
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import NoReturn
 
@@ -24,14 +25,17 @@ def missing_part(part: str, reason: str) -> NoReturn:
 
 
 def need_sandbox() -> None:
-    """Skips a test of the agent protocol where no sandbox can start (bubblewrap missing), failing it in a CI run
-    that installed bubblewrap."""
+    """Skips a test of the sandbox or the agent protocol where bubblewrap is missing, failing it in a CI run that
+    installed bubblewrap; where bwrap is installed but no sandbox starts, it fails (a broken sandbox must not pass
+    for a missing one) unless WSP_SANDBOX_OPTIONAL=1 (a machine whose user namespaces are off, say)."""
     __tracebackhide__ = True
     from wspbench.sandbox import SandboxUnavailable, check
 
     try:
         check()
     except SandboxUnavailable as error:
+        if shutil.which("bwrap") and os.environ.get("WSP_SANDBOX_OPTIONAL") != "1":
+            pytest.fail(f"bubblewrap is installed but no sandbox starts (WSP_SANDBOX_OPTIONAL=1 skips): {error}")
         missing_part("bubblewrap", str(error))
 
 

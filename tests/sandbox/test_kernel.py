@@ -5,6 +5,7 @@ kernel still serves the next block (with its variables, unless it had to be star
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import time
@@ -14,7 +15,9 @@ import numpy
 import pytest
 
 import wspbench
+from tests import conftest
 from tests.conftest import need_sandbox
+from wspbench import sandbox
 from wspbench.sandbox import Kernel, Limits, SandboxUnavailable, _failure
 
 LIMITS = Limits(cpu_s=2.0, wall_s=3.0, memory_bytes=768 * 2**20, output_chars=2000, file_bytes=8 * 2**20)
@@ -62,6 +65,11 @@ try:
 except OSError as error:
     print("refused", type(error).__name__)
 try:
+    socket.create_connection(("1.1.1.1", 53), timeout=2)
+    print("reached the internet")
+except OSError as error:
+    print("no route", type(error).__name__)
+try:
     socket.getaddrinfo("example.com", 80)
     print("resolved")
 except OSError as error:
@@ -78,7 +86,7 @@ def test_no_network(kernel):
         server.settimeout(0.5)
         with pytest.raises(TimeoutError):
             server.accept()  # nothing reached the host's socket
-    assert result.output.startswith("refused") and "no name service" in result.output
+    assert result.output.startswith("refused") and "no route" in result.output and "no name service" in result.output
     assert kernel.run("import os; print(sorted(os.listdir('/sys/class/net')) if os.path.exists('/sys') else '-')")
     still_serves(kernel)
 
@@ -112,6 +120,60 @@ print(found, os.environ["HOME"])
 """
     with Kernel({}, LIMITS) as kernel:
         assert kernel.run(probe).output == "[] /work\n"
+        assert kernel.run("print(40 + 2)").output == "42\n"
+
+
+UNDO_THE_SANDBOX = """
+import ctypes, json, os
+libc = ctypes.CDLL(None, use_errno=True)
+status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines())
+tried = {{"uid": os.getuid(), "capabilities": [int(status[name], 16) for name in ("CapEff", "CapPrm")]}}
+tried["no new privileges"] = status["NoNewPrivs"].strip() == "1"
+tried["init"] = open("/proc/1/status").read().count("CapEff:\\t0000000000000000")
+for name, call in [
+    ("unhide site-packages", lambda: libc.umount2({site!r}.encode(), 2)),
+    ("remount /usr writable", lambda: libc.mount(b"none", b"/usr", None, 32 | 4096, None)),
+    ("new user namespace", lambda: libc.unshare(0x10000000)),
+]:
+    tried[name] = call() == 0
+tried["global sysctls writable"] = os.access("/proc/sys/kernel/core_pattern", os.W_OK)
+print(json.dumps(tried))
+"""
+
+
+def test_the_code_runs_without_privileges_and_cannot_undo_its_sandbox(kernel):
+    """As root on the host, bubblewrap keeps every capability in its user namespace and maps its user to host
+    root: the kernel drops to an unprivileged user first, so it can neither remount nor write global sysctls."""
+    result = kernel.run(UNDO_THE_SANDBOX.format(site=str(Path(os.__file__).parent / "site-packages")))
+    tried = json.loads(result.output)
+    assert tried["capabilities"] == [0, 0] and tried["uid"] != 0 and tried["no new privileges"] and tried["init"]
+    assert not tried["unhide site-packages"] and not tried["remount /usr writable"]
+    assert not tried["global sysctls writable"] and not tried["new user namespace"]
+    still_serves(kernel)
+
+
+def test_a_block_cannot_take_the_next_ones_limits_or_output(kernel):
+    changed = "import signal, sys\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\nsys.stdout = sys.stderr = 5"
+    assert kernel.run(changed).status == "ok"
+    result = kernel.run("import time\nprint('sleeping')\ntime.sleep(10**6)")
+    assert (result.status, result.restarted) == ("wall limit", False) and result.output.startswith("sleeping\n")
+    still_serves(kernel)
+
+
+def test_a_thread_left_spinning_after_its_block_ends_the_kernel_within_seconds(kernel):
+    spin = "import threading\nthreading.Thread(target=lambda: [None for _ in iter(int, 1)], daemon=True).start()"
+    assert kernel.run(spin).status == "ok"
+    time.sleep(4)  # IDLE_CPU_S (2 s of CPU) and a second of rounding: then SIGXCPU's default action ends it
+    assert kernel.process.poll() is not None
+    result = kernel.run("print(1)")
+    assert result.status == "killed" and result.restarted
+    still_serves(kernel, restarted=True)
+
+
+def test_garbage_on_the_kernels_channel_restarts_it(kernel):
+    result = kernel.run("import os\nos.write(max(int(fd) for fd in os.listdir('/proc/self/fd')), b'\\xff' * 64)")
+    assert result.status == "killed" and result.restarted
+    still_serves(kernel, restarted=True)
 
 
 def test_nothing_is_written_outside_the_working_folder(kernel, tmp_path):
@@ -151,6 +213,13 @@ def test_a_fork_bomb_stops_at_the_process_limit_and_its_processes_end_with_the_b
 def test_a_memory_bomb_stops_at_the_memory_limit(kernel, bomb):
     result = kernel.run(bomb)
     assert result.status == "memory limit" and "MemoryError" in result.output
+    still_serves(kernel)
+
+
+def test_when_the_host_runs_out_of_memory_the_sandbox_goes_first(kernel):
+    """RLIMIT_AS bounds each process, not their sum (up to 32 of them): the host's OOM killer picks these first."""
+    code = "import subprocess\nprint(subprocess.run(['cat', '/proc/self/oom_score_adj'], capture_output=True).stdout)"
+    assert kernel.run(code).output == "b'1000\\n'\n"
     still_serves(kernel)
 
 
@@ -202,3 +271,15 @@ def test_without_bubblewrap_nothing_runs_and_the_message_says_how_to_get_it(tmp_
             check()
     finally:
         _failure.cache_clear()
+
+
+def test_a_sandbox_that_does_not_start_fails_its_tests_where_bubblewrap_is_installed(monkeypatch):
+    need_sandbox()  # bubblewrap is here and works: now make it fail to start
+    monkeypatch.setattr(sandbox, "_failure", lambda: "the sandbox did not start (a test's failure)")
+    monkeypatch.delenv("WSP_SANDBOX_OPTIONAL", raising=False)
+    with pytest.raises(pytest.fail.Exception, match="bubblewrap is installed but no sandbox starts"):
+        need_sandbox()
+    monkeypatch.setenv("WSP_SANDBOX_OPTIONAL", "1")
+    monkeypatch.setattr(conftest, "REQUIRED_PARTS", set())
+    with pytest.raises(pytest.skip.Exception, match="bubblewrap: the sandbox did not start"):
+        need_sandbox()

@@ -2,18 +2,20 @@
 
 What it guarantees: the code sees a private working folder (a size-limited tmpfs holding the files it was given)
 and a private /tmp, both in memory and gone with the kernel, the standard library and numpy, read-only (the rest
-of its root is read-only too), and nothing else of the host: new user, pid, network, IPC and UTS
-namespaces, no host environment variables, no home, no repository, no wspbench (whose package ships reference
-answers). Each block has CPU-time, wall-clock, memory, file-size and output limits; processes are limited by a
-pids cgroup when the host runs as root (RLIMIT_NPROC does not bind root's processes) and by RLIMIT_NPROC
-otherwise, and every process a block starts is killed when it ends. A kernel that stops answering, or answers
-garbage, is killed and started again (its variables and files lost, and the result says so). Without a usable
-sandbox nothing runs: `check` and `Kernel` raise SandboxUnavailable, saying how to get one.
+of its root is read-only too), and nothing else of the host: new user, pid, network, IPC and UTS namespaces, no
+host environment variables, no home, no repository, no wspbench (whose package ships reference answers). It runs
+without capabilities, and as an unprivileged host user (nobody) when the host runs as root. Each block has
+CPU-time, wall-clock, memory, file-size and output limits; processes by RLIMIT_NPROC (which binds because the
+code never runs as host root, and counts per sandbox since each has its own user namespace), and every process a
+block starts is killed when it ends. A kernel that stops answering, or answers garbage, is
+killed and started again (its variables and files lost, and the result says so). Without a usable sandbox
+nothing runs: `check` and `Kernel` raise SandboxUnavailable, saying how to get one.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import json
 import os
@@ -33,7 +35,7 @@ FOLDER = "/work"  # the working folder inside the sandbox
 SITE = "/sandbox/site"  # numpy's folder is bound here, the only package on sys.path
 START_S = 30.0  # for the sandbox to start and load its files
 GRACE_S = 5.0  # past a block's wall limit, the host kills the sandbox
-PIDS_CGROUPS = ("/sys/fs/cgroup/pids", "/sys/fs/cgroup")  # v1, v2
+NOBODY = 65534  # as root, the kernel runs as this host user (see _map_users)
 INSTALL = (
     "install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap) on a Linux kernel that allows user "
     "namespaces (sysctl user.max_user_namespaces > 0)"
@@ -79,8 +81,6 @@ def check() -> None:
 def _failure() -> str | None:
     if shutil.which("bwrap") is None:
         return f"bubblewrap (bwrap) is not on the PATH: {INSTALL}"
-    if os.geteuid() == 0 and _pids_root() is None:
-        return "running as root, the process limit needs a writable pids cgroup (/sys/fs/cgroup/pids or cgroup v2)"
     try:
         with Kernel({}, Limits(wall_s=10.0)) as kernel:
             result = kernel.run("import numpy")
@@ -96,7 +96,6 @@ class Kernel:
         self.files = {_relative(name): bytes(data) for name, data in files.items()}
         self.limits = limits
         self.process: subprocess.Popen | None = None
-        self.cgroup: Path | None = None
         self._start()
 
     def __enter__(self) -> Kernel:
@@ -125,7 +124,11 @@ class Kernel:
         """A file of the working folder, at most `limit` bytes (`cut`: its first `limit` bytes; else ValueError
         when it is larger); FileNotFoundError when there is none."""
         reply = self._request({"op": "read", "name": _relative(name), "limit": int(limit), "cut": cut}, limit)
-        return base64.b64decode(reply["data"])
+        data = base64.b64decode(reply["data"])
+        if len(data) > limit:
+            self._restart()
+            raise OSError("the kernel answered more than was asked and was started again")
+        return data
 
     def write_file(self, name: str, data: bytes) -> None:
         self._request({"op": "write", "name": _relative(name), "data": base64.b64encode(data).decode()}, 0)
@@ -139,47 +142,53 @@ class Kernel:
                 pass
             self.process.wait()
             for stream in (self.process.stdin, self.process.stdout):
-                stream.close()
+                with contextlib.suppress(OSError):  # a write the dead kernel never read cannot be flushed
+                    stream.close()
             self.process = None
-        if self.cgroup is not None:
-            _remove_cgroup(self.cgroup)
-            self.cgroup = None
 
     # --- the host's side of the conversation ------------------------------------------------------------
     def _start(self) -> None:
         if shutil.which("bwrap") is None:
             raise SandboxUnavailable(f"bubblewrap (bwrap) is not on the PATH: {INSTALL}")
-        command = _bwrap(self.limits)
-        if os.geteuid() == 0:
-            root = _pids_root()
-            if root is None:
-                raise SandboxUnavailable("running as root, the process limit needs a writable pids cgroup")
-            self.cgroup = _new_cgroup(root, self.limits.processes)
-            command = ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(self.cgroup), *command]
+        root = os.geteuid() == 0
+        map_read, map_write = os.pipe()  # as root, bubblewrap waits on this until the host wrote its user map
+        info_read, info_write = os.pipe()  # where bubblewrap names its child (for that map)
+        command = _bwrap(self.limits, map_read, info_write) if root else _bwrap(self.limits)
         errors = tempfile.TemporaryFile()  # noqa: SIM115 - bwrap's own errors, for the message
-        self.process = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=errors,
-            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-            start_new_session=True,
-        )
-        start = {
-            "limits": asdict(self.limits),
-            "files": {name: base64.b64encode(data).decode() for name, data in self.files.items()},
-            "nproc": self.cgroup is None,
-        }
         try:
-            self._send(start)
+            try:
+                self.process = subprocess.Popen(
+                    command,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=errors,
+                    env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+                    start_new_session=True,
+                    pass_fds=(map_read, info_write) if root else (),
+                )
+            finally:
+                os.close(map_read)  # bubblewrap's ends
+                os.close(info_write)
+            if root:
+                _map_users(info_read, time.monotonic() + START_S)
+                os.write(map_write, b"1")
+            self._send(
+                {
+                    "limits": asdict(self.limits),
+                    "files": {name: base64.b64encode(data).decode() for name, data in self.files.items()},
+                    "user": NOBODY if root else None,
+                }
+            )
             ready = self._receive(START_S, 4096)
-        except KernelLost as lost:
+        except (KernelLost, OSError, ValueError, KeyError) as lost:
             self.close()
             errors.seek(0)
             said = errors.read(2000).decode(errors="replace").strip()
             raise SandboxUnavailable(f"the sandbox did not start ({lost}; {said or 'no message'}): {INSTALL}") from None
         finally:
             errors.close()
+            for end in (info_read, map_write):
+                os.close(end)
         if ready != {"ready": True}:
             self.close()
             raise SandboxUnavailable("the sandbox's kernel did not say it was ready")
@@ -239,36 +248,70 @@ class Kernel:
         return data
 
 
-def _bwrap(limits: Limits) -> list[str]:
+def _map_users(info: int, deadline: float) -> None:
+    """As root, give the sandbox's user namespace the map "0 -> 0, NOBODY -> NOBODY" (bubblewrap waits for it):
+    bubblewrap sets up its mounts as root, then the kernel drops to NOBODY for good before it reads any code, so
+    the model's code runs as an unprivileged host user. (bubblewrap's own map, "0 -> 0", would leave it host
+    root: no capabilities, but the owner of /proc/sys, whose global settings root may write.)"""
+    text = b""
+    while not text.rstrip().endswith(b"}"):
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([info], [], [], left)[0] or len(text) > 4096:
+            raise KernelLost("bubblewrap did not name its child")
+        chunk = os.read(info, 4096)
+        if not chunk:
+            raise KernelLost("bubblewrap ended before its child started")
+        text += chunk
+    child = int(json.loads(text)["child-pid"])
+    for kind in ("uid", "gid"):
+        Path(f"/proc/{child}/{kind}_map").write_text(f"0 0 1\n{NOBODY} {NOBODY} 1\n")
+
+
+def _bwrap(limits: Limits, map_fd: int | None = None, info_fd: int | None = None) -> list[str]:
     """The bubblewrap command of a kernel: the system's libraries, the interpreter and numpy read-only, a private
-    working folder and /tmp, new namespaces, no host environment."""
+    working folder and /tmp, new namespaces, no host environment, no capabilities and no nested user namespaces
+    (as root: the kernel keeps the capabilities it needs to drop to NOBODY and forbid those, and does it first)."""
     import numpy
 
     prefix = Path(sys.base_prefix).resolve()
     python = Path(sys.executable).resolve()
     numpy_dir = Path(numpy.__file__).resolve().parent
-    command = ["bwrap", "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session"]
+    command = ["bwrap", "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    if map_fd is None:
+        command += ["--disable-userns"]  # (bubblewrap cannot combine it with a map written by the host)
+    else:
+        command += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SYS_RESOURCE"]
+        command += ["--userns-block-fd", str(map_fd), "--info-fd", str(info_fd)]
+
+    def bind(source: Path | str, target: Path | str) -> None:
+        """Bind read-only, its new parent folders readable by all (bubblewrap makes them for root alone)."""
+        for parent in reversed(PurePosixPath(target).parents[:-1]):
+            command.extend(["--perms", "0755", "--dir", str(parent)])
+        command.extend(["--ro-bind", str(source), str(target)])
+
     for system in ("/usr", "/bin", "/lib", "/lib64", "/etc/ld.so.cache", "/etc/alternatives"):
         if os.path.exists(system):
-            command += ["--ro-bind", system, system]
-    command += ["--ro-bind", str(prefix), str(prefix)]
+            bind(system, system)
+    bind(prefix, prefix)
     site = prefix / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
     if site.is_dir():
         command += ["--tmpfs", str(site)]  # the interpreter's own packages stay hidden
     if not python.is_relative_to(prefix):
-        command += ["--ro-bind", str(python), str(python)]
-    command += ["--ro-bind", str(numpy_dir), f"{SITE}/numpy"]
+        bind(python, python)
+    bind(numpy_dir, f"{SITE}/numpy")
     libs = numpy_dir.with_name("numpy.libs")
     if libs.is_dir():
-        command += ["--ro-bind", str(libs), f"{SITE}/numpy.libs"]
-    command += ["--ro-bind", str(KERNEL), "/sandbox/kernel.py", "--proc", "/proc", "--dev", "/dev"]
-    command += ["--size", str(limits.file_bytes + 2**20), "--tmpfs", "/tmp"]
-    command += ["--size", str(limits.folder_bytes), "--tmpfs", FOLDER, "--chdir", FOLDER, "--remount-ro", "/"]
+        bind(libs, f"{SITE}/numpy.libs")
+    bind(KERNEL, "/sandbox/kernel.py")
+    command += ["--proc", "/proc", "--dev", "/dev"]
+    command += ["--perms", "1777", "--size", str(limits.file_bytes + 2**20), "--tmpfs", "/tmp"]
+    command += ["--perms", "0777", "--size", str(limits.folder_bytes), "--tmpfs", FOLDER]
+    command += ["--chdir", FOLDER, "--remount-ro", "/"]
     environment = {"PATH": "/usr/bin:/bin", "HOME": FOLDER, "LANG": "C.UTF-8", "PYTHONPATH": SITE}
     environment |= {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
     environment["PYTHONDONTWRITEBYTECODE"] = "1"
     command += ["--clearenv"] + [part for name, value in environment.items() for part in ("--setenv", name, value)]
-    return command + [str(python), "-s", "-u", "/sandbox/kernel.py"]
+    return command + [str(python), "-I", "-S", "-u", "/sandbox/kernel.py"]  # sys.path: kernel.py sets it
 
 
 def _relative(name: str) -> str:
@@ -276,32 +319,3 @@ def _relative(name: str) -> str:
     if not name or path.is_absolute() or ".." in path.parts or "\x00" in name:
         raise ValueError(f"{name!r:.80} is not a file of the working folder")
     return str(path)
-
-
-def _pids_root() -> Path | None:
-    """A pids cgroup hierarchy this process may create groups in, or None."""
-    for root in map(Path, PIDS_CGROUPS):
-        controllers = root / "cgroup.subtree_control"
-        usable = root.name == "pids" or (controllers.is_file() and "pids" in controllers.read_text().split())
-        if usable and os.access(root, os.W_OK):
-            return root
-    return None
-
-
-def _new_cgroup(root: Path, processes: int) -> Path:
-    group = Path(tempfile.mkdtemp(prefix="wspbench-sandbox-", dir=root))
-    try:
-        (group / "pids.max").write_text(str(processes))
-    except OSError as error:
-        _remove_cgroup(group)
-        raise SandboxUnavailable(f"the pids cgroup {group} cannot be set ({error})") from None
-    return group
-
-
-def _remove_cgroup(group: Path) -> None:
-    for _ in range(50):  # the kernel frees the group once its last process is reaped
-        try:
-            group.rmdir()
-            return
-        except OSError:
-            time.sleep(0.02)

@@ -1,16 +1,19 @@
 """The sandbox's side of a kernel: run by the sandboxed Python (standard library and numpy only; it never sees
 wspbench), it executes a model's blocks in one persistent namespace. `wspbench/sandbox/__init__.py` starts it
 and is the only thing it talks to: one message at a time, each a 4-byte length and a JSON object, on the file
-descriptors that were its stdin and stdout (a block's own output goes to a capture file instead).
+descriptors that were its stdin and stdout, moved to high numbers (a block's own output goes to a capture file
+instead). Started by a host running as root, it first drops to an unprivileged user, before it reads any code.
 
-Per block: the CPU limit is the soft RLIMIT_CPU moved forward (SIGXCPU stops the block, every second until it
-ends), the wall limit a timer (SIGALRM), both raised as exceptions that `except Exception` does not catch;
-memory is RLIMIT_AS, file size RLIMIT_FSIZE (a write past it fails); after the block every other process in
-the sandbox's pid namespace is killed.
+Per block (its signal handlers, sys.stdout and sys.stderr set again, whatever the last block did): the CPU
+limit is the soft RLIMIT_CPU moved forward (SIGXCPU stops the block, every second until it ends), the wall limit
+a timer (SIGALRM), both raised as exceptions that `except Exception` does not catch; memory is RLIMIT_AS, file
+size RLIMIT_FSIZE (a write past it fails); after the block every other process in the sandbox's pid namespace is
+killed.
 """
 
 import base64
 import errno
+import fcntl
 import json
 import os
 import resource
@@ -20,7 +23,10 @@ import sys
 import traceback
 
 CAPTURE = "/tmp/.block-output"  # a block's stdout and stderr (outside the working folder)
+SITE = "/sandbox/site"  # numpy, bound here by the host
+CHANNEL_FD = 200  # the host's pipes are moved to this file descriptor and the next
 MAX_REQUEST = 64 * 2**20
+IDLE_CPU_S = 2  # of CPU between blocks (see idle)
 
 
 class CpuLimit(BaseException):
@@ -73,6 +79,10 @@ def run(code, namespace, limits):
     os.dup2(capture, 1)
     os.dup2(capture, 2)
     os.close(capture)
+    sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+    signal.signal(signal.SIGXCPU, raiser(CpuLimit))
+    signal.signal(signal.SIGALRM, raiser(WallLimit))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the file limit fails instead
     status = "ok"
     try:
         resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_seconds() + limits["cpu_s"]) + 1, resource.RLIM_INFINITY))
@@ -93,25 +103,33 @@ def run(code, namespace, limits):
         status = report("error", error)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        resource.setrlimit(resource.RLIMIT_CPU, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        idle()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (OSError, ValueError):
+        except Exception:  # noqa: BLE001 - the block may have put anything there
             pass
     end_other_processes()
     return status, *captured(limits["output_chars"])
 
 
+def idle():
+    """Between blocks, a thread a block left running may use IDLE_CPU_S of CPU (per request), then SIGXCPU's
+    default action ends the kernel, whatever thread it reaches (the host starts a new one)."""
+    signal.signal(signal.SIGXCPU, signal.SIG_DFL)
+    resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_seconds() + IDLE_CPU_S) + 1, resource.RLIM_INFINITY))
+
+
 def report(status, what):
     """Write why the block stopped (a message, or an exception's traceback without this file's frame) to its
     output, as far as the file limit lets it; the status."""
+    sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
     try:
         if isinstance(what, BaseException):
             traceback.print_exception(type(what), what, what.__traceback__.tb_next)
         else:
             print(what, file=sys.stderr)
-    except (OSError, ValueError):
+    except Exception:  # noqa: BLE001 - a full capture file, or an exception whose str() raises
         pass
     return status
 
@@ -173,25 +191,45 @@ def serve(requests, replies, namespace, limits):
                 send(replies, {})
         except (OSError, ValueError) as error:
             send(replies, {"error": type(error).__name__, "message": str(error)[:500]})
+        idle()
+
+
+def drop_privileges(user):
+    """As root (a host that runs as root), become `user` for good: no capabilities, no way back, and no new user
+    namespace (what bubblewrap's --disable-userns does, which it cannot do with a map the host wrote)."""
+    with open("/proc/sys/user/max_user_namespaces", "w") as limit:
+        limit.write("0")
+    os.setgroups([])
+    os.setresgid(user, user, user)
+    os.setresuid(user, user, user)
+    with open("/proc/self/status") as file:
+        status = dict(line.split(":", 1) for line in file.read().splitlines() if ":" in line)
+    if os.getuid() != user or int(status["CapEff"], 16) or int(status["CapPrm"], 16):
+        raise SystemExit("the kernel could not drop its privileges")
 
 
 def main():
-    requests, replies = os.dup(0), os.dup(1)
+    requests = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, CHANNEL_FD)
+    replies = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, CHANNEL_FD)
+    os.closerange(3, CHANNEL_FD)  # bubblewrap's own pipes to the host
     null = os.open("/dev/null", os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
+    sys.path.append(SITE)
     start = receive(requests)
+    with open("/proc/self/oom_score_adj", "w") as oom:  # inherited: when memory runs out, the sandbox goes first
+        oom.write("1000")
+    if start["user"] is not None:
+        drop_privileges(start["user"])
     limits = start["limits"]
     for name, data in start["files"].items():
         write(name, base64.b64decode(data))
     memory, size = limits["memory_bytes"], limits["file_bytes"]
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-    if start["nproc"]:
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"], limits["processes"]))
-    signal.signal(signal.SIGXCPU, raiser(CpuLimit))
-    signal.signal(signal.SIGALRM, raiser(WallLimit))
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the file limit fails instead
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"], limits["processes"]))
+    idle()
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     send(replies, {"ready": True})
     serve(requests, replies, namespace, limits)
