@@ -5,9 +5,12 @@ kernel still serves the next block (with its variables, unless it had to be star
 
 from __future__ import annotations
 
+import glob
 import json
 import os
+import site
 import socket
+import sys
 import time
 from pathlib import Path
 
@@ -100,6 +103,8 @@ def test_no_host_environment_or_files(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", secret)
     monkeypatch.setenv("HOME", str(home))
     repository = Path(wspbench.__file__).resolve().parents[2]
+    folders = ["/usr/lib/python3*/*-packages", "/usr/local/lib/python3*/*-packages", f"{sys.base_prefix}/lib/*/*-pa*"]
+    packages = [path for pattern in folders for path in glob.glob(pattern)] + site.getsitepackages()
     probe = f"""
 import os, glob
 found = [key for key, value in os.environ.items() if {secret!r} in value or key == "OPENAI_API_KEY"]
@@ -111,6 +116,8 @@ for path in glob.glob("/proc/*/environ") + glob.glob("/proc/*/cmdline"):
         pass
 for path in ({str(home / "credentials")!r}, {str(repository)!r}, {str(Path(wspbench.__file__))!r}, "/root/.bashrc"):
     found += [path] if os.path.exists(path) else []
+for path in {packages!r}:
+    found += [path] if os.path.isdir(path) and os.listdir(path) else []
 try:
     import wspbench
     found.append("wspbench")
