@@ -293,9 +293,8 @@ def _bwrap(limits: Limits, map_fd: int | None = None, info_fd: int | None = None
         if os.path.exists(system):
             bind(system, system)
     bind(prefix, prefix)
-    site = prefix / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
-    if site.is_dir():
-        command += ["--tmpfs", str(site)]  # the interpreter's own packages stay hidden
+    for packages in _package_folders(prefix):
+        command += ["--tmpfs", str(packages)]  # hidden: numpy alone is bound, below
     if not python.is_relative_to(prefix):
         bind(python, python)
     bind(numpy_dir, f"{SITE}/numpy")
@@ -312,6 +311,16 @@ def _bwrap(limits: Limits, map_fd: int | None = None, info_fd: int | None = None
     environment["PYTHONDONTWRITEBYTECODE"] = "1"
     command += ["--clearenv"] + [part for name, value in environment.items() for part in ("--setenv", name, value)]
     return command + [str(python), "-I", "-S", "-u", "/sandbox/kernel.py"]  # sys.path: kernel.py sets it
+
+
+def _package_folders(prefix: Path) -> list[Path]:
+    """The host's folders of installed Python packages that the sandbox's /usr and prefix would show (wspbench, with
+    its reference answers, may be installed in one)."""
+    patterns = ["lib/python3*/site-packages", "local/lib/python3*/*-packages", "lib/python3*/dist-packages"]
+    found = {path.resolve() for root in {prefix, Path("/usr")} for pattern in patterns for path in root.glob(pattern)}
+    return sorted(
+        path for path in found if path.is_dir() and (path.is_relative_to(prefix) or path.is_relative_to("/usr"))
+    )
 
 
 def _relative(name: str) -> str:
