@@ -77,6 +77,18 @@ def timeless(score: dict | None) -> dict | None:
     return score and {k: v for k, v in score.items() if k != "seconds"}
 
 
+def requests_of(record) -> list[list[dict]]:
+    """Every conversation the harness sent, as its record keeps them: assistant messages name their round, and the
+    reply sent back is that round's content."""
+    conversation, sent = [], []
+    for message in record.messages:
+        if "round" in message:
+            sent.append(list(conversation))
+            message = {"role": "assistant", "content": record.rounds[message["round"] - 1].reply.content}
+        conversation.append(message)
+    return sent
+
+
 def same_score(inspect_score, expected: dict) -> None:
     assert timeless(inspect_score.metadata) == timeless(expected)
     assert inspect_score.value == expected["normalized"]
@@ -141,12 +153,7 @@ def test_feedback_sends_what_the_harness_sends(tmp_path, task_id):
     config = RunConfig(model="reference", protocol="feedback", rounds=4, episodes=EPISODES, train_episodes=5)
     record = run_task(task, OfflineClient("reference"), config, paid=[Reply(text) for text in replies])
     assert record.status == "ok" and record.best_round == 3
-    conversation, harness_sent = [], []
-    for message in record.messages:  # assistant messages name their round: the reply sent back is its content
-        if "round" in message:
-            harness_sent.append(list(conversation))
-            message = {"role": "assistant", "content": record.rounds[message["round"] - 1].reply.content}
-        conversation.append(message)
+    harness_sent = requests_of(record)
 
     sent: dict[str, list] = {}
     prompt = record.messages[1]["content"]
@@ -176,12 +183,7 @@ def test_agent_sends_what_the_harness_sends_and_keeps_the_same_blocks(tmp_path, 
     record = run_task(task, OfflineClient("reference-agent"), config)
     assert record.status == "ok" and record.best_round == 2, record.error
     replies = [entry.reply.content for entry in record.rounds]
-    conversation, harness_sent = [], []
-    for message in record.messages:
-        if "round" in message:
-            harness_sent.append(list(conversation))
-            message = {"role": "assistant", "content": record.rounds[message["round"] - 1].reply.content}
-        conversation.append(message)
+    harness_sent = requests_of(record)
 
     sent: dict[str, list] = {}
     prompt = record.messages[1]["content"]

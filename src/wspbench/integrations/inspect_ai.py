@@ -201,11 +201,7 @@ def feedback_rounds(rounds: int, train_episodes: int, engine: str = "auto", work
             if follow_up is None:
                 break
             state.messages.append(ChatMessageUser(content=follow_up))
-        answer = conversation.answer()
-        state.store.set(ANSWER, answer.text)
-        state.store.set(ROUNDS, history)
-        state.metadata["best_round"] = answer.number
-        return state
+        return graded(state, conversation, history)
 
     return solve
 
@@ -243,13 +239,19 @@ def agent_turns(spec: Protocol, engine: str = "auto", workers: int | None = None
                     state.messages.append(ChatMessageUser(content=follow_up))
         finally:
             await anyio.to_thread.run_sync(kernel.close)
-        answer = conversation.answer()
-        state.store.set(ANSWER, answer.text)
-        state.store.set(ROUNDS, history)
-        state.metadata["best_round"] = answer.number
-        return state
+        return graded(state, conversation, history)
 
     return solve
+
+
+def graded(state: TaskState, conversation: Conversation, history: list[dict]) -> TaskState:
+    """The state with what the scorer grades (`Conversation.answer`) and the turns' history in its store, and the
+    graded turn in its metadata."""
+    answer = conversation.answer()
+    state.store.set(ANSWER, answer.text)
+    state.store.set(ROUNDS, history)
+    state.metadata["best_round"] = answer.number
+    return state
 
 
 def chat_messages(messages: list[dict]) -> list:
