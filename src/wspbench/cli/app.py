@@ -86,6 +86,17 @@ MAX_WORKERS = 1024
 FEEDBACK_ROUNDS, AGENT_TURNS, AGENT_PASSES = 4, 20, 10  # `wsp run`'s defaults (--rounds/--turns, --passes)
 
 
+def rounds_option(text: str):
+    """`--rounds` (feedback) and its other name `--turns` (agent): replies at most; its default depends on the
+    protocol (`replies_at_most`)."""
+    return typer.Option(None, "--rounds", "--turns", min=1, max=1000, help=text)
+
+
+def replies_at_most(protocol: str, rounds: int | None) -> int:
+    """`--rounds`/`--turns` as given, else the protocol's default."""
+    return rounds or (AGENT_TURNS if protocol == "agent" else FEEDBACK_ROUNDS)
+
+
 def version() -> str:
     """The installed package's version (pyproject.toml)."""
     from importlib.metadata import PackageNotFoundError

@@ -26,6 +26,8 @@ from wspbench.cli.app import (
     errors,
     progress_bar,
     read_answer,
+    replies_at_most,
+    rounds_option,
 )
 
 log = logging.getLogger(__name__)
@@ -241,13 +243,8 @@ def games(as_json: bool = typer.Option(False, "--json", help="Print the tasks as
 def prompt(
     task_id: str = typer.Argument(..., metavar="TASK", help="Task id or game name (see `wsp games`)."),
     protocol: str = typer.Option("one-shot", help="one-shot, feedback or agent (as `wsp run --protocol`)."),
-    rounds: int = typer.Option(
-        None,
-        "--rounds",
-        "--turns",
-        min=1,
-        max=1000,
-        help=f"Feedback rounds or agent turns, as `wsp run --rounds` (default {FEEDBACK_ROUNDS} or {AGENT_TURNS}).",
+    rounds: int = rounds_option(
+        f"Feedback rounds or agent turns, as `wsp run --rounds` (default {FEEDBACK_ROUNDS} or {AGENT_TURNS})."
     ),
     passes: int = typer.Option(AGENT_PASSES, min=0, max=1000, help="Plays, as `wsp run --passes` (agent)."),
     handoff: int = typer.Option(0, min=0, max=1000, help="Turns between handoffs, as `wsp run --handoff` (agent)."),
@@ -268,7 +265,7 @@ def prompt(
         raise typer.BadParameter(
             f"{task.id} runs under {', '.join(task.protocols)}, not {protocol!r:.40}", param_hint="--protocol"
         )
-    rounds = rounds or (AGENT_TURNS if protocol == "agent" else FEEDBACK_ROUNDS)
+    rounds = replies_at_most(protocol, rounds)
     settings = {"rounds": rounds, "episodes": episodes, "train_episodes": train_episodes}
     config = RunConfig("prompt", protocol=protocol, passes=passes, handoff=handoff, **settings)
     messages = task.messages(config.protocol_spec)

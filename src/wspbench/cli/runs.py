@@ -21,6 +21,8 @@ from wspbench.cli.app import (
     console,
     errors,
     finite,
+    replies_at_most,
+    rounds_option,
 )
 
 REASONING_EFFORTS = ("low", "medium", "high")
@@ -101,13 +103,8 @@ def run(
         "reading families identify/*, identify-choice/*, repair/* (`wsp games` lists every id).",
     ),
     protocol: str = typer.Option("one-shot", help="one-shot, feedback or agent (docs/agent.md)."),
-    rounds: int = typer.Option(
-        None,
-        "--rounds",
-        "--turns",
-        min=1,
-        max=1000,
-        help=f"Replies at most: feedback rounds (default {FEEDBACK_ROUNDS}) or agent turns (default {AGENT_TURNS}).",
+    rounds: int = rounds_option(
+        f"Replies at most: feedback rounds (default {FEEDBACK_ROUNDS}) or agent turns (default {AGENT_TURNS})."
     ),
     passes: int = typer.Option(
         AGENT_PASSES, min=0, max=1000, help="Agent protocol: plays on training episodes (0: compute only)."
@@ -222,7 +219,7 @@ def run(
         except SandboxUnavailable as error:
             errors.print(f"the agent protocol needs a sandbox: {error}", style="red", markup=False)
             raise typer.Exit(2) from None
-    rounds = rounds or (AGENT_TURNS if protocol == "agent" else FEEDBACK_ROUNDS)
+    rounds = replies_at_most(protocol, rounds)
     try:
         chosen = select(tasks)[:limit]
     except UnknownTask as error:
