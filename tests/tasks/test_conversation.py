@@ -3,6 +3,11 @@ to send, what to train on, when to stop, which reply is graded."""
 
 from __future__ import annotations
 
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
 from tests.harness.test_offline import CountingTask
 from wspbench.tasks import agent, get_task
 from wspbench.tasks.conversation import Conversation
@@ -152,3 +157,22 @@ def test_agent_reading_tasks_have_no_plays_and_hand_off_the_notebook():
     note = fresh[2]["content"]
     assert note.startswith("HANDOFF: this is a fresh conversation") and "3 turns and 0 passes are left" in note
     assert "Your notebook.md:\ntried ferry" in note and "Your last candidate (also in candidate.txt):" in note
+
+
+FENCED = re.compile(
+    r"^(?P<fence>`{3,})(?P<kind>python|play|submit)[ \t]*\n(?P<body>.*?)^(?P=fence)[ \t]*$", re.MULTILINE | re.DOTALL
+)
+PIECES = ["```", "````", "python", "play", "submit", "edits", "\n", " ", "\t", "x", "```python\n", "```\n", "\r"]
+
+
+@given(st.lists(st.sampled_from(PIECES), max_size=40))
+def test_agent_blocks_are_what_the_fenced_block_pattern_finds(pieces):
+    """The specification, as one regular expression: an opening line, the body, the same fence alone on a line."""
+    text = "".join(pieces)
+    assert agent.blocks(text) == [(found["kind"], found["body"]) for found in FENCED.finditer(text)]
+
+
+def test_a_reply_of_unclosed_openers_is_read_in_one_pass():
+    """The pattern above takes quadratic time on such a reply (16,000 openers: 15 s); blocks takes one pass."""
+    assert agent.blocks("```python\n" * 200_000 + "````play\nx\n") == []
+    assert agent.blocks("````play\n```python\n```\n````\n" * 50_000)[-1] == ("play", "```python\n```\n")

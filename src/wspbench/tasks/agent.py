@@ -13,6 +13,7 @@ as a one-shot reply: a usable answer in it is submitted.
 
 from __future__ import annotations
 
+import bisect
 import io
 import re
 import textwrap
@@ -22,7 +23,8 @@ import numpy as np
 from wspbench.tasks.spec import Protocol, Task
 
 BLOCKS = ("python", "play", "submit")
-BLOCK = re.compile(r"^(?P<fence>`{3,})(?P<kind>python|play|submit)[ \t]*\n(?P<body>.*?)^(?P=fence)[ \t]*$", re.M | re.S)
+OPENER = re.compile(r"(?P<fence>`{3,})(?P<kind>python|play|submit)[ \t]*")  # a whole line
+CLOSER = re.compile(r"(?P<fence>`{3,})[ \t]*")  # a whole line: it closes a block opened with the same fence
 FILE = re.compile(r"\Afile[ \t]+(?P<name>[^\s/][^\s]*)\s*\Z")  # `file NAME`: a candidate in the kernel's folder
 PROMPT_FILE = "task.md"  # the opening prompt, as text
 SOURCE_FILE = "game.py"  # the game's source, as the prompt shows it
@@ -34,9 +36,29 @@ MAX_BLOCKS = 50  # blocks run from one reply; the rest are told they were not ru
 
 
 def blocks(text: str) -> list[tuple[str, str]]:
-    """The (kind, body) of each ```python, ```play and ```submit block of a reply, in order. A block fenced with
-    more backticks may hold ``` lines (````python ... ````)."""
-    return [(found["kind"], found["body"]) for found in BLOCK.finditer(text or "")]
+    """The (kind, body) of each ```python, ```play and ```submit block of a reply, in order: from an opening line to
+    the next line that is the same fence alone, so a block fenced with more backticks may hold ``` lines
+    (````python ... ````); an opening line never closed is no block. In one pass over the lines with each fence's
+    closing lines looked up, so no reply, however many unclosed openers it holds, costs more than linear time."""
+    lines = (text or "").split("\n")
+    closers: dict[str, list[int]] = {}
+    for number, line in enumerate(lines):
+        found = CLOSER.fullmatch(line)
+        if found:
+            closers.setdefault(found["fence"], []).append(number)
+    found_blocks, number = [], 0
+    while number < len(lines) - 1:  # an opening line ends with a newline
+        opener = OPENER.fullmatch(lines[number])
+        later = closers.get(opener["fence"], []) if opener else []
+        at = bisect.bisect_right(later, number)
+        if at == len(later):
+            number += 1
+            continue
+        close = later[at]
+        body = "\n".join(lines[number + 1 : close])
+        found_blocks.append((opener["kind"], body + "\n" if close > number + 1 else ""))
+        number = close + 1
+    return found_blocks
 
 
 def file_named(body: str) -> str | None:
