@@ -172,7 +172,7 @@ def test_every_registry_task_is_found_as_itself():
     for task in all_tasks():
         assert find_task(task.id) is task, task.id
         assert len(scoring_episodes(task, str(task.default_episodes))) == task.default_episodes, task.id
-        assert (seed_game(task) is not None) == (task.id.split("/")[0] in ("original", "synth")), task.id
+        assert (seed_game(task) is not None) == (task.id.split("/")[0] in ("original", "synth", "gen")), task.id
 
 
 IDENTIFY_REPLY = "It reads the ferry lanes.\n```game\nferry\n```"

@@ -44,7 +44,7 @@ from pathlib import Path
 from wspbench.answers.edits import MAX_MESSAGE_CHARS
 from wspbench.evaluation import Progress
 from wspbench.files import InputFileError, read_bounded, write_atomic
-from wspbench.games.minatar import MinAtarGame
+from wspbench.games.minatar import MinAtarGame, seed_name
 from wspbench.tasks import get_task
 from wspbench.tasks.spec import Score, Task, group_of, safe_message
 
@@ -149,7 +149,7 @@ def find_task(name: str, source: str | None = None) -> Task:
     """The registry task `name` names (any id, public id or bare game name; with `source`, `source/name`), or
     SettingsError saying what to write instead."""
     try:
-        return get_task(f"{source}/{name}" if source else name)
+        return get_task(seed_name(name, source) if source else name)
     except ValueError as error:
         raise SettingsError(str(error)[:MAX_MESSAGE_CHARS]) from None
 
@@ -175,7 +175,7 @@ def scoring_episodes(task: Task, text: str) -> list[int]:
 
 
 def seed_game(task: Task) -> MinAtarGame | None:
-    """The MinAtar game that `task` is the writing task of (original/*, synth/*: the seed contract's tasks), else
+    """The MinAtar game that `task` is the writing task of (original/*, synth/*, gen/*: the seed contract's tasks), else
     None. Identify and repair tasks are bound to a MinAtar game too, but they are not that game's task."""
     binding = getattr(task, "binding", None)
     return binding if isinstance(binding, MinAtarGame) and binding.task_id == task.id else None
@@ -194,7 +194,7 @@ def grade_answer(
     or the first five and `error`."""
     game = seed_game(task)
     if game is None:
-        raise ValueError(f"{task.id} is not a MinAtar writing task (those are original/<game> and synth/<game>)")
+        raise ValueError(f"{task.id} is not a MinAtar writing task (original/<game>, synth/<game>, gen/<seed>)")
     return reference_result(
         game, task.grade(answer, task.scoring_episodes(episodes), engine, workers, progress), episodes
     )
@@ -202,7 +202,7 @@ def grade_answer(
 
 def reference_result(game: MinAtarGame, score: Score, episodes: int) -> dict:
     """A Score as the reference grader's metadata dict."""
-    return _result(game.game, game.source, score, episodes, ("edit_count", "nonzero_weights"))
+    return _result(game.game, game.seed_source, score, episodes, ("edit_count", "nonzero_weights"))
 
 
 def verifier_result(task: Task, score: Score, episodes: int) -> dict:

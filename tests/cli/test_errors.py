@@ -76,7 +76,7 @@ CASES = [
     (["grade", "superbeam", "--json", "{huge}"], 1, "more than 800,000 bytes"),
     # wsp verify, wsp games
     (["verify", "--workers", "0"], 2, "--workers"),
-    (["games", "extra"], 2, "unexpected extra argument"),
+    (["games", "extra"], 2, "No such command 'extra'"),
     (["suite", "extra"], 2, "unexpected extra argument"),
     (["--verbose=x", "games"], 2, "--verbose"),
     # wsp run (option validation only)

@@ -175,7 +175,7 @@ def test_each_task_reads_its_game_spec():
     tasks = select("minatar")
     assert [spec.task_id for spec in game_specs().values()] == [task.id for task in tasks]
     for task in tasks:
-        spec = game_spec(task.id.split("/")[1])
+        spec = game_spec(task.game.name)
         assert (task.game.score_cap, task.game.max_steps, task.game.description) == (
             spec.score_cap,
             spec.max_steps,
@@ -195,6 +195,8 @@ def test_registry_lists_original_then_synth():
         "original/seaquest",
         "original/space_invaders",
     ]
-    assert [t.id for t in tasks[5:]] == [f"synth/{game}" for game in SUITE] == [t.id for t in select("synth/*")]
+    synthetic = [t.id for t in tasks[5 : 5 + len(SUITE)]]
+    assert synthetic == [f"synth/{game}" for game in SUITE] == [t.id for t in select("synth/*")]
+    assert all(t.id.startswith("gen/") for t in tasks[5 + len(SUITE) :])  # then the generated games
     assert get_task("ferry").game.score_cap == synth.environment_class("ferry").score_cap
     assert MINATAR_NETWORK.parameter_count == 600 * 32 + 32 + 32 * 32 + 32 + 32 * 6 + 6

@@ -293,10 +293,12 @@ TRAINED = "trained"  # this package's folder of the trained baseline's networks:
 def trained_network(task: Task, seed: int = 0) -> tuple[Weights, dict] | None:
     """The shipped baseline network trained for this task's game with this seed (`benchmarks/train.py`) and what
     its training did, or None. Tasks of one game share it (superbeam and superbeam/extended train on the same
-    levels). The reading tasks' networks are a reading set's (`wspbench/tasks/reading_set.py`)."""
+    levels). A game that ships its own (`GameTask.networks`: a generated game's) is played with those. The reading
+    tasks' networks are a reading set's (`wspbench/tasks/reading_set.py`)."""
     from importlib.resources import files
 
-    return load_network(files("wspbench.baselines") / TRAINED, f"{task.game.name}.{seed}", task.network)
+    folder = (task.networks if isinstance(task, GameTask) else None) or files("wspbench.baselines") / TRAINED
+    return load_network(folder, f"{task.game.name}.{seed}", task.network)
 
 
 def trained_answer(task: Task) -> str | None:

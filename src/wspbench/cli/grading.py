@@ -1,4 +1,4 @@
-"""`wsp grade`, `wsp games`, `wsp suite` and `wsp verify`: every task through the registry
+"""`wsp grade`, `wsp games` (and `wsp games generate`), `wsp suite` and `wsp verify`: every task through the registry
 (wspbench/tasks/registry.py), so each command works alike for every family.
 
 The registry and the games are imported inside the commands: `wsp --help` imports this module.
@@ -216,9 +216,17 @@ def game_rows() -> list[dict]:
     return rows
 
 
-@app.command()
-def games(as_json: bool = typer.Option(False, "--json", help="Print the tasks as JSON.")) -> None:
+games_app = typer.Typer(no_args_is_help=False, invoke_without_command=True)
+app.add_typer(games_app, name="games", help="List every task; `wsp games generate` makes a private set of games.")
+
+
+@games_app.callback()
+def games(
+    context: typer.Context, as_json: bool = typer.Option(False, "--json", help="Print the tasks as JSON.")
+) -> None:
     """List every task: id, family, score cap, maximum length, calibrated scores, description."""
+    if context.invoked_subcommand is not None:
+        return
     rows = game_rows()
     if as_json:
         print(json.dumps(rows))
@@ -226,8 +234,9 @@ def games(as_json: bool = typer.Option(False, "--json", help="Print the tasks as
     from rich.table import Table
 
     table = Table(
-        caption="zero: the all-zero network; reference: the shipped program (normalised, from "
-        "benchmarks/calibrate_synth.py, else from `wsp baselines`); - not measured"
+        caption="zero: the all-zero network; reference: the shipped program, for a generated game its trained "
+        "network (normalised, from benchmarks/calibrate_synth.py or calibrate_generated.py, else from "
+        "`wsp baselines`); - not measured"
     )
     for column in ("task", "family", "cap", "max length", "zero", "reference", "description"):
         table.add_column(column, justify="left" if column in ("task", "family", "description") else "right")
@@ -410,3 +419,45 @@ def verify(
     except OSError:  # a closed standard output does not change the reward already written
         pass
     raise typer.Exit(code)
+
+
+@games_app.command()
+def generate(
+    out: Path = typer.Option(..., "--out", help="an empty or absent folder for the set (or a stopped build's)"),
+    key: str = typer.Option(
+        None, "--key", envvar="WSP_GAMES_KEY", help="the secret the games are drawn from (or WSP_GAMES_KEY)"
+    ),
+    count: int = typer.Option(5, "--count", min=1, max=1000, help="kept games wanted"),
+    name: str = typer.Option("private", help="the set's name: its task ids start with it"),
+    steps: int = typer.Option(1_000_000, min=8192, help="PPO environment steps per game"),
+) -> None:
+    """Generate, calibrate and write a private family of games into OUT, drawn from a key.
+
+    Seeds are drawn from the key until COUNT games are kept (at most 4 x COUNT tried); each is generated
+    (minatar_synth/generator.py), measured against its trivial players, trained by PPO and kept only if the trained
+    network clearly beats them, which sets its cap (wspbench/baselines/generated.py states the rules). Measured
+    on one core at 1M steps: about 45 s per seed (generation 0.01 s, trivial players 2-15 s, training 25-55 s,
+    calibration 1 s); 9 of 10 seeds are kept; 5 games take about 4 minutes. A stopped build resumes from OUT. The key
+    is not written (prefer WSP_GAMES_KEY to --key: a command line is visible to other users). Load the set with
+    WSP_PRIVATE_SETS=OUT (os.pathsep between several): its tasks are <name>.gen/<hex> in every command, outside
+    the public suite.
+    """
+    from dataclasses import replace
+
+    from wspbench.baselines.generated import BUDGET, build
+
+    if not key:
+        errors.print("wsp games generate needs --key (or WSP_GAMES_KEY): the games must not be derivable from the code")
+        raise typer.Exit(2)
+
+    def done(line: str) -> None:
+        console.print(line, markup=False)
+        advance(1)
+
+    try:
+        with progress_bar(f"generating, training and calibrating games until {count} are kept", 4 * count) as advance:
+            kept = build(key, out, name, count, replace(BUDGET, steps=steps), done)
+    except ValueError as error:
+        errors.print(f"wsp games generate: {error}", markup=False)
+        raise typer.Exit(2) from None
+    console.print(f"{len(kept)} games in {out}; use them with WSP_PRIVATE_SETS={out}", markup=False)

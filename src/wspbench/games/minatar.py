@@ -1,10 +1,11 @@
 """A MinAtar game as the engines play it: its environment, its 600 network inputs, its seeds and its cap.
 
-Two sources share one shape: "original" (the five games of the `minatar` package, regrouped onto the six
-shared channels by `minatar_original.py`) and "synth" (the modules of `minatar_synth.games`, read by
-`synth.py`). Episode `e` seeds the game with EPISODE_SEED + e and the action sampler with
-RandomState(ACTION_SEED + e), and lasts at most MAX_STEPS steps (a game may end it sooner). Every game
-repeats the previous action instead of the chosen one with probability STICKY_ACTION_PROB.
+Three sources share one shape: "original" (the five games of the `minatar` package, regrouped onto the six
+shared channels by `minatar_original.py`), "synth" (the hand-written modules of `minatar_synth.games`, read by
+`synth.py`) and "gen" (the generated ones, `gen_<seed>`, played the same way). Episode `e` seeds the game
+with EPISODE_SEED + e and the action sampler with RandomState(ACTION_SEED + e), and lasts at most MAX_STEPS
+steps (a game may end it sooner). Every game repeats the previous action instead of the chosen one with
+probability STICKY_ACTION_PROB.
 
 A game's facts are its `GameSpec` (`spec.py`), declared once: `game_spec(name)` finds it. The prompt
 (`wspbench/tasks/minatar_prompt.py`), the task's `Game` (`wspbench/tasks/minatar.py`) and the engines read
@@ -32,6 +33,8 @@ ACTION_NAMES = ("no-op", "left", "up", "right", "down", "fire")
 class _Original:
     """How the `minatar` package's games are made and observed (sticky actions, no difficulty ramping)."""
 
+    seed_source = "original"
+
     games = staticmethod(lambda: list(minatar_original.ORIGINALS))
     spec = staticmethod(minatar_original.spec)
 
@@ -47,6 +50,10 @@ class _Original:
         return minatar_original.own_facts(game)[1]
 
     @staticmethod
+    def task_name(game: str) -> str:
+        return game
+
+    @staticmethod
     def restart(environment, game: str, episode: int):
         """An original game's `reset()` sets every field of the game; the wrapper's last action is the one
         thing to clear, and its generator (shared with the game) is reseeded in place."""
@@ -57,6 +64,8 @@ class _Original:
 
 class _Synth:
     """How `minatar_synth.games.<game>` modules are made and observed: they produce the six channels themselves."""
+
+    seed_source = "synth"  # the seed grader reads every module of `minatar_synth.games`, generated ones too
 
     games = staticmethod(synth.available_games)
     spec = staticmethod(synth.spec)
@@ -77,6 +86,8 @@ class _Synth:
     def acting_actions(game: str) -> tuple[int, ...] | None:
         return None  # the synthetic games say it in their docstrings
 
+    task_name = staticmethod(synth.task_name)
+
     @staticmethod
     def restart(environment, game: str, episode: int):
         """A fresh environment, as the reference makes one for every episode."""
@@ -85,12 +96,20 @@ class _Synth:
         return environment
 
 
-SOURCES = {"original": _Original, "synth": _Synth}
+class _Generated(_Synth):
+    """Generated games (`minatar_synth/generator.py`): modules of `minatar_synth.games`, played as the synthetic
+    games are; their task ids name the seed (`synth.task_name`)."""
+
+    games = staticmethod(synth.generated_games)
+
+
+SOURCES = {"original": _Original, "synth": _Synth, "gen": _Generated}
+HAND_WRITTEN = ("original", "synth")  # the games reading tasks show, with reference programs
 
 
 @cache
 def game_specs() -> dict[str, GameSpec]:
-    """Every shipped game's spec by name: the five original games, then the synthetic suite."""
+    """Every shipped game's spec by name: the five original games, the synthetic suite, the generated games."""
     specs = [kind.spec(game) for kind in SOURCES.values() for game in kind.games()]
     names = [spec.name for spec in specs]
     if len(set(names)) != len(names):
@@ -129,7 +148,12 @@ class MinAtarGame:
 
     @property
     def task_id(self) -> str:
-        return f"{self.source}/{self.game}"
+        return f"{self.source}/{self.kind.task_name(self.game)}"
+
+    @property
+    def seed_source(self) -> str:
+        """The source the seed grader (`verifier.py`) knows the game by: "original" or "synth"."""
+        return self.kind.seed_source
 
     @property
     def compiled(self) -> bool:
@@ -187,6 +211,13 @@ class MinAtarGame:
         return self.kind.observations(self.game, states)
 
 
-def all_games() -> list[MinAtarGame]:
-    """Every MinAtar game: the five original ones, then the synthetic suite."""
-    return [MinAtarGame(game, source) for source, kind in SOURCES.items() for game in kind.games()]
+def all_games(sources: tuple[str, ...] = HAND_WRITTEN) -> list[MinAtarGame]:
+    """The MinAtar games of these sources, in order: by default the hand-written ones (the five original games,
+    then the synthetic suite), which the reading tasks show; `tuple(SOURCES)` adds the generated games."""
+    return [MinAtarGame(game, source) for source in sources for game in SOURCES[source].games()]
+
+
+def seed_name(game: str, source: str) -> str:
+    """The registry's name for the game the seed grader names by `source` and `game`: `source/game`, but a generated
+    game's module name (`gen_00100`, task gen/00100) where the seed grader reads it as source synth."""
+    return game if source == _Generated.seed_source and game.startswith(synth.GENERATED) else f"{source}/{game}"

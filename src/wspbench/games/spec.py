@@ -20,18 +20,19 @@ class GameSpec:
     None when the game's `state()` gives the six shared channels itself."""
 
     name: str
-    source: str  # "original" (the `minatar` package) or "synth" (`minatar_synth.games`): the task id's prefix
+    source: str  # "original" (the `minatar` package), "synth" or "gen" (`minatar_synth.games`): the task id's prefix
     module: str  # the game's module, whose source file is its rules: "minatar.environments.breakout"
     score_cap: float
     max_steps: int  # at most MAX_STEPS
     description: str  # one line
-    reference: str  # the reference program, "<package>:<path>": "wspbench:references/breakout.txt"
+    reference: str  # the reference program, "<package>:<path>": "wspbench:references/breakout.txt"; "" for none
     channel_groups: tuple[tuple[int, ...], ...] | None = None
     compiled: str | None = None  # the exact compiled twin: a module of `wspbench.evaluation.compiled`, by name
+    task_name: str = ""  # the game's name in its task id, where it is not `name`: gen_00100 is gen/00100
 
     @property
     def task_id(self) -> str:
-        return f"{self.source}/{self.name}"
+        return f"{self.source}/{self.task_name or self.name}"
 
     @property
     def source_path(self) -> str:
@@ -46,4 +47,8 @@ class GameSpec:
         found = importlib.util.find_spec(top)
         if found is None or not found.submodule_search_locations:
             raise ModuleNotFoundError(f"the game {self.name} needs the `{top}` package")
-        return Path(found.submodule_search_locations[0], *rest.split(".")).with_suffix(".py")
+        path = Path(found.submodule_search_locations[0], *rest.split(".")).with_suffix(".py")
+        if not path.is_file():  # a module added from another folder (a private set's game: `synth.add_folder`)
+            module = importlib.util.find_spec(self.module)
+            path = Path(module.origin) if module is not None and module.origin else path
+        return path

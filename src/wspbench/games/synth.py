@@ -5,6 +5,10 @@ The contract: a class named after the module (`ferry` -> `FerryEnvironment`, `fr
 `__init__(self, sticky_action_prob=0.1)`; `seed`, `reset`, `state()` -> (10, 10, 6) bool array, `act(action)`
 -> (reward, terminal); the first line of the module's docstring is the game's description. A shipped game's
 `score_cap` keeps `cap_rule`. `spec` reads a game's `GameSpec` from these, so adding a game is adding a module.
+
+A module named GENERATED + seed (`gen_00100`) is a generated game (`minatar_synth/generator.py`): the same contract,
+its own source "gen" and task id (`gen/00100`), its cap set by calibration (`minatar_synth/generated.json`), and no
+hand-written reference program.
 """
 
 from __future__ import annotations
@@ -12,13 +16,18 @@ from __future__ import annotations
 import importlib
 import math
 import pkgutil
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 
 from wspbench.games.spec import MAX_STEPS, GameSpec
 
 PACKAGE = "minatar_synth.games"
+GENERATED = "gen_"  # the name prefix of generated games' modules
 
 
 def environment_class(game: str) -> type:
@@ -37,15 +46,22 @@ def environment_class(game: str) -> type:
 def spec(game: str) -> GameSpec:
     """The game's facts, as its module declares them."""
     cls = environment_class(game)
+    generated = game.startswith(GENERATED)
     return GameSpec(
         name=game,
-        source="synth",
+        source="gen" if generated else "synth",
         module=f"{PACKAGE}.{game}",
         score_cap=float(cls.score_cap),
         max_steps=min(int(getattr(cls, "max_steps", MAX_STEPS)), MAX_STEPS),
         description=description(game),
-        reference=f"minatar_synth:references/{game}.txt",
+        reference="" if generated else f"minatar_synth:references/{game}.txt",
+        task_name=task_name(game),
     )
+
+
+def task_name(game: str) -> str:
+    """The game's name in its task id: a generated game's seed (`gen_00100` -> `00100`), else its own name."""
+    return game.removeprefix(GENERATED)
 
 
 CALIBRATION_EPISODES = 1000  # the scripted player's episodes that set a cap (tasks/minatar.py: which ones)
@@ -69,9 +85,42 @@ def description(game: str) -> str:
 
 
 def available_games() -> list[str]:
-    """Names of the modules in `minatar_synth.games`, sorted."""
+    """Names of the hand-written games' modules in `minatar_synth.games`, sorted."""
+    return [name for name in _modules() if not name.startswith(GENERATED)]
+
+
+def generated_games() -> list[str]:
+    """Names of the generated games' modules shipped in `minatar_synth.games` (`gen_<seed>`), sorted: a private
+    set's games, importable from their own folder (`add_folder`), are not the public family's."""
     package = importlib.import_module(PACKAGE)
-    return sorted(info.name for info in pkgutil.iter_modules(package.__path__) if not info.name.startswith("_"))
+    return [name for name in _modules([str(Path(package.__file__).parent)]) if name.startswith(GENERATED)]
+
+
+def add_folder(folder: Path | str) -> None:
+    """Let the modules in `folder` import as `minatar_synth.games.<name>` in this process (a private set's games,
+    a calibration's, a test's); nothing is written to the package."""
+    package = importlib.import_module(PACKAGE)
+    if str(folder) not in package.__path__:
+        package.__path__.append(str(folder))
+    importlib.invalidate_caches()
+
+
+@contextmanager
+def borrowed(folder: Path | str, game: str) -> Iterator[None]:
+    """Let the module `game` in `folder` import as `minatar_synth.games.<game>` for a while (a calibration's module,
+    with a placeholder cap), then forget it, so that the game's final module, elsewhere, is the one loaded next."""
+    add_folder(folder)
+    try:
+        yield
+    finally:
+        importlib.import_module(PACKAGE).__path__.remove(str(folder))
+        sys.modules.pop(f"{PACKAGE}.{game}", None)
+        spec.cache_clear()
+
+
+def _modules(path: list[str] | None = None) -> list[str]:
+    found = pkgutil.iter_modules(path or importlib.import_module(PACKAGE).__path__)
+    return sorted(info.name for info in found if not info.name.startswith("_"))
 
 
 def observation(state: np.ndarray) -> np.ndarray:

@@ -1,6 +1,7 @@
 """The MinAtar family: a 10x10x6 grid game played by the 600-32-32-6 tanh network, written in `edits`.
 
-One task per game: `original/<game>` (the `minatar` package) and `synth/<game>` (`minatar_synth`). The
+One task per game: `original/<game>` (the `minatar` package), `synth/<game>` (`minatar_synth`) and `gen/<seed>`
+(the generated games of `minatar_synth`, whose reference is their calibrated PPO network). The
 game itself (environment, inputs, seeds, cap) is `wspbench/games/minatar.py`; the engines that play it
 exactly are `wspbench/evaluation/`; the prompt is `minatar_prompt.py`. Three sets of episodes never share a
 seed: scoring episodes are 0..N-1, training episodes (feedback rounds) start at TRAIN_EPISODE_OFFSET, and
@@ -13,11 +14,24 @@ import json
 from collections.abc import Sequence
 from functools import cache, cached_property
 from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
 
 import numpy as np
 
-from wspbench.games.minatar import ACTION_NAMES, ACTION_SEED, CHANNEL_NAMES, EPISODE_SEED, MinAtarGame, all_games
-from wspbench.networks import MINATAR_NETWORK, Weights
+from wspbench.games import synth
+from wspbench.games.minatar import (
+    ACTION_NAMES,
+    ACTION_SEED,
+    CHANNEL_NAMES,
+    EPISODE_SEED,
+    SOURCES,
+    MinAtarGame,
+    all_games,
+)
+from wspbench.networks import MINATAR_NETWORK, Weights, load_network
+from wspbench.statistics import normalize
+from wspbench.tasks.reading_set import ReadingSet
 from wspbench.tasks.spec import PROTOCOLS, Game, GameTask, Progress, Protocol, Score, Step, Task
 
 TRAIN_EPISODE_OFFSET = 100_000
@@ -25,6 +39,9 @@ CALIBRATION_EPISODE_OFFSET = 200_000
 DEFAULT_EPISODES = 1000
 FEEDBACK_GROUPS = 5
 CALIBRATED_PLAYERS = ("zero", "reference", "scripted")  # normalised scores in minatar_synth/calibration.json
+GENERATED_FILE = "generated.json"  # the generated games' calibration: minatar_synth's, or a private set's
+GENERATED_FORMAT = "wspbench.generated/1"
+GENERATED_NETWORKS = "trained"  # the generated games' networks: minatar_synth's folder, or a private set's
 
 
 class MinAtarTask(GameTask):
@@ -35,9 +52,10 @@ class MinAtarTask(GameTask):
     default_episodes = DEFAULT_EPISODES
     max_episodes = TRAIN_EPISODE_OFFSET  # training episodes start there; at most as many of them
 
-    def __init__(self, game: MinAtarGame):
+    def __init__(self, game: MinAtarGame, task_id: str | None = None, private_set: Path | None = None):
         self.binding = game
-        self.id = game.task_id
+        self.id = task_id or game.task_id
+        self.private_set = private_set  # a private set's generated game: its calibration and network are there
 
     @property
     def prompt_version(self) -> str:
@@ -91,9 +109,20 @@ class MinAtarTask(GameTask):
     def offline_answer(self, model: str) -> str | None:
         if model == "zero":
             return (resources.files("wspbench") / "references" / "zero.txt").read_text()
+        if model == "reference" and not self.binding.spec.reference:  # a generated game: its calibrated network
+            stored = load_network(self.networks, f"{self.binding.game}.0", self.network)
+            steps = stored and stored[1]["steps"]
+            return stored and f"The calibrated network, trained by PPO for {steps:,} steps.\n{self.write(stored[0])}"
         package, _, name = self.binding.spec.reference.partition(":")
         path = resources.files(package).joinpath(*name.split("/"))
         return path.read_text() if model == "reference" and path.is_file() else None
+
+    @property
+    def networks(self) -> Traversable | None:
+        """A generated game's PPO networks, its reference: `minatar_synth/trained/`, or a private set's `trained/`."""
+        if self.binding.spec.reference:
+            return None
+        return (self.private_set or resources.files("minatar_synth")) / GENERATED_NETWORKS
 
     # --- scoring ------------------------------------------------------------------------------------
     def scoring_episodes(self, count: int | None = None) -> list[int]:
@@ -184,10 +213,16 @@ class MinAtarTask(GameTask):
 
     def calibration(self) -> dict[str, float]:
         """The normalised scores that benchmarks/calibrate_synth.py measured (for every game, original ones
-        too); not its timings, which depend on the machine and would change the suite digest."""
+        too), or for a generated game benchmarks/calibrate_generated.py (its reference: the trained network); not
+        their timings, which depend on the machine and would change the suite digest."""
+        game, rows = self.binding.game, generated_calibration(self.private_set)
+        if game in rows:
+            row, cap = rows[game], self.game.score_cap
+            zero, trained = row["baselines"]["zero"], row["trained"]["mean"]
+            return {"zero": normalize(zero, cap), "reference": normalize(trained, cap)}
         return {
             key: value
-            for key, value in _calibration().get(self.binding.game, {}).items()
+            for key, value in _calibration().get(game, {}).items()
             if key in CALIBRATED_PLAYERS and isinstance(value, (int, float))
         }
 
@@ -220,6 +255,30 @@ def _calibration() -> dict:
     return json.loads((resources.files("minatar_synth") / "calibration.json").read_text())
 
 
+@cache
+def generated_calibration(folder: Path | None = None) -> dict[str, dict]:
+    """Each generated game's calibration row (its trivial players, its trained network, its cap), by module name:
+    the shipped ones' (`minatar_synth/generated.json`) or a private set's (`<folder>/generated.json`). The rejected
+    seeds are in the file too, under "rejected"."""
+    path = (Path(folder) if folder else resources.files("minatar_synth")) / GENERATED_FILE
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text())
+    if data.get("format") != GENERATED_FORMAT:
+        raise ValueError(f"{path} is not a {GENERATED_FORMAT} file")
+    return data["games"]
+
+
+def private_tasks(found: ReadingSet) -> list[Task]:
+    """A private set's generated games (`wsp games generate`), as tasks `<name>.gen/<hex>`: their modules import
+    from the set's games/ folder, their networks and calibration are read from the set."""
+    folder = found.private_folder
+    if folder is None or not found.generated:
+        return []
+    synth.add_folder(folder / "games")
+    return [MinAtarTask(MinAtarGame(game, "gen"), found.task_id("gen", game, 0), folder) for game in found.generated]
+
+
 def seed_rule() -> str:
     """How episode e is seeded, in words (the prompt and the manifests say it this way)."""
     return f"game {EPISODE_SEED} + e, actions RandomState({ACTION_SEED} + e)"
@@ -246,4 +305,4 @@ def episode_groups(score: Score, max_steps: int, groups: int = FEEDBACK_GROUPS) 
 
 
 def tasks() -> list[Task]:
-    return [MinAtarTask(game) for game in all_games()]
+    return [MinAtarTask(game) for game in all_games(tuple(SOURCES))]

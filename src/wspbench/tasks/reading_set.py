@@ -8,7 +8,9 @@ in `trained/` (tests/tasks/test_reading.py checks that no two of them share a we
 
 A private set is a folder of the same layout plus `set.json` (its name, its networks per game and a tag drawn
 from its key, from which its seeds and ids are drawn),
-written by `wsp reading build --key SECRET --out DIR` (`reading_build.py`). Every command loads the private sets
+written by `wsp reading build --key SECRET --out DIR` (`reading_build.py`); a set written by `wsp games generate
+--key SECRET --out DIR` (`baselines/generated.py`) holds generated games instead (`games/`, `trained/`,
+`generated.json`), which become tasks `<name>.gen/<hex>`. Every command loads the private sets
 whose folders are listed in the environment variable WSP_PRIVATE_SETS (separated by `os.pathsep`), as tasks
 `<name>.identify/<hex>`, `<name>.identify-choice/<hex>` and `<name>.repair/<hex>` outside the suite and its
 digest: without the folder nobody can have seen their networks, so only reading can answer them.
@@ -51,6 +53,7 @@ class ReadingSet:
     counts: tuple[int, int] = (len(FREE_SEEDS), len(CHOICE_SEEDS))  # networks per game: identify, identify-choice
     tag: str = ""  # a private set's, drawn from its key: its seeds and opaque ids come from it
     games: frozenset[str] | None = None  # the games it has networks for (None: every MinAtar game)
+    generated: tuple[str, ...] = ()  # a private set's generated games (`wsp games generate`): modules in games/
 
     def has(self, game: str) -> bool:
         return self.games is None or game in self.games
@@ -122,7 +125,10 @@ def open_set(folder: Path) -> ReadingSet:
     if facts.get("format") != SET_FORMAT or not SET_NAME.fullmatch(str(facts.get("name", ""))):
         raise ValueError(f"{path} is not a {SET_FORMAT} file with a lower-case name")
     counts = (int(facts["identify"]), int(facts["identify_choice"]))
-    return ReadingSet(Path(folder), facts["name"], counts, str(facts["tag"]), frozenset(facts["games"]))
+    generated = tuple(str(game) for game in facts.get("generated", []))
+    if not all(game.startswith("gen_") and game.isidentifier() for game in generated):
+        raise ValueError(f"{path} lists a generated game whose name is not gen_<seed>")
+    return ReadingSet(Path(folder), facts["name"], counts, str(facts["tag"]), frozenset(facts["games"]), generated)
 
 
 def private_sets() -> list[ReadingSet]:

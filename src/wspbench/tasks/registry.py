@@ -6,8 +6,9 @@ built-in families are listed in FAMILIES; an installed package adds one through 
 `tests/tasks/test_registry.py`). Building the list is cheap: a task loads its game only when
 it is graded or prompted, so `wsp --help` and `wsp games` stay fast.
 
-Private reading sets (`reading_set.py`, listed in WSP_PRIVATE_SETS) join after the built-in families, outside
-the suite and its digest. Exports name a task by its public id (`Task.public`), which `get_task` also accepts.
+Private sets (`reading_set.py`: reading networks or generated games, listed in WSP_PRIVATE_SETS) join after
+the built-in families, outside the suite and its digest. Exports name a task by its public id (`Task.public`),
+which `get_task` also accepts.
 
 Plugin families (installed or registered) are someone else's code: each of their tasks is checked, and a
 family or task that fails is left out with one warning naming it, so that it cannot stop a command. A plugin
@@ -132,11 +133,13 @@ def _problem(task, taken: dict[str, Task], reserved: frozenset[str], kept: dict[
 
 
 def _names(tasks: Iterable[Task]) -> dict[str, Task]:
-    """The task each bare game name names, among `tasks`: the one that plays that game under its own name."""
+    """The task each bare game name names, among `tasks`: the one that plays that game under its own name (a
+    generated game's module name too: `gen_00100` is `gen/00100`)."""
     found: dict[str, list[Task]] = {}
     for task in tasks:
-        if task.id == task.facts.name or task.id.endswith("/" + task.facts.name):
-            found.setdefault(task.facts.name, []).append(task)
+        name = task.facts.name
+        if task.id == name or task.id.endswith("/" + name) or task.id.replace("/", "_", 1) == name:  # gen/00100
+            found.setdefault(name, []).append(task)
     return {name: named[0] for name, named in found.items() if len(named) == 1}
 
 
@@ -167,14 +170,19 @@ def _load() -> Registry:
 
 
 def _private_tasks() -> list[Task]:
-    """The tasks of the private reading sets in WSP_PRIVATE_SETS; a folder that is not one is left out with a
-    warning naming it, as a broken plugin is (its tasks are then unknown ids, a usage error)."""
-    from wspbench.tasks import identify, repair
+    """The tasks of the private sets (reading networks, generated games) in WSP_PRIVATE_SETS; a folder that is not
+    one is left out with a warning naming it, as a broken plugin is (its tasks are then unknown ids, a usage
+    error)."""
+    from wspbench.tasks import identify, minatar, repair
     from wspbench.tasks.reading_set import PRIVATE_SETS, private_sets
 
     try:
         sets = private_sets()
-        return [task for found in sets for task in identify.tasks(found) + repair.tasks(found)]
+        return [
+            task
+            for found in sets
+            for task in identify.tasks(found) + repair.tasks(found) + minatar.private_tasks(found)
+        ]
     except (ValueError, OSError, KeyError, TypeError) as error:
         log.warning("the private sets of %s are left out: %s", PRIVATE_SETS, safe_message(error))
         return []

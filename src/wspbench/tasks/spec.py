@@ -17,6 +17,7 @@ import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import numpy as np
@@ -457,6 +458,8 @@ class GameTask(Task):
 
     game: Game
     protocols: tuple[str, ...] = ("one-shot", "feedback")  # and "agent" where the family's prompt states it
+    networks: Traversable | None = None  # where the game ships its own PPO networks (`<game>.<seed>.npz` and .json:
+    # a generated game's, its reference), which the trained baseline then plays; None: the baseline's own folder
 
     @property
     def facts(self) -> Game:

@@ -1,0 +1,146 @@
+"""Gen 00400: move a knight up and down the left column to collect apples while dodging falling ghosts.
+
+Rules
+- The knight is one cell in the left column (column 0). Actions 2 (up) and 4 (down) move it one row, stopping
+  at the edges. Other actions leave it in place.
+- Apples appear in column 9 at a random row (chance 0.20 each step, if that cell is empty). They move one
+  column left and one row sideways every third step (each picks its sideways direction when it appears),
+  bouncing off the top and bottom walls; they are gone when they leave the grid.
+- Ghosts appear in column 9 at a random row (chance 0.15 each step, if that cell is empty). They move one
+  column left every step; they are gone when they leave the grid.
+- When the knight and an object share a cell (checked after the knight moves and again after the objects
+  move), the object is removed: a apple gives +1; a ghost costs 1 point (-1 reward).
+- The episode ends after `max_steps` (400) steps.
+- Each step: the knight moves, the objects move, new ones appear.
+
+Channels of state()
+- 0 player: the knight.
+- 1 danger: the ghosts.
+- 2 reward: the apples.
+- 5 gauge: the time left, a bar in row 9 from column 0 that shrinks from 10 cells to 0.
+Channels 3 (projectile), 4 (trail) are unused.
+
+Actions
+- 0 no-op, 2 up, 4 down; 1, 3 and 5 do nothing.
+
+Reward
+- +1 for each apple collected; -1 for each ghost touched.
+"""
+
+import numpy as np
+
+GRID = 10
+BOTTOM = GRID - 1
+APPLE_CHANCE = 0.2  # chance each step that a new apple appears
+APPLE_PERIOD = 3  # steps per move of a apple
+GHOST_CHANCE = 0.15  # chance each step that a new ghost appears
+GHOST_PERIOD = 1  # steps per move of a ghost
+UP, DOWN = 2, 4
+
+
+class Gen00400Environment:
+    score_cap = 140.0
+    max_steps = 400
+
+    def __init__(self, sticky_action_prob=0.1):
+        self.sticky_action_prob = sticky_action_prob
+        self.random = np.random.RandomState(0)
+        self.reset()
+
+    def seed(self, seed):
+        self.random = np.random.RandomState(seed)
+
+    def reset(self):
+        self.player = [GRID // 2, 0]  # [row, col]
+        self.apples = []  # each is [row, col, side, countdown]
+        self.ghosts = []  # each is [row, col, countdown]
+        self.steps = 0
+        self.last_action = 0
+        self.terminal = False
+
+    def act(self, action):
+        if self.random.rand() < self.sticky_action_prob:
+            action = self.last_action
+        self.last_action = action
+        reward = 0.0
+        if self.terminal:
+            return reward, True
+
+        self.move_player(action)
+        reward += self.touch()
+
+        # Move the objects, then resolve what they reached.
+        self.apples = [apple for apple in self.apples if self.move_apple(apple)]
+        self.ghosts = [ghost for ghost in self.ghosts if self.move_ghost(ghost)]
+        reward += self.touch()
+        self.spawn()
+
+        self.steps += 1
+        self.terminal = self.steps >= self.max_steps
+        return reward, self.terminal
+
+    def move_player(self, action):
+        if action == UP:
+            self.player[0] = max(0, self.player[0] - 1)
+        elif action == DOWN:
+            self.player[0] = min(BOTTOM, self.player[0] + 1)
+
+    def move_apple(self, apple):
+        """Every APPLE_PERIOD steps move the apple; False once it has left the grid."""
+        apple[-1] -= 1
+        if apple[-1] > 0:
+            return True
+        apple[-1] = APPLE_PERIOD
+        if not 0 <= apple[0] + apple[2] < GRID:
+            apple[2] = -apple[2]  # bounce off the wall
+        apple[0] += apple[2]
+        apple[1] -= 1
+        return apple[1] >= 0
+
+    def move_ghost(self, ghost):
+        """Every GHOST_PERIOD steps move the ghost; False once it has left the grid."""
+        ghost[-1] -= 1
+        if ghost[-1] > 0:
+            return True
+        ghost[-1] = GHOST_PERIOD
+        ghost[1] -= 1
+        return ghost[1] >= 0
+
+    def touch(self):
+        """Remove the objects on the knight's cell and resolve them; the reward they give."""
+        reward = 0.0
+        kept = [apple for apple in self.apples if apple[:2] != self.player]
+        reward += len(self.apples) - len(kept)
+        self.apples = kept
+        kept = [ghost for ghost in self.ghosts if ghost[:2] != self.player]
+        hits = len(self.ghosts) - len(kept)
+        self.ghosts = kept
+        reward -= hits
+        return reward
+
+    def spawn(self):
+        """Maybe add new objects, each on an empty cell."""
+        if self.random.rand() < APPLE_CHANCE:
+            cell = [self.random.randint(GRID), BOTTOM]
+            side = 1 if self.random.rand() < 0.5 else -1
+            if self.is_empty(cell):
+                self.apples.append(cell + [side, APPLE_PERIOD])
+        if self.random.rand() < GHOST_CHANCE:
+            cell = [self.random.randint(GRID), BOTTOM]
+            if self.is_empty(cell):
+                self.ghosts.append(cell + [GHOST_PERIOD])
+
+    def is_empty(self, cell):
+        objects = self.apples + self.ghosts
+        return cell != self.player and all(obj[:2] != cell for obj in objects)
+
+    def state(self):
+        obs = np.zeros((GRID, GRID, 6), dtype=bool)
+        obs[self.player[0], self.player[1], 0] = True
+        for ghost in self.ghosts:
+            obs[ghost[0], ghost[1], 1] = True
+        for apple in self.apples:
+            obs[apple[0], apple[1], 2] = True
+        time_left = -(-(self.max_steps - self.steps) * GRID // self.max_steps)  # rounded up
+        obs[BOTTOM, :time_left, 5] = True
+        return obs

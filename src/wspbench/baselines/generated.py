@@ -1,0 +1,253 @@
+"""Calibrated generated games: a game written by `minatar_synth/generator.py` becomes a task only when a network of
+the task's shape, trained by PPO (`ppo.py`) on training episodes, clearly beats every trivial player, and that
+network sets its cap. No hand-written reference or scripted player is needed.
+
+For one seed (`calibrate`), on CALIBRATION episodes (`MinAtarTask.calibration_episodes`: seeds disjoint from the
+scoring and the training episodes):
+  1. trivial players: the zero network (uniformly random actions), each constant action
+     (`measured.constant_weights`) and RANDOM random networks (`measured.random_weights`), mean returns;
+  2. PPO with BUDGET on training episodes (its checkpoints are scored on the first training episodes);
+  3. the trained network's mean return and standard error.
+Keep rule: trained >= TIMES x the best trivial player (the zero network or a constant action) and trained - best
+trivial >= STANDARD_ERRORS standard errors of that difference. Cap rule: `synth.cap_rule(CAP_FACTOR x trained
+mean)`. A score is min(raw, cap) / cap, so a cap at the trained mean would give a 1.0 that better networks cannot
+pass; on the hand-written synthetic games a 10M-step network reached a median 2.3x the 1M-step one and a median
+0.60 of the cap their scripted player sets, and 4 ~ 2.3 / 0.60 (docs/generated.md).
+
+The public family `gen/<seed>` was calibrated by benchmarks/calibrate_generated.py (rows in
+`minatar_synth/generated.json`, networks in `minatar_synth/trained/`); `build` makes a private set of generated
+games from a key (`wsp games generate`), loaded through WSP_PRIVATE_SETS as the private reading sets are
+(`tasks/reading_set.py`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from minatar_synth import generator
+from wspbench.baselines.measured import constant_weights, random_weights
+from wspbench.baselines.ppo import Budget, train
+from wspbench.games import synth
+from wspbench.networks import Weights
+from wspbench.tasks.minatar import GENERATED_FILE, GENERATED_FORMAT, GENERATED_NETWORKS, MinAtarTask
+
+CALIBRATION = 200  # calibration episodes per player
+RANDOM = 5  # random networks per game
+TIMES = 2.0  # kept only if trained >= TIMES x best trivial ...
+STANDARD_ERRORS = 10.0  # ... and trained - best trivial >= STANDARD_ERRORS standard errors
+CAP_FACTOR = 4.0  # cap = synth.cap_rule(CAP_FACTOR x trained mean)
+BUDGET = Budget(steps=1_000_000, checkpoints=5, checkpoint_episodes=50)
+PRIVATE_SEEDS = 10**6  # a private set's seeds start here, above any public one
+
+
+def settings(budget: Budget = BUDGET, episodes: int = CALIBRATION) -> dict:
+    """What a calibration row depends on besides the game: rows with other settings are not reused."""
+    return {"steps": budget.steps, "episodes": episodes, "random_networks": RANDOM}
+
+
+def rules() -> dict:
+    return {
+        "keep": f"trained >= {TIMES:g} x best trivial (zero or a constant action) and the gap >= "
+        f"{STANDARD_ERRORS:g} standard errors, on calibration episodes",
+        "cap": f"synth.cap_rule({CAP_FACTOR:g} x trained mean on calibration episodes)",
+        "trivial": f"zero network, 6 constant actions, {RANDOM} random networks (their mean: not in the keep rule)",
+    }
+
+
+def cap_of(trained: float, factor: float = CAP_FACTOR) -> float | None:
+    return synth.cap_rule(factor * trained) if trained > 0 else None
+
+
+def mean_and_error(values) -> tuple[float, float]:
+    values = np.asarray(values, dtype=float)
+    return float(values.mean()), float(values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else 0.0
+
+
+def calibrate(
+    seed: int, folder: Path, budget: Budget = BUDGET, episodes: int = CALIBRATION
+) -> tuple[dict, Weights, dict]:
+    """Write game `seed` (placeholder cap) into `folder`, measure it and train on it: its row (`kept`, `cap`, the
+    reasons it was rejected), the trained weights and what the training did. One core."""
+    started = time.perf_counter()
+    generator.write(seed, folder)
+    name = generator.module_name(seed)
+    with synth.borrowed(folder, name):
+        return _calibrate(seed, name, budget, episodes, started)
+
+
+def _calibrate(seed: int, name: str, budget: Budget, episodes: int, started: float) -> tuple[dict, Weights, dict]:
+    from wspbench.games.minatar import MinAtarGame
+
+    task = MinAtarTask(MinAtarGame(name, "gen"))
+    design = generator.design(seed)
+    text = generator.generate(seed)
+    row = {"seed": seed, "game": name, "settings": settings(budget, episodes), "description": synth.description(name)}
+    row["source_sha256"] = hashlib.sha256(text.encode()).hexdigest()
+    row["mechanics"] = {
+        "layout": design.layout,
+        "fire": design.fire,
+        "scoring": design.scoring,
+        "ending": design.ending,
+        "reward_motion": design.reward.motion if design.reward else None,
+        "danger_motion": design.danger.motion,
+        "max_steps": design.max_steps,
+    }
+    row["lines"] = len(text.splitlines())
+    seconds = {"generation": round(time.perf_counter() - started, 2)}
+
+    started = time.perf_counter()
+    chosen = task.calibration_episodes(episodes)
+    network = task.network
+
+    def returns(weights):
+        return task.score(weights, chosen, workers=1).values
+
+    zero = mean_and_error(returns(network.zeros()))
+    constants = [mean_and_error(returns(constant_weights(network, action)))[0] for action in range(6)]
+    randoms = [mean_and_error(returns(random_weights(network, k)))[0] for k in range(RANDOM)]
+    trivial = max(zero[0], *constants)
+    row["baselines"] = {
+        "zero": round(zero[0], 3),
+        "constant": [round(c, 3) for c in constants],
+        "best_constant": int(np.argmax(constants)),
+        "random_mean": round(float(np.mean(randoms)), 3),
+        "random_best": round(max(randoms), 3),
+        "best_trivial": round(trivial, 3),
+    }
+    seconds["baselines"] = round(time.perf_counter() - started, 1)
+
+    weights, about = train(task, budget)
+    about["steps_per_second"] = round(about["steps"] / about["seconds"])
+    seconds["training"] = about["seconds"]
+    row["steps"] = about["steps"]
+    row["steps_per_second"] = about["steps_per_second"]
+
+    started = time.perf_counter()
+    trained, error = mean_and_error(returns(weights))
+    seconds["calibration"] = round(time.perf_counter() - started, 1)
+    # The standard error of (trained - best trivial): the trivial player's own spread is counted too.
+    best = network.zeros() if trivial == zero[0] else constant_weights(network, int(np.argmax(constants)))
+    gap_error = float(np.sqrt(error**2 + mean_and_error(returns(best))[1] ** 2))
+    row["trained"] = {"mean": round(trained, 3), "stderr": round(error, 3), "gap_stderr": round(gap_error, 3)}
+    reasons = []
+    if not trained >= TIMES * trivial:
+        reasons.append(f"trained {trained:.2f} < {TIMES:g} x best trivial {trivial:.2f}")
+    if not trained - trivial >= STANDARD_ERRORS * gap_error:
+        reasons.append(f"gap {trained - trivial:.2f} < {STANDARD_ERRORS:g} standard errors ({gap_error:.2f} each)")
+    if trained <= 0:
+        reasons.append("trained mean not positive: no cap")
+    row["kept"] = not reasons
+    row["rejected_because"] = reasons
+    row["cap_factor"] = CAP_FACTOR
+    row["cap"] = cap_of(trained)
+    row["seconds"] = seconds
+    return row, weights, about
+
+
+def save_network(folder: Path, game: str, weights: Weights, about: dict) -> None:
+    """`<game>.0.npz` and `.json` in `folder`, as `ppo.trained_network` reads them."""
+    np.savez_compressed(folder / f"{game}.{BUDGET.seed}.npz", **weights)
+    (folder / f"{game}.{BUDGET.seed}.json").write_text(json.dumps(about, indent=1) + "\n")
+
+
+def write_family(rows: list[dict], games: Path, trained_from: Path, trained_to: Path, data: Path) -> list[str]:
+    """Write a family from calibrated rows: each kept game's module with its cap into `games`, its trained network
+    (`<game>.0.npz/json`, from `trained_from`) into `trained_to`, and every row, kept or not, into the file `data`
+    (`minatar_synth/generated.json`'s format). The kept games' names."""
+    kept, rejected = {}, {}
+    for row in sorted(rows, key=lambda row: row["seed"]):
+        if not row["kept"]:
+            rejected[row["game"]] = {key: row[key] for key in ("seed", "rejected_because", "baselines", "trained")}
+            continue
+        path = generator.write(row["seed"], games, row["cap"])
+        kept[row["game"]] = {**row, "module_sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+        for suffix in ("npz", "json"):
+            stem = f"{row['game']}.{BUDGET.seed}.{suffix}"
+            (trained_to / stem).write_bytes((trained_from / stem).read_bytes())
+    generator_text = Path(generator.__file__).read_bytes()
+    facts = {
+        "format": GENERATED_FORMAT,
+        "generator_sha256": hashlib.sha256(generator_text).hexdigest(),
+        "rules": rules(),
+        "calibrated": len(rows),
+        "kept": len(kept),
+        "games": kept,
+        "rejected": rejected,
+    }
+    data.write_text(json.dumps(facts, indent=1) + "\n")
+    return list(kept)
+
+
+def build(
+    key: str,
+    out: Path,
+    name: str = "private",
+    count: int = 5,
+    budget: Budget = BUDGET,
+    progress: Callable[[str], None] | None = None,
+    max_seeds: int | None = None,
+) -> list[str]:
+    """Generate and calibrate games from seeds drawn from `key` into `out` until `count` are kept (at most
+    `max_seeds` tried, default 4 x count), and write a private set there: `set.json`, `games/` (the kept modules),
+    `trained/` (their networks) and `generated.json` (every seed tried, kept or not). The same key gives the same
+    set; the key is not written. Each seed's result is saved as it is measured, so a stopped build resumes. The
+    kept games' names."""
+    from wspbench.tasks.reading_set import SET_FILE, SET_FORMAT, SET_NAME
+
+    if not key:
+        raise ValueError("a private set needs a key: its games must not be derivable from the public code")
+    if not SET_NAME.fullmatch(name):
+        raise ValueError(f"the set's name {name!r:.40} must be lower-case letters, digits and _ (at most 30)")
+    out = Path(out)
+    work = out / "calibration"
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{out} is not a folder")
+    if out.exists() and any(out.iterdir()) and not work.is_dir():
+        raise ValueError(f"{out} is neither empty nor a stopped build of a private set of games")
+    (work / "trained").mkdir(parents=True, exist_ok=True)
+    tag = hmac.new(key.encode(), f"wspbench generated set {name}".encode(), hashlib.sha256).hexdigest()[:32]
+    results = work / "results.jsonl"
+    done = {}
+    if results.is_file():
+        for line in results.read_text().splitlines():
+            row = json.loads(line)
+            done[row["seed"]] = row
+    started = time.perf_counter()
+    rows = []
+    for i in range(max_seeds or 4 * count):
+        if sum(row["kept"] for row in rows) >= count:
+            break
+        seed = PRIVATE_SEEDS + int.from_bytes(hashlib.sha256(f"{tag}/seed/gen/{i}".encode()).digest()[:4], "big")
+        row = done.get(seed)
+        if row is None or row["settings"] != settings(budget):
+            row, weights, about = calibrate(seed, work / "modules", budget)
+            save_network(work / "trained", row["game"], weights, {"task": f"{name}.gen", **about})
+            with results.open("a") as file:
+                file.write(json.dumps(row) + "\n")
+        rows.append(row)
+        if progress is not None:
+            verdict = f"kept, cap {row['cap']:g}" if row["kept"] else "rejected: " + "; ".join(row["rejected_because"])
+            progress(f"{row['game']}: {verdict} ({sum(row['seconds'].values()):.0f} s)")
+    (out / "games").mkdir(exist_ok=True)
+    (out / GENERATED_NETWORKS).mkdir(exist_ok=True)
+    kept = write_family(rows, out / "games", work / "trained", out / GENERATED_NETWORKS, out / GENERATED_FILE)
+    facts = {
+        "format": SET_FORMAT,
+        "name": name,
+        "tag": tag,
+        "identify": 0,
+        "identify_choice": 0,
+        "games": [],
+        "generated": kept,
+        "budget": budget.describe(),
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    (out / SET_FILE).write_text(json.dumps(facts, indent=1) + "\n")
+    return kept

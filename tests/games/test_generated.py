@@ -1,0 +1,163 @@
+"""The generated family (issue 28): `gen/<seed>` tasks whose modules are the generator's text with their calibrated
+cap, graded as the seed grader grades them, with their trained networks as the reference, in a family of their
+own; and private sets of generated games from a key (`wsp games generate`)."""
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from importlib import resources
+
+import pytest
+from typer.testing import CliRunner
+
+from minatar_synth import generator
+from tests.conftest import DATA
+from wspbench.baselines import generated
+from wspbench.baselines.ppo import trained_answer, trained_network
+from wspbench.cli import app
+from wspbench.games import synth
+from wspbench.games.minatar import HAND_WRITTEN, all_games, game_spec
+from wspbench.harness.summary import family_scores
+from wspbench.statistics import Sample
+from wspbench.tasks import get_task, registry, select
+from wspbench.tasks.minatar import generated_calibration
+from wspbench.verifier import find_task, grade_answer
+
+RUNNER = CliRunner()
+GAMES = synth.generated_games()
+ROWS = generated_calibration()
+EXPECTED = json.loads((DATA / "generated_expected.json").read_text())
+ANSWERS = json.loads((DATA / "answers.json").read_text())
+
+
+def test_the_family_has_its_calibrated_games():
+    tasks = select("gen")
+    assert len(tasks) >= 100 and [task.id for task in tasks] == [f"gen/{game[4:]}" for game in GAMES]
+    assert sorted(ROWS) == GAMES and all(row["kept"] for row in ROWS.values())
+    data = json.loads((resources.files("minatar_synth") / "generated.json").read_text())
+    assert data["calibrated"] == len(data["games"]) + len(data["rejected"])
+    assert all(row["rejected_because"] for row in data["rejected"].values())  # each rejection says why
+    assert not set(GAMES) & set(synth.available_games()) and all(game.source in HAND_WRITTEN for game in all_games())
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_shipped_game_is_the_generators_text_with_its_calibrated_cap(game):
+    row, seed = ROWS[game], int(game.removeprefix(synth.GENERATED))
+    text = generator.generate(seed, row["cap"])
+    assert game_spec(game).source_file.read_text() == text  # byte for byte
+    assert hashlib.sha256(text.encode()).hexdigest() == row["module_sha256"]
+    assert hashlib.sha256(generator.generate(seed).encode()).hexdigest() == row["source_sha256"]  # what was measured
+    assert synth.environment_class(game).score_cap == row["cap"] == generated.cap_of(row["trained"]["mean"])
+    assert row["trained"]["mean"] >= generated.TIMES * row["baselines"]["best_trivial"]
+    assert (
+        row["trained"]["mean"] - row["baselines"]["best_trivial"]
+        >= generated.STANDARD_ERRORS * row["trained"]["gap_stderr"]
+    )
+    task = get_task(f"gen/{seed:05d}")
+    assert task is get_task(game) and task.game.score_cap == row["cap"]
+    weights, _ = trained_network(task)  # the game's own network: its reference, and the trained baseline's
+    assert all((task.read(task.offline_answer("reference"))[0][k] == weights[k]).all() for k in weights)
+    assert set(task.calibration()) == {"zero", "reference"}
+
+
+@pytest.mark.parametrize("game", sorted(EXPECTED["results"]))
+def test_a_sample_grades_as_the_seed_grader_grades_it(game):
+    """The seed grader's results (benchmarks/generated_conformance.py --write, which checks every game) for a
+    sample: it reads the game as source synth, game gen_<seed>; `wsp verify` names it so too."""
+    task = find_task(game, "synth")
+    assert task.id == f"gen/{game[4:]}"
+    answers = {**ANSWERS, "trained": trained_answer(task)}
+    for name, expected in EXPECTED["results"][game].items():
+        for engine in ("auto", "reference"):
+            result = grade_answer(task, answers[name], EXPECTED["episodes"], engine=engine, workers=1)
+            assert {key: result[key] for key in expected} == expected, (name, engine)
+            assert result["source"] == "synth" and result["game"] == game
+
+
+def test_generated_games_are_a_family_of_their_own_in_reports():
+    def reply(value: float):
+        return [(value, Sample((value, value), 1.0))]
+
+    replies = {"gen/00100": reply(0.5), "synth/ferry": reply(0.25), "gen/00101": reply(0.3)}
+    scores = family_scores(replies)
+    assert [row["family"] for row in scores["families"]] == ["synth", "gen"]
+    assert scores["families"][1]["tasks"] == 2 and scores["families"][1]["mean"] == pytest.approx(0.4)
+
+
+@pytest.fixture(scope="module")
+def private_games(tmp_path_factory):
+    """A private set of one generated game from the key "k1", at 8,192 PPO steps with the keep rule relaxed (so
+    that so short a training keeps a game): about 10 s."""
+    out = tmp_path_factory.mktemp("games") / "set"
+    patch = pytest.MonkeyPatch()
+    patch.setattr(generated, "TIMES", 0.0)
+    patch.setattr(generated, "STANDARD_ERRORS", -1e9)
+    try:
+        built = RUNNER.invoke(app, ["games", "generate", "--key", "k1", "--out", str(out), "--count", "1",
+                                    "--name", "mine", "--steps", "8192"])  # fmt: skip
+    finally:
+        patch.undo()
+    assert built.exit_code == 0, built.output
+    assert "1 games in" in built.output
+    return out
+
+
+def test_a_private_set_of_games_is_built_from_a_key_and_graded(private_games, tmp_path, monkeypatch):
+    out = private_games
+    facts = json.loads((out / "set.json").read_text())
+    assert "k1" not in json.dumps(facts) and len(facts["generated"]) == 1
+    (game,) = facts["generated"]
+    assert int(game[4:]) >= generated.PRIVATE_SEEDS and (out / "games" / f"{game}.py").is_file()
+    monkeypatch.setenv("WSP_PRIVATE_SETS", str(out))
+    monkeypatch.setattr(registry, "_tasks", None)
+    (task,) = select("mine.gen")
+    assert re.fullmatch(r"mine\.gen/[0-9a-f]{12}", task.id) and task.public().id == task.id
+    assert game not in synth.generated_games() and registry.suite().tasks == len(registry._load().builtin)
+    row = generated_calibration(out)[game]
+    assert task.game.score_cap == row["cap"] and task.private_set == out
+    for model in ("trained", "zero"):
+        run = RUNNER.invoke(app, ["run", "--model", model, "--tasks", "mine.*", "--out", str(tmp_path / model),
+                                  "--episodes", "20"])  # fmt: skip
+        assert run.exit_code == 0, run.output
+        (record,) = [json.loads(path.read_text()) for path in (tmp_path / model / "tasks").glob("*.json")]
+        assert record["test"]["error"] is None, model
+    again = RUNNER.invoke(app, ["games", "generate", "--key", "k1", "--out", str(out), "--count", "1", "--name",
+                                "mine", "--steps", "8192"])  # fmt: skip
+    assert again.exit_code == 0 and "1 games in" in again.output  # a finished build is found, not trained again
+    refused = RUNNER.invoke(app, ["games", "generate", "--out", str(tmp_path / "x")])
+    assert refused.exit_code == 2 and "--key" in refused.output
+    monkeypatch.setattr(registry, "_tasks", None)
+
+
+def test_a_private_games_task_is_exported_with_its_set_for_the_grader(private_games, tmp_path, monkeypatch):
+    """Harbor: the verifier's image carries the private set; the exported verifier grades the trained network
+    there, from the copy, as the task grades it here."""
+    from tests.export.test_harbor import rewards, stand_in_wheel
+    from wspbench.export.harbor import export_harbor, exported
+
+    out = tmp_path / "set"
+    shutil.copytree(private_games, out)
+    monkeypatch.setenv("WSP_PRIVATE_SETS", str(out))
+    monkeypatch.setattr(registry, "_tasks", None)
+    (task,) = select("mine.gen")
+    (folder,) = export_harbor(tmp_path / "harbor", exported([task], 20), wheel=stand_in_wheel(tmp_path))
+    assert (folder / "tests" / "sets" / "set" / "games").is_dir()
+    answer = tmp_path / "answer.md"
+    answer.write_text(trained_answer(task))
+    expected = task.grade(answer.read_text(), task.scoring_episodes(20)).normalized
+    shutil.move(str(out), tmp_path / "elsewhere")
+    env = {**os.environ, "WSP_PRIVATE_SETS": str(folder / "tests" / "sets" / "set"), "WEIGHT_SPACE_EPISODES": "20"}
+    done = subprocess.run(
+        [sys.executable, "-m", "wspbench.verifier", task.id, str(answer), str(tmp_path / "logs")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert rewards(tmp_path / "logs")[0]["reward"] == expected
+    monkeypatch.setattr(registry, "_tasks", None)
