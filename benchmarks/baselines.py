@@ -5,7 +5,9 @@ scoring episodes (`src/wspbench/baselines/measured.py` says exactly what each on
 The results go to `src/wspbench/baselines/baselines.json` after each task, so an interrupted run resumes where it
 stopped: a task already measured as it is now (by its digest) with these settings is skipped, the costly scripted
 player and search come after the others, in passes of their own, and each is measured for an entry that lacks it;
-`--redo` measures a task again, `--skip scripted,search` leaves those out. `docs/baselines.md` is written from
+`--redo` measures a task again, `--skip scripted,search` leaves those out (and `--skip random` the random networks:
+the generated games were measured with `--tasks gen --skip scripted,search,random`, their calibration having measured
+random networks on calibration episodes; docs/generated.md). `docs/baselines.md` is written from
 them. One command reproduces them all:
 
     python benchmarks/baselines.py [--tasks minatar,superbeam*] [--workers N] [--redo] [--skip scripted,search]
@@ -62,7 +64,7 @@ def summary(score: Score) -> dict:
     return {"score": score.normalized, "raw": score.raw, "interval": list(score.interval())}
 
 
-def measure(task: Task, workers: int | None) -> dict:
+def measure(task: Task, workers: int | None, random: bool = True) -> dict:
     episodes = task.scoring_episodes()
     seconds: dict[str, float] = {}
 
@@ -80,7 +82,7 @@ def measure(task: Task, workers: int | None) -> dict:
     ]
     randoms = [
         timed("random", lambda s=s: task.score(measured.random_weights(network, s), episodes, workers=workers))
-        for s in range(measured.RANDOM_NETWORKS)
+        for s in range(measured.RANDOM_NETWORKS if random else 0)
     ]
     reference = timed("reference", lambda: task.grade(task.offline_answer("reference"), episodes, workers=workers))
     best = int(np.argmax([c.normalized for c in constants]))
@@ -90,9 +92,10 @@ def measure(task: Task, workers: int | None) -> dict:
         "episodes": len(episodes),
         "zero": summary(zero),
         "constant": {**summary(constants[best]), "action": best, "scores": [c.normalized for c in constants]},
-        "random": {"score": float(np.mean(random_scores)), "best": max(random_scores), "scores": random_scores},
         "reference": summary(reference),
     }
+    if random_scores:
+        entry["random"] = {"score": float(np.mean(random_scores)), "best": max(random_scores), "scores": random_scores}
     entry["seconds"] = seconds
     return entry
 
@@ -196,11 +199,12 @@ def document(data: dict) -> str:
         searched = f"{entry['search']['score']:.4f}" if "search" in entry else ""
         scripted = scripted_cell(entry)
         learned = f"{entry['trained']['score']:.4f}" if "trained" in entry else ""
+        randoms = f"{entry['random']['score']:.4f} | {entry['random']['best']:.4f}" if "random" in entry else " | "
         stale = "" if measured.is_current(task_id, entry) else " (stale)"
         lines.append(
             f"| {task_id}{stale} | {entry['episodes']} | {entry['zero']['score']:.4f} | "
-            f"{entry['constant']['score']:.4f} ({entry['constant']['action']}) | {entry['random']['score']:.4f} | "
-            f"{entry['random']['best']:.4f} | {searched} | {learned} | {entry['reference']['score']:.4f} | "
+            f"{entry['constant']['score']:.4f} ({entry['constant']['action']}) | {randoms} | {searched} | {learned} | "
+            f"{entry['reference']['score']:.4f} | "
             f"{scripted} | {sum(entry['seconds'].values()):.0f} |"
         )
     total = sum(sum(e["seconds"].values()) for e in data["tasks"].values())
@@ -327,12 +331,14 @@ def main() -> None:
     parser.add_argument("--tasks", default=WRITING, help="the writing tasks (reading tasks have no such baselines)")
     parser.add_argument("--workers", type=int, default=None, help="grading processes (default: all cores)")
     parser.add_argument("--redo", action="store_true", help="measure tasks already in the file again")
-    parser.add_argument("--skip", default="", help=f"comma-separated baselines to leave out: {', '.join(EXTRAS)}")
+    parser.add_argument(
+        "--skip", default="", help=f"comma-separated baselines to leave out: {', '.join(EXTRAS)}, random"
+    )
     parser.add_argument("--machine", default="a 2-core machine", help="where it ran, for docs/baselines.md")
     options = parser.parse_args()
     options.skip = set(filter(None, options.skip.split(",")))
-    if options.skip - set(EXTRAS):
-        parser.error(f"--skip takes {', '.join(EXTRAS)}")
+    if options.skip - {*EXTRAS, "random"}:
+        parser.error(f"--skip takes {', '.join(EXTRAS)} and random")
     console = Console()
     tasks = select(options.tasks)
 
@@ -362,10 +368,9 @@ def main() -> None:
     for task in track(tasks, description="baselines", console=console):
         if stored(task) is not None and not options.redo:
             continue
-        entry = save(task.id, measure(task, options.workers), replace=True)
+        entry = save(task.id, measure(task, options.workers, "random" not in options.skip), replace=True)
         console.print(
-            f"{task.id}: zero {entry['zero']['score']:.4f}, constant {entry['constant']['score']:.4f}, random "
-            f"{entry['random']['score']:.4f} (best {entry['random']['best']:.4f}), reference "
+            f"{task.id}: zero {entry['zero']['score']:.4f}, constant {entry['constant']['score']:.4f}, reference "
             f"{entry['reference']['score']:.4f} in {sum(entry['seconds'].values()):.0f} s",
             markup=False,
         )

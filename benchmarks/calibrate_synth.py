@@ -37,6 +37,7 @@ from wspbench.tasks import Task, select
 ROOT = Path(__file__).parents[1]
 CALIBRATION = ROOT / "src" / "minatar_synth" / "calibration.json"
 GAMES_DOC = ROOT / "docs" / "games.md"
+GENERATED_SECTION = "\n## Generated games\n"  # written by benchmarks/calibrate_generated.py --ship, kept here
 
 
 def has_scripted_player(game: str) -> bool:
@@ -209,7 +210,9 @@ def main() -> None:
         stored.update(rows)
         ordered = {task.game.name: stored[task.game.name] for task in select("minatar") if task.game.name in stored}
         CALIBRATION.write_text(json.dumps(ordered, indent=1) + "\n")
-        GAMES_DOC.write_text(games_document(ordered))
+        old = GAMES_DOC.read_text() if GAMES_DOC.is_file() else ""
+        kept = old[old.index(GENERATED_SECTION) :] if GENERATED_SECTION in old else ""  # calibrate_generated.py's
+        GAMES_DOC.write_text(games_document(ordered) + kept)
         console.print(f"wrote {CALIBRATION.relative_to(ROOT)} and {GAMES_DOC.relative_to(ROOT)}")
 
 

@@ -27,7 +27,7 @@ FOLDER = Path(__file__).parents[1] / "src" / "wspbench" / "baselines" / "trained
 
 def trivial_best(entry: dict) -> float:
     """The best normalised score of the zero network, a constant action and the random networks."""
-    return max(entry["zero"]["score"], entry["constant"]["score"], entry["random"]["best"])
+    return max(entry["zero"]["score"], entry["constant"]["score"], entry.get("random", {}).get("best", 0.0))
 
 
 def main() -> None:

@@ -59,9 +59,16 @@ def test_a_shipped_game_is_the_generators_text_with_its_calibrated_cap(game):
     )
     task = get_task(f"gen/{seed:05d}")
     assert task is get_task(game) and task.game.score_cap == row["cap"]
-    weights, _ = trained_network(task)  # the game's own network: its reference, and the trained baseline's
-    assert all((task.read(task.offline_answer("reference"))[0][k] == weights[k]).all() for k in weights)
+    assert all((task.networks / f"{game}.0.{suffix}").is_file() for suffix in ("npz", "json"))
     assert set(task.calibration()) == {"zero", "reference"}
+
+
+@pytest.mark.parametrize("game", sorted(EXPECTED["results"])[:2])
+def test_a_generated_games_reference_is_its_trained_network(game):
+    task = get_task(game)
+    weights, about = trained_network(task)  # the game's own network: its reference, and the trained baseline's
+    assert about["steps"] == ROWS[game]["steps"]
+    assert all((task.read(task.offline_answer("reference"))[0][k] == weights[k]).all() for k in weights)
 
 
 @pytest.mark.parametrize("game", sorted(EXPECTED["results"]))
@@ -125,6 +132,14 @@ def test_a_private_set_of_games_is_built_from_a_key_and_graded(private_games, tm
         assert run.exit_code == 0, run.output
         (record,) = [json.loads(path.read_text()) for path in (tmp_path / model / "tasks").glob("*.json")]
         assert record["test"]["error"] is None, model
+    rows = tmp_path / "rows.jsonl"
+    exported = RUNNER.invoke(app, ["export", "jsonl", str(rows), "--tasks", "mine.gen", "--episodes", "20"])
+    assert exported.exit_code == 0, exported.output
+    (line,) = rows.read_text().splitlines()
+    assert json.loads(line)["name"] == task.id and row["cap"] == json.loads(line)["score_cap"]
+    inspect = pytest.importorskip("wspbench.integrations.inspect_ai")
+    (one,) = inspect.weight_programming(task="mine.gen").dataset
+    assert one.id == task.id or task.id in json.dumps(one.metadata)
     again = RUNNER.invoke(app, ["games", "generate", "--key", "k1", "--out", str(out), "--count", "1", "--name",
                                 "mine", "--steps", "8192"])  # fmt: skip
     assert again.exit_code == 0 and "1 games in" in again.output  # a finished build is found, not trained again

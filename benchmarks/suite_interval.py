@@ -1,0 +1,67 @@
+"""How much the generated family narrows the suite mean's interval (issue 28): from one run of a model over the
+writing tasks, the mean normalised score and its 95% interval over the hand-written writing tasks alone (original/*,
+synth/*, superbeam*) and with the generated games (gen/*) added.
+
+    wsp run --model trained --tasks 'original/*,synth/*,superbeam*,gen/*' --out runs/trained-writing
+    python benchmarks/suite_interval.py runs/trained-writing
+
+The model of the issue is "reference-like": the trained networks (`--model trained`: each task's PPO network; a
+generated game's is its reference). Two means are shown, each with its 95% bootstrap interval over tasks and
+episodes (`statistics.aggregate_interval`, the intervals of `wsp runs show`):
+  - the task mean: every writing task counts once (the issue's measure: most of its width is between tasks, which
+    only more tasks narrow);
+  - the family-weighted mean (each family counts once, as `wsp runs show` ranks models): adding a family narrows it
+    less, since the hand-written families keep their weight.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from wspbench.harness.runs import RunDir
+from wspbench.harness.summary import replies_of
+from wspbench.statistics import aggregate_interval
+from wspbench.tasks.spec import group_of
+
+HAND_WRITTEN = ("original", "synth", "superbeam")
+
+
+def interval(replies: dict, groups: bool) -> tuple[int, float, float, float]:
+    tasks = sorted(replies)
+    samples = [[sample for _, sample in replies[task]] for task in tasks]
+    scores = [sum(value for value, _ in replies[task]) / len(replies[task]) for task in tasks]
+    families = [group_of(task) for task in tasks]
+    if groups:
+        means = {family: [] for family in families}
+        for family, score in zip(families, scores, strict=True):
+            means[family].append(score)
+        mean = sum(sum(values) / len(values) for values in means.values()) / len(means)
+    else:
+        mean = sum(scores) / len(scores)
+    low, high = aggregate_interval(samples, groups=families if groups else None)
+    return len(tasks), mean, low, high
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("run", type=Path, help="a run directory of `wsp run` over the writing tasks")
+    options = parser.parse_args()
+    manifest, records = RunDir(options.run).read()
+    replies = replies_of(records)
+    before = {task: value for task, value in replies.items() if group_of(task) in HAND_WRITTEN}
+    print(f"run {options.run} (model {manifest.config.model}, suite {manifest.suite.get('version')})")
+    print("| writing tasks | mean | families | tasks | value | 95% interval | half-width |")
+    print("| --- | --- | ---: | ---: | ---: | --- | ---: |")
+    for label, chosen in (("hand-written writing tasks", before), ("with gen/*", replies)):
+        for groups in (False, True):
+            count, mean, low, high = interval(chosen, groups)
+            kinds = len({group_of(task) for task in chosen})
+            print(
+                f"| {label} | {'family-weighted' if groups else 'task mean'} | {kinds} | {count} | {mean:.4f} | "
+                f"[{low:.4f}, {high:.4f}] | +-{(high - low) / 2:.4f} |"
+            )
+
+
+if __name__ == "__main__":
+    main()
