@@ -215,6 +215,7 @@ def document(data: dict) -> str:
         "for that task.",
         *training_section(),
         *reading_section(data.get("reading", {}).get("tasks", {})),
+        *generated_floors_section(data.get("generated_floors")),
     ]
     return "\n".join(lines) + "\n"
 
@@ -237,6 +238,29 @@ def reading_section(entries: dict) -> list[str]:
     ]
     for family, (count, means) in measured.reading_floors(entries, current_only=False).items():
         lines.append(f"| {family} | {count} | {', '.join(f'{name} {mean:.3f}' for name, mean in means.items())} |")
+    return lines
+
+
+def generated_floors_section(floors: dict | None) -> list[str]:
+    """The generated games' floor (benchmarks/generated_floors.py): the best public program, played unchanged."""
+    if not floors:
+        return []
+    rows = floors["tasks"]
+    close = [task for task, row in rows.items() if row["score"] >= row["reference"] - 0.05]
+    lines = [
+        "",
+        "## Generated games: a floor",
+        "",
+        f"Can a generated game be scored without writing a network for it? Each of the {len(floors['programs'])} "
+        "public reference programs of the hand-written MinAtar games, played unchanged on each generated game "
+        f"(`python benchmarks/generated_floors.py`, first {floors['episodes']} scoring episodes), and the best one "
+        "per game (an upper bound: it knows which program suits):",
+        "",
+        f"- mean over the {len(rows)} games of the best public program: {floors['mean_best_program']:.4f};",
+        f"- mean of the games' references (their trained networks): {floors['mean_reference']:.4f};",
+        f"- games where a public program comes within 0.05 of the reference or beats it: {len(close)}"
+        + (f" ({', '.join(close[:8])}{', ...' if len(close) > 8 else ''})." if close else "."),
+    ]
     return lines
 
 

@@ -3,7 +3,9 @@ writing tasks, the mean normalised score and its 95% interval over the hand-writ
 synth/*, superbeam*) and with the generated games (gen/*) added.
 
     wsp run --model trained --tasks 'original/*,synth/*,superbeam*,gen/*' --out runs/trained-writing
-    python benchmarks/suite_interval.py runs/trained-writing
+    python benchmarks/suite_interval.py runs/trained-writing [MORE_RUNS ...]
+
+(Several run directories of one model and suite version are read as one: the tasks of each.)
 
 The model of the issue is "reference-like": the trained networks (`--model trained`: each task's PPO network; a
 generated game's is its reference). Two means are shown, each with its 95% bootstrap interval over tasks and
@@ -45,12 +47,17 @@ def interval(replies: dict, groups: bool) -> tuple[int, float, float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("run", type=Path, help="a run directory of `wsp run` over the writing tasks")
+    parser.add_argument("runs", type=Path, nargs="+", help="run directories of `wsp run` over the writing tasks")
     options = parser.parse_args()
-    manifest, records = RunDir(options.run).read()
-    replies = replies_of(records)
+    read = [RunDir(run).read() for run in options.runs]
+    manifests = {(manifest.config.model, manifest.suite.get("version")) for manifest, _ in read}
+    if len(manifests) > 1:
+        raise SystemExit(f"the runs are of different models or suites: {sorted(manifests)}")
+    manifest = read[0][0]
+    replies = replies_of([record for _, records in read for record in records])
     before = {task: value for task, value in replies.items() if group_of(task) in HAND_WRITTEN}
-    print(f"run {options.run} (model {manifest.config.model}, suite {manifest.suite.get('version')})")
+    model, version = manifest.config.model, manifest.suite.get("version")
+    print(f"runs {', '.join(map(str, options.runs))} (model {model}, suite {version})")
     print("| writing tasks | mean | families | tasks | value | 95% interval | half-width |")
     print("| --- | --- | ---: | ---: | ---: | --- | ---: |")
     for label, chosen in (("hand-written writing tasks", before), ("with gen/*", replies)):

@@ -33,7 +33,7 @@ from pathlib import Path
 from wspbench.tasks.spec import Task, group_of, safe_message
 
 SUITE_NAME = "wspbench"
-SUITE_VERSION = "6"  # CHANGELOG.md; bump with any change that moves a score: a prompt, a game, a cap, the episodes
+SUITE_VERSION = "7"  # CHANGELOG.md; bump with any change that moves a score: a prompt, a game, a cap, the episodes
 FAMILIES = ("wspbench.tasks.minatar", "wspbench.tasks.superbeam", "wspbench.tasks.identify", "wspbench.tasks.repair")
 ENTRY_POINTS = "wspbench.families"
 MAX_PLUGIN_TASKS = 10_000  # tasks read from one plugin family
