@@ -1,0 +1,152 @@
+"""Gen 00128: move a ship along the bottom row to shoot zigzagging mines.
+
+Rules
+- The ship is one cell on the bottom row (row 9). Actions 1 (left) and 3 (right) move it one column, stopping
+  at the edges. Other actions leave it in place.
+- Action 5 (fire) launches a harpoon from the ship's cell when no harpoon is in flight. The harpoon moves one
+  cell up every step, removes the first object it meets and vanishes with it, or leaves the grid (a miss,
+  which costs 1 point).
+- Mines appear in row 0 at a random column (chance 0.30 each step, if that cell is empty). They move one row
+  down and one column sideways every second step (each picks its sideways direction when it appears), bouncing
+  off the side walls; they are gone when they leave the grid.
+- When the ship and an object share a cell (checked after the ship moves and again after the objects move),
+  the object is removed: a mine costs one of the ship's 3 lives.
+- A mine removed by a harpoon gives +1.
+- The episode ends when the last life is lost or after `max_steps` (200) steps.
+- Each step: the ship moves, the harpoon moves, the objects move, new ones appear.
+
+Channels of state()
+- 0 player: the ship.
+- 1 danger: the mines.
+- 3 projectile: the harpoon.
+- 5 gauge: the lives left, one lit cell each in row 9 from column 0.
+Channels 2 (reward), 4 (trail) are unused.
+
+Actions
+- 0 no-op, 1 left, 3 right, 5 fire; 2 and 4 do nothing.
+
+Reward
+- +1 for each mine shot; -1 for each harpoon that misses (leaves the grid).
+"""
+
+import numpy as np
+
+GRID = 10
+BOTTOM = GRID - 1
+START_LIVES = 3
+MINE_CHANCE = 0.3  # chance each step that a new mine appears
+MINE_PERIOD = 2  # steps per move of a mine
+LEFT, RIGHT, FIRE = 1, 3, 5
+
+
+class Gen00128Environment:
+    score_cap = 38.0
+    max_steps = 200
+
+    def __init__(self, sticky_action_prob=0.1):
+        self.sticky_action_prob = sticky_action_prob
+        self.random = np.random.RandomState(0)
+        self.reset()
+
+    def seed(self, seed):
+        self.random = np.random.RandomState(seed)
+
+    def reset(self):
+        self.player = [BOTTOM, GRID // 2]  # [row, col]
+        self.mines = []  # each is [row, col, side, countdown]
+        self.shot = None  # the harpoon's [row, col] while in flight
+        self.lives = START_LIVES
+        self.steps = 0
+        self.last_action = 0
+        self.terminal = False
+
+    def act(self, action):
+        if self.random.rand() < self.sticky_action_prob:
+            action = self.last_action
+        self.last_action = action
+        reward = 0.0
+        if self.terminal:
+            return reward, True
+
+        self.move_player(action)
+        if action == FIRE and self.shot is None:
+            self.shot = list(self.player)
+        reward += self.touch()
+
+        # The harpoon flies on; it may meet an object before or after the objects move.
+        if self.shot is not None:
+            self.shot[0] -= 1
+            if self.shot[0] < 0:
+                self.shot = None
+                reward -= 1.0  # a miss
+        reward += self.hit_by_shot()
+
+        # Move the objects, then resolve what they reached.
+        self.mines = [mine for mine in self.mines if self.move_mine(mine)]
+        reward += self.hit_by_shot()
+        reward += self.touch()
+        self.spawn()
+
+        self.steps += 1
+        self.terminal = self.lives <= 0 or self.steps >= self.max_steps
+        return reward, self.terminal
+
+    def move_player(self, action):
+        if action == LEFT:
+            self.player[1] = max(0, self.player[1] - 1)
+        elif action == RIGHT:
+            self.player[1] = min(BOTTOM, self.player[1] + 1)
+
+    def move_mine(self, mine):
+        """Every MINE_PERIOD steps move the mine; False once it has left the grid."""
+        mine[-1] -= 1
+        if mine[-1] > 0:
+            return True
+        mine[-1] = MINE_PERIOD
+        if not 0 <= mine[1] + mine[2] < GRID:
+            mine[2] = -mine[2]  # bounce off the wall
+        mine[1] += mine[2]
+        mine[0] += 1
+        return mine[0] <= BOTTOM
+
+    def touch(self):
+        """Remove the objects on the ship's cell and resolve them; the reward they give."""
+        reward = 0.0
+        kept = [mine for mine in self.mines if mine[:2] != self.player]
+        hits = len(self.mines) - len(kept)
+        self.mines = kept
+        self.lives -= hits
+        return reward
+
+    def hit_by_shot(self):
+        """Remove the first object on the harpoon's cell, and the harpoon; the reward it gives."""
+        if self.shot is None:
+            return 0.0
+        for mine in self.mines:
+            if mine[:2] == self.shot:
+                self.mines.remove(mine)
+                self.shot = None
+                return 1.0
+        return 0.0
+
+    def spawn(self):
+        """Maybe add new objects, each on an empty cell."""
+        if self.random.rand() < MINE_CHANCE:
+            cell = [0, self.random.randint(GRID)]
+            side = 1 if self.random.rand() < 0.5 else -1
+            if self.is_empty(cell):
+                self.mines.append(cell + [side, MINE_PERIOD])
+
+    def is_empty(self, cell):
+        objects = self.mines
+        return cell != self.player and all(obj[:2] != cell for obj in objects)
+
+    def state(self):
+        obs = np.zeros((GRID, GRID, 6), dtype=bool)
+        obs[self.player[0], self.player[1], 0] = True
+        for mine in self.mines:
+            obs[mine[0], mine[1], 1] = True
+        if self.shot is not None:
+            obs[self.shot[0], self.shot[1], 3] = True
+        obs[BOTTOM, : max(self.lives, 0), 5] = True
+        return obs

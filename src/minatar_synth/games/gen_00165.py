@@ -1,0 +1,182 @@
+"""Gen 00165: move a rover along the bottom row to collect pearls while dodging or shooting falling wasps.
+
+Rules
+- The rover is one cell on the bottom row (row 9). Actions 1 (left) and 3 (right) move it one column, wrapping
+  round to the other side. Other actions leave it in place.
+- Action 5 (fire) launches a harpoon from the rover's cell when no harpoon is in flight. The harpoon moves one
+  cell up every step, removes the first object it meets and vanishes with it, or leaves the grid (a miss,
+  which costs 1 point).
+- Pearls appear in row 0 at a random column (chance 0.40 each step, if that cell is empty). They move one row
+  down and one column sideways every second step (each picks its sideways direction when it appears), bouncing
+  off the side walls; they are gone when they leave the grid.
+- Wasps appear in row 0 at a random column (chance 0.30 each step, if that cell is empty). They move one row
+  down every second step; they are gone when they leave the grid.
+- When the rover and an object share a cell (checked after the rover moves and again after the objects move),
+  the object is removed: a pearl gives +1; a wasp ends the episode.
+- A wasp removed by a harpoon gives +1.
+- The episode ends at the first wasp touched or after `max_steps` (500) steps.
+- Each step: the rover moves, the harpoon moves, the objects move, new ones appear.
+
+Channels of state()
+- 0 player: the rover.
+- 1 danger: the wasps.
+- 2 reward: the pearls.
+- 3 projectile: the harpoon.
+- 5 gauge: the time left, a bar in row 9 from column 0 that shrinks from 10 cells to 0.
+Channel 4 (trail) is unused.
+
+Actions
+- 0 no-op, 1 left, 3 right, 5 fire; 2 and 4 do nothing.
+
+Reward
+- +1 for each pearl collected; +1 for each wasp shot; -1 for each harpoon that misses (leaves the grid).
+"""
+
+import numpy as np
+
+GRID = 10
+BOTTOM = GRID - 1
+PEARL_CHANCE = 0.4  # chance each step that a new pearl appears
+PEARL_PERIOD = 2  # steps per move of a pearl
+WASP_CHANCE = 0.3  # chance each step that a new wasp appears
+WASP_PERIOD = 2  # steps per move of a wasp
+LEFT, RIGHT, FIRE = 1, 3, 5
+
+
+class Gen00165Environment:
+    score_cap = 93.0
+    max_steps = 500
+
+    def __init__(self, sticky_action_prob=0.1):
+        self.sticky_action_prob = sticky_action_prob
+        self.random = np.random.RandomState(0)
+        self.reset()
+
+    def seed(self, seed):
+        self.random = np.random.RandomState(seed)
+
+    def reset(self):
+        self.player = [BOTTOM, GRID // 2]  # [row, col]
+        self.pearls = []  # each is [row, col, side, countdown]
+        self.wasps = []  # each is [row, col, countdown]
+        self.shot = None  # the harpoon's [row, col] while in flight
+        self.crashed = False
+        self.steps = 0
+        self.last_action = 0
+        self.terminal = False
+
+    def act(self, action):
+        if self.random.rand() < self.sticky_action_prob:
+            action = self.last_action
+        self.last_action = action
+        reward = 0.0
+        if self.terminal:
+            return reward, True
+
+        self.move_player(action)
+        if action == FIRE and self.shot is None:
+            self.shot = list(self.player)
+        reward += self.touch()
+
+        # The harpoon flies on; it may meet an object before or after the objects move.
+        if self.shot is not None:
+            self.shot[0] -= 1
+            if self.shot[0] < 0:
+                self.shot = None
+                reward -= 1.0  # a miss
+        reward += self.hit_by_shot()
+
+        # Move the objects, then resolve what they reached.
+        self.pearls = [pearl for pearl in self.pearls if self.move_pearl(pearl)]
+        self.wasps = [wasp for wasp in self.wasps if self.move_wasp(wasp)]
+        reward += self.hit_by_shot()
+        reward += self.touch()
+        self.spawn()
+
+        self.steps += 1
+        self.terminal = self.crashed or self.steps >= self.max_steps
+        return reward, self.terminal
+
+    def move_player(self, action):
+        if action == LEFT:
+            self.player[1] = (self.player[1] - 1) % GRID
+        elif action == RIGHT:
+            self.player[1] = (self.player[1] + 1) % GRID
+
+    def move_pearl(self, pearl):
+        """Every PEARL_PERIOD steps move the pearl; False once it has left the grid."""
+        pearl[-1] -= 1
+        if pearl[-1] > 0:
+            return True
+        pearl[-1] = PEARL_PERIOD
+        if not 0 <= pearl[1] + pearl[2] < GRID:
+            pearl[2] = -pearl[2]  # bounce off the wall
+        pearl[1] += pearl[2]
+        pearl[0] += 1
+        return pearl[0] <= BOTTOM
+
+    def move_wasp(self, wasp):
+        """Every WASP_PERIOD steps move the wasp; False once it has left the grid."""
+        wasp[-1] -= 1
+        if wasp[-1] > 0:
+            return True
+        wasp[-1] = WASP_PERIOD
+        wasp[0] += 1
+        return wasp[0] <= BOTTOM
+
+    def touch(self):
+        """Remove the objects on the rover's cell and resolve them; the reward they give."""
+        reward = 0.0
+        kept = [pearl for pearl in self.pearls if pearl[:2] != self.player]
+        reward += len(self.pearls) - len(kept)
+        self.pearls = kept
+        kept = [wasp for wasp in self.wasps if wasp[:2] != self.player]
+        hits = len(self.wasps) - len(kept)
+        self.wasps = kept
+        self.crashed = self.crashed or hits > 0
+        return reward
+
+    def hit_by_shot(self):
+        """Remove the first object on the harpoon's cell, and the harpoon; the reward it gives."""
+        if self.shot is None:
+            return 0.0
+        for wasp in self.wasps:
+            if wasp[:2] == self.shot:
+                self.wasps.remove(wasp)
+                self.shot = None
+                return 1.0
+        for pearl in self.pearls:
+            if pearl[:2] == self.shot:
+                self.pearls.remove(pearl)
+                self.shot = None
+                return 0.0
+        return 0.0
+
+    def spawn(self):
+        """Maybe add new objects, each on an empty cell."""
+        if self.random.rand() < PEARL_CHANCE:
+            cell = [0, self.random.randint(GRID)]
+            side = 1 if self.random.rand() < 0.5 else -1
+            if self.is_empty(cell):
+                self.pearls.append(cell + [side, PEARL_PERIOD])
+        if self.random.rand() < WASP_CHANCE:
+            cell = [0, self.random.randint(GRID)]
+            if self.is_empty(cell):
+                self.wasps.append(cell + [WASP_PERIOD])
+
+    def is_empty(self, cell):
+        objects = self.pearls + self.wasps
+        return cell != self.player and all(obj[:2] != cell for obj in objects)
+
+    def state(self):
+        obs = np.zeros((GRID, GRID, 6), dtype=bool)
+        obs[self.player[0], self.player[1], 0] = True
+        for wasp in self.wasps:
+            obs[wasp[0], wasp[1], 1] = True
+        for pearl in self.pearls:
+            obs[pearl[0], pearl[1], 2] = True
+        if self.shot is not None:
+            obs[self.shot[0], self.shot[1], 3] = True
+        time_left = -(-(self.max_steps - self.steps) * GRID // self.max_steps)  # rounded up
+        obs[BOTTOM, :time_left, 5] = True
+        return obs

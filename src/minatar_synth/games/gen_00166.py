@@ -1,0 +1,182 @@
+"""Gen 00166: move a ship along the bottom row to collect coins while dodging or shooting falling bats.
+
+Rules
+- The ship is one cell on the bottom row (row 9). Actions 1 (left) and 3 (right) move it one column, stopping
+  at the edges. Other actions leave it in place.
+- Action 5 (fire) launches a bolt from the ship's cell when no bolt is in flight. The bolt moves one cell up
+  every step, removes the first object it meets and vanishes with it, or leaves the grid (a miss, which costs
+  1 point).
+- Coins appear in row 0 at a random column (chance 0.30 each step, if that cell is empty). They move one row
+  down and one column sideways every second step (each picks its sideways direction when it appears), bouncing
+  off the side walls; they are gone when they leave the grid.
+- Bats appear in row 0 at a random column (chance 0.40 each step, if that cell is empty). They move one row
+  down every step; they are gone when they leave the grid.
+- When the ship and an object share a cell (checked after the ship moves and again after the objects move),
+  the object is removed: a coin gives +1; a bat costs 1 point (-1 reward).
+- A bat removed by a bolt gives +1.
+- The episode ends after `max_steps` (400) steps.
+- Each step: the ship moves, the bolt moves, the objects move, new ones appear.
+
+Channels of state()
+- 0 player: the ship.
+- 1 danger: the bats.
+- 2 reward: the coins.
+- 3 projectile: the bolt.
+- 5 gauge: the time left, a bar in row 9 from column 0 that shrinks from 10 cells to 0.
+Channel 4 (trail) is unused.
+
+Actions
+- 0 no-op, 1 left, 3 right, 5 fire; 2 and 4 do nothing.
+
+Reward
+- +1 for each coin collected; +1 for each bat shot; -1 for each bolt that misses (leaves the grid); -1 for
+  each bat touched.
+"""
+
+import numpy as np
+
+GRID = 10
+BOTTOM = GRID - 1
+COIN_CHANCE = 0.3  # chance each step that a new coin appears
+COIN_PERIOD = 2  # steps per move of a coin
+BAT_CHANCE = 0.4  # chance each step that a new bat appears
+BAT_PERIOD = 1  # steps per move of a bat
+LEFT, RIGHT, FIRE = 1, 3, 5
+
+
+class Gen00166Environment:
+    score_cap = 140.0
+    max_steps = 400
+
+    def __init__(self, sticky_action_prob=0.1):
+        self.sticky_action_prob = sticky_action_prob
+        self.random = np.random.RandomState(0)
+        self.reset()
+
+    def seed(self, seed):
+        self.random = np.random.RandomState(seed)
+
+    def reset(self):
+        self.player = [BOTTOM, GRID // 2]  # [row, col]
+        self.coins = []  # each is [row, col, side, countdown]
+        self.bats = []  # each is [row, col, countdown]
+        self.shot = None  # the bolt's [row, col] while in flight
+        self.steps = 0
+        self.last_action = 0
+        self.terminal = False
+
+    def act(self, action):
+        if self.random.rand() < self.sticky_action_prob:
+            action = self.last_action
+        self.last_action = action
+        reward = 0.0
+        if self.terminal:
+            return reward, True
+
+        self.move_player(action)
+        if action == FIRE and self.shot is None:
+            self.shot = list(self.player)
+        reward += self.touch()
+
+        # The bolt flies on; it may meet an object before or after the objects move.
+        if self.shot is not None:
+            self.shot[0] -= 1
+            if self.shot[0] < 0:
+                self.shot = None
+                reward -= 1.0  # a miss
+        reward += self.hit_by_shot()
+
+        # Move the objects, then resolve what they reached.
+        self.coins = [coin for coin in self.coins if self.move_coin(coin)]
+        self.bats = [bat for bat in self.bats if self.move_bat(bat)]
+        reward += self.hit_by_shot()
+        reward += self.touch()
+        self.spawn()
+
+        self.steps += 1
+        self.terminal = self.steps >= self.max_steps
+        return reward, self.terminal
+
+    def move_player(self, action):
+        if action == LEFT:
+            self.player[1] = max(0, self.player[1] - 1)
+        elif action == RIGHT:
+            self.player[1] = min(BOTTOM, self.player[1] + 1)
+
+    def move_coin(self, coin):
+        """Every COIN_PERIOD steps move the coin; False once it has left the grid."""
+        coin[-1] -= 1
+        if coin[-1] > 0:
+            return True
+        coin[-1] = COIN_PERIOD
+        if not 0 <= coin[1] + coin[2] < GRID:
+            coin[2] = -coin[2]  # bounce off the wall
+        coin[1] += coin[2]
+        coin[0] += 1
+        return coin[0] <= BOTTOM
+
+    def move_bat(self, bat):
+        """Every BAT_PERIOD steps move the bat; False once it has left the grid."""
+        bat[-1] -= 1
+        if bat[-1] > 0:
+            return True
+        bat[-1] = BAT_PERIOD
+        bat[0] += 1
+        return bat[0] <= BOTTOM
+
+    def touch(self):
+        """Remove the objects on the ship's cell and resolve them; the reward they give."""
+        reward = 0.0
+        kept = [coin for coin in self.coins if coin[:2] != self.player]
+        reward += len(self.coins) - len(kept)
+        self.coins = kept
+        kept = [bat for bat in self.bats if bat[:2] != self.player]
+        hits = len(self.bats) - len(kept)
+        self.bats = kept
+        reward -= hits
+        return reward
+
+    def hit_by_shot(self):
+        """Remove the first object on the bolt's cell, and the bolt; the reward it gives."""
+        if self.shot is None:
+            return 0.0
+        for bat in self.bats:
+            if bat[:2] == self.shot:
+                self.bats.remove(bat)
+                self.shot = None
+                return 1.0
+        for coin in self.coins:
+            if coin[:2] == self.shot:
+                self.coins.remove(coin)
+                self.shot = None
+                return 0.0
+        return 0.0
+
+    def spawn(self):
+        """Maybe add new objects, each on an empty cell."""
+        if self.random.rand() < COIN_CHANCE:
+            cell = [0, self.random.randint(GRID)]
+            side = 1 if self.random.rand() < 0.5 else -1
+            if self.is_empty(cell):
+                self.coins.append(cell + [side, COIN_PERIOD])
+        if self.random.rand() < BAT_CHANCE:
+            cell = [0, self.random.randint(GRID)]
+            if self.is_empty(cell):
+                self.bats.append(cell + [BAT_PERIOD])
+
+    def is_empty(self, cell):
+        objects = self.coins + self.bats
+        return cell != self.player and all(obj[:2] != cell for obj in objects)
+
+    def state(self):
+        obs = np.zeros((GRID, GRID, 6), dtype=bool)
+        obs[self.player[0], self.player[1], 0] = True
+        for bat in self.bats:
+            obs[bat[0], bat[1], 1] = True
+        for coin in self.coins:
+            obs[coin[0], coin[1], 2] = True
+        if self.shot is not None:
+            obs[self.shot[0], self.shot[1], 3] = True
+        time_left = -(-(self.max_steps - self.steps) * GRID // self.max_steps)  # rounded up
+        obs[BOTTOM, :time_left, 5] = True
+        return obs
