@@ -201,15 +201,18 @@ def build_wheel(folder: Path) -> Path:
         return normalize_wheel(wheels[-1], folder / wheels[-1].name, keep=grading_file)
 
 
-_NETWORK = re.compile(r"wspbench/(tasks/reading|baselines/trained)/[^/]+\.(\d+)\.(?:npz|json)")
+_NETWORK = re.compile(
+    r"(wspbench/tasks/reading|wspbench/baselines/trained|minatar_synth/trained)/[^/]+\.(\d+)\.(?:npz|json)"
+)
 
 
 def grading_file(name: str) -> bool:
     """Whether the verifier's wheel keeps this file: all but the trained networks that only prompts and
-    offline models use (identify's networks, the `trained` model's `baselines/trained/`); grading loads only
-    the network that repair damages (`tasks/reading/`, seed REPAIR_SEED). They are most of the wheel's bytes."""
+    offline models use (identify's networks, the `trained` model's `baselines/trained/`, the generated games'
+    references in `minatar_synth/trained/`); grading loads only the network that repair damages
+    (`tasks/reading/`, seed REPAIR_SEED). They are most of the wheel's bytes."""
     match = _NETWORK.fullmatch(name)
-    return match is None or (match[1] == f"tasks/{READING}" and int(match[2]) == REPAIR_SEED)
+    return match is None or (match[1] == f"wspbench/tasks/{READING}" and int(match[2]) == REPAIR_SEED)
 
 
 def normalize_wheel(wheel: Path, target: Path, keep=None) -> Path:
