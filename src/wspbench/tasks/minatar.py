@@ -111,8 +111,10 @@ class MinAtarTask(GameTask):
             return (resources.files("wspbench") / "references" / "zero.txt").read_text()
         if model == "reference" and not self.binding.spec.reference:  # a generated game: its calibrated network
             stored = load_network(self.networks, f"{self.binding.game}.0", self.network)
-            steps = stored and stored[1]["steps"]
-            return stored and f"The calibrated network, trained by PPO for {steps:,} steps.\n{self.write(stored[0])}"
+            if stored is None:
+                return None
+            weights, about = stored
+            return f"The calibrated network, trained by PPO for {about['steps']:,} steps.\n{self.write(weights)}"
         package, _, name = self.binding.spec.reference.partition(":")
         path = resources.files(package).joinpath(*name.split("/"))
         return path.read_text() if model == "reference" and path.is_file() else None
