@@ -47,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from calibrate_synth import has_scripted_player, scripted_score  # noqa: E402 - a sibling script
 
 SEARCH_BUDGET = Budget()  # 4,000 training episodes per task
+FLOORS = ("reading", "generated_floors")  # sections of baselines.json: reading_floors.py's, generated_floors.py's
 
 
 def settings() -> dict:
@@ -379,8 +380,8 @@ def main() -> None:
         with locked():
             data = json.loads(DATA.read_text()) if DATA.exists() else {}
             if data.get("settings") != settings():
-                reading = {"reading": data["reading"]} if "reading" in data else {}  # benchmarks/reading_floors.py
-                data = {"format": measured.FORMAT, "settings": settings(), "tasks": {}, **reading}
+                floors = {key: data[key] for key in FLOORS if key in data}  # measured by other scripts
+                data = {"format": measured.FORMAT, "settings": settings(), "tasks": {}, **floors}
             data["suite"] = suite().to_json()  # the suite of the last run; each entry has its task's digest
             data["machine"] = options.machine
             entry = {} if replace else data["tasks"].get(task_id, {})

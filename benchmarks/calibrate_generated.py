@@ -32,6 +32,7 @@ from minatar_synth import generator  # noqa: E402
 from wspbench.baselines import generated  # noqa: E402
 from wspbench.baselines.ppo import TRAINED  # noqa: E402
 from wspbench.games import synth  # noqa: E402
+from wspbench.networks import save_network  # noqa: E402
 from wspbench.tasks.minatar import GENERATED_FILE, GENERATED_NETWORKS  # noqa: E402
 
 ROOT = Path(__file__).parents[1]
@@ -161,7 +162,7 @@ def main() -> None:
         if seed in done:
             continue
         row, weights, about = generated.calibrate(seed, out)
-        generated.save_network(out / TRAINED, row["game"], weights, {"task": f"gen/{seed:05d}", **about})
+        save_network(out / TRAINED, f"{row['game']}.0", weights, {"task": f"gen/{seed:05d}", **about})
         with results.open("a") as file:
             file.write(json.dumps(row) + "\n")
         done[seed] = row

@@ -17,7 +17,6 @@ without the seed grader.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
 import time
@@ -31,19 +30,12 @@ from wspbench.tasks import get_task, select
 from wspbench.verifier import grade_answer
 
 ROOT = Path(__file__).parents[1]
+sys.path.insert(0, str(Path(__file__).parent))
+from grade_speed import load_seed_grader  # noqa: E402 - a sibling script
+
 ANSWERS = json.loads((ROOT / "tests" / "data" / "answers.json").read_text())
 COMPARED = ("normalized_score", "raw_score", "mean_episode_length", "edit_count", "nonzero_weights")
 SHARED = ("zero", "sparse_program", "random_dense_0")  # from tests/data/answers.json
-
-
-def load_seed_grader(folder: str):
-    path = Path(folder) / "minatar_grader.py"
-    if not path.exists():
-        raise SystemExit(f"no seed grader at {path} (--seed-grader)")
-    spec = importlib.util.spec_from_file_location("seed_minatar_grader", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def answers_for(task) -> dict[str, str]:
@@ -58,6 +50,8 @@ def main() -> None:
     parser.add_argument("--write", type=Path, help="keep the seed grader's results for these games in this file")
     options = parser.parse_args()
     seed = load_seed_grader(options.seed_grader)
+    if seed is None:
+        raise SystemExit(f"no seed grader in {options.seed_grader} (--seed-grader)")
     tasks = [get_task(name) for name in options.games.split(",") if name] or select("gen")
     console = Console()
     table = Table(title=f"generated games, {options.episodes} episodes per answer: seed grader vs wsp grade")

@@ -22,6 +22,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -29,7 +30,9 @@ from rich.progress import track  # noqa: E402
 
 from wspbench.tasks import select  # noqa: E402
 
-DATA = Path(__file__).parents[1] / "src" / "wspbench" / "baselines" / "baselines.json"
+sys.path.insert(0, str(Path(__file__).parent))
+from baselines import DATA, locked  # noqa: E402 - a sibling script
+
 FORMAT = "wspbench.generated-floors/1"
 
 
@@ -59,7 +62,9 @@ def main() -> None:
     for task in close:
         row = rows[task]
         print(f"  {task}: {row['best']} {row['score']:.4f} vs reference {row['reference']:.4f}")
-    if options.write:
+    if not options.write:
+        return
+    with locked():  # benchmarks/baselines.py may be writing the file
         data = json.loads(DATA.read_text())
         data["generated_floors"] = {
             "format": FORMAT,

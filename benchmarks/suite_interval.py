@@ -22,7 +22,7 @@ import argparse
 from pathlib import Path
 
 from wspbench.harness.runs import RunDir
-from wspbench.harness.summary import replies_of
+from wspbench.harness.summary import family_scores, replies_of
 from wspbench.statistics import aggregate_interval
 from wspbench.tasks.spec import group_of
 
@@ -30,19 +30,14 @@ HAND_WRITTEN = ("original", "synth", "superbeam")
 
 
 def interval(replies: dict, groups: bool) -> tuple[int, float, float, float]:
-    tasks = sorted(replies)
-    samples = [[sample for _, sample in replies[task]] for task in tasks]
-    scores = [sum(value for value, _ in replies[task]) / len(replies[task]) for task in tasks]
-    families = [group_of(task) for task in tasks]
+    """The task mean (or with `groups` the family-weighted mean, as `wsp runs show` gives it) and its 95% interval."""
     if groups:
-        means = {family: [] for family in families}
-        for family, score in zip(families, scores, strict=True):
-            means[family].append(score)
-        mean = sum(sum(values) / len(values) for values in means.values()) / len(means)
-    else:
-        mean = sum(scores) / len(scores)
-    low, high = aggregate_interval(samples, groups=families if groups else None)
-    return len(tasks), mean, low, high
+        scores = family_scores(replies)
+        return scores["tasks"], scores["mean"], *scores["ci95"]
+    tasks = sorted(replies)
+    scores = [sum(value for value, _ in replies[task]) / len(replies[task]) for task in tasks]
+    low, high = aggregate_interval([[sample for _, sample in replies[task]] for task in tasks])
+    return len(tasks), sum(scores) / len(scores), low, high
 
 
 def main() -> None:

@@ -30,6 +30,7 @@ from rich.console import Console  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 
 from wspbench.baselines.ppo import TRAINED, Budget, train  # noqa: E402
+from wspbench.networks import save_network  # noqa: E402
 from wspbench.tasks import get_task, select  # noqa: E402
 
 FOLDER = Path(__file__).parents[1] / "src" / "wspbench" / "baselines" / TRAINED
@@ -40,8 +41,7 @@ def train_one(task_id: str, budget: Budget, out: Path) -> tuple[str, float | Non
     weights, about = train(task, budget)
     about["steps_per_second"] = round(about["steps"] / about["seconds"])
     stem = f"{task.game.name}.{budget.seed}"
-    np.savez_compressed(out / f"{stem}.npz", **weights)
-    (out / f"{stem}.json").write_text(json.dumps({"task": task_id, **about}, indent=1) + "\n")
+    save_network(out, stem, weights, {"task": task_id, **about})
     finished = [value for value in about["curve"] if value is not None][-10:]  # freeway ends 1 update in 20
     return task_id, (float(np.mean(finished)) if finished else None), about["seconds"]
 

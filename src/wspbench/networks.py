@@ -153,6 +153,12 @@ def sample_action(logits: np.ndarray, random: np.random.RandomState) -> int:
     return int(random.choice(len(probabilities), p=probabilities))
 
 
+def save_network(folder, stem: str, weights: Weights, about: dict) -> None:
+    """`<stem>.npz` (the weights) and `<stem>.json` (the training record) in `folder`, as `load_network` reads them."""
+    np.savez_compressed(folder / f"{stem}.npz", **weights)
+    (folder / f"{stem}.json").write_text(json.dumps(about, indent=1) + "\n")
+
+
 def load_network(folder, stem: str, network: Network) -> tuple[Weights, dict] | None:
     """`<stem>.npz` (the weights, as `network`'s tensors) and `<stem>.json` (its training record) in `folder`
     (a path or a package resource), or None when either is missing."""

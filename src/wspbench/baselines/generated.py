@@ -23,7 +23,6 @@ games from a key (`wsp games generate`), loaded through WSP_PRIVATE_SETS as the 
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import time
 from collections.abc import Callable
@@ -35,7 +34,8 @@ from minatar_synth import generator
 from wspbench.baselines.measured import constant_weights, random_weights
 from wspbench.baselines.ppo import Budget, train
 from wspbench.games import synth
-from wspbench.networks import Weights
+from wspbench.games.minatar import MinAtarGame
+from wspbench.networks import Weights, save_network
 from wspbench.tasks.minatar import GENERATED_FILE, GENERATED_FORMAT, GENERATED_NETWORKS, MinAtarTask
 
 CALIBRATION = 200  # calibration episodes per player
@@ -45,6 +45,7 @@ STANDARD_ERRORS = 10.0  # ... and trained - best trivial >= STANDARD_ERRORS stan
 CAP_FACTOR = 4.0  # cap = synth.cap_rule(CAP_FACTOR x trained mean)
 BUDGET = Budget(steps=1_000_000, checkpoints=5, checkpoint_episodes=50)
 PRIVATE_SEEDS = 10**6  # a private set's seeds start here, above any public one
+SEEDS_PER_GAME = 4  # a private build tries at most this many seeds per game it is asked for
 
 
 def settings(budget: Budget = BUDGET, episodes: int = CALIBRATION) -> dict:
@@ -76,18 +77,17 @@ def calibrate(
     """Write game `seed` (placeholder cap) into `folder`, measure it and train on it: its row (`kept`, `cap`, the
     reasons it was rejected), the trained weights and what the training did. One core."""
     started = time.perf_counter()
-    generator.write(seed, folder)
+    text = generator.write(seed, folder).read_text()
     name = generator.module_name(seed)
     with synth.borrowed(folder, name):
-        return _calibrate(seed, name, budget, episodes, started)
+        return _calibrate(seed, name, text, budget, episodes, started)
 
 
-def _calibrate(seed: int, name: str, budget: Budget, episodes: int, started: float) -> tuple[dict, Weights, dict]:
-    from wspbench.games.minatar import MinAtarGame
-
+def _calibrate(
+    seed: int, name: str, text: str, budget: Budget, episodes: int, started: float
+) -> tuple[dict, Weights, dict]:
     task = MinAtarTask(MinAtarGame(name, "gen"))
     design = generator.design(seed)
-    text = generator.generate(seed)
     row = {"seed": seed, "game": name, "settings": settings(budget, episodes), "description": synth.description(name)}
     row["source_sha256"] = hashlib.sha256(text.encode()).hexdigest()
     row["mechanics"] = {
@@ -151,12 +151,6 @@ def _calibrate(seed: int, name: str, budget: Budget, episodes: int, started: flo
     return row, weights, about
 
 
-def save_network(folder: Path, game: str, weights: Weights, about: dict) -> None:
-    """`<game>.0.npz` and `.json` in `folder`, as `ppo.trained_network` reads them."""
-    np.savez_compressed(folder / f"{game}.{BUDGET.seed}.npz", **weights)
-    (folder / f"{game}.{BUDGET.seed}.json").write_text(json.dumps(about, indent=1) + "\n")
-
-
 def write_family(rows: list[dict], games: Path, trained_from: Path, trained_to: Path, data: Path) -> list[str]:
     """Write a family from calibrated rows: each kept game's module with its cap into `games`, its trained network
     (`<game>.0.npz/json`, from `trained_from`) into `trained_to`, and every row, kept or not, into the file `data`
@@ -195,16 +189,13 @@ def build(
     max_seeds: int | None = None,
 ) -> list[str]:
     """Generate and calibrate games from seeds drawn from `key` into `out` until `count` are kept (at most
-    `max_seeds` tried, default 4 x count), and write a private set there: `set.json`, `games/` (the kept modules),
-    `trained/` (their networks) and `generated.json` (every seed tried, kept or not). The same key gives the same
-    set; the key is not written. Each seed's result is saved as it is measured, so a stopped build resumes. The
-    kept games' names."""
-    from wspbench.tasks.reading_set import SET_FILE, SET_FORMAT, SET_NAME
+    `max_seeds` tried, default SEEDS_PER_GAME x count), and write a private set there: `set.json`, `games/` (the
+    kept modules), `trained/` (their networks) and `generated.json` (every seed tried, kept or not). The same key
+    gives the same set; the key is not written. Each seed's result is saved as it is measured, so a stopped build
+    resumes. The kept games' names."""
+    from wspbench.tasks.reading_set import SET_FILE, SET_FORMAT, drawn, set_tag
 
-    if not key:
-        raise ValueError("a private set needs a key: its games must not be derivable from the public code")
-    if not SET_NAME.fullmatch(name):
-        raise ValueError(f"the set's name {name!r:.40} must be lower-case letters, digits and _ (at most 30)")
+    tag = set_tag(key, name, "generated")
     out = Path(out)
     work = out / "calibration"
     if out.exists() and not out.is_dir():
@@ -212,7 +203,6 @@ def build(
     if out.exists() and any(out.iterdir()) and not work.is_dir():
         raise ValueError(f"{out} is neither empty nor a stopped build of a private set of games")
     (work / "trained").mkdir(parents=True, exist_ok=True)
-    tag = hmac.new(key.encode(), f"wspbench generated set {name}".encode(), hashlib.sha256).hexdigest()[:32]
     results = work / "results.jsonl"
     done = {}
     if results.is_file():
@@ -221,14 +211,14 @@ def build(
             done[row["seed"]] = row
     started = time.perf_counter()
     rows = []
-    for i in range(max_seeds or 4 * count):
+    for i in range(max_seeds or SEEDS_PER_GAME * count):
         if sum(row["kept"] for row in rows) >= count:
             break
-        seed = PRIVATE_SEEDS + int.from_bytes(hashlib.sha256(f"{tag}/seed/gen/{i}".encode()).digest()[:4], "big")
+        seed = PRIVATE_SEEDS + drawn(f"{tag}/seed/gen/{i}", 4)
         row = done.get(seed)
         if row is None or row["settings"] != settings(budget):
             row, weights, about = calibrate(seed, work / "modules", budget)
-            save_network(work / "trained", row["game"], weights, {"task": f"{name}.gen", **about})
+            save_network(work / "trained", f"{row['game']}.{budget.seed}", weights, {"task": f"{name}.gen", **about})
             with results.open("a") as file:
                 file.write(json.dumps(row) + "\n")
         rows.append(row)

@@ -42,10 +42,10 @@ from wspbench.baselines import measured
 from wspbench.baselines.ppo import Budget, initial, train
 from wspbench.evaluation.engine import play_reference
 from wspbench.games.minatar import MinAtarGame, all_games
-from wspbench.networks import MINATAR_NETWORK, Weights
+from wspbench.networks import MINATAR_NETWORK, Weights, save_network
 from wspbench.tasks import repair
 from wspbench.tasks.minatar import MinAtarTask
-from wspbench.tasks.reading_set import DAMAGES_FILE, DAMAGES_FORMAT, SET_FILE, SET_FORMAT, SET_NAME, ReadingSet
+from wspbench.tasks.reading_set import DAMAGES_FILE, DAMAGES_FORMAT, SET_FILE, SET_FORMAT, ReadingSet, set_tag
 
 SCORING_EPISODES, TRAINING_EPISODES = 200, 100
 JITTER = 0.2
@@ -205,10 +205,7 @@ def build(
     it. Its seeds, ids and refilled values come from `key`: the same key builds the same set; the key itself is
     not written. `counts`: identify (original games only) and identify-choice networks per game; each game also
     gets one repair network."""
-    if not key:
-        raise ValueError("a private set needs a key: its networks must not be derivable from the public code")
-    if not SET_NAME.fullmatch(name):
-        raise ValueError(f"the set's name {name!r:.40} must be lower-case letters, digits and _ (at most 30)")
+    tag = set_tag(key, name, "reading")
     known = {game.game: game for game in all_games()}
     chosen = list(known) if not games else games
     unknown = [game for game in chosen if game not in known]
@@ -218,7 +215,6 @@ def build(
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ValueError(f"{out} is not an empty folder")
     out.mkdir(parents=True, exist_ok=True)
-    tag = hmac.new(key.encode(), f"wspbench reading set {name}".encode(), hashlib.sha256).hexdigest()[:32]
     reading_set = ReadingSet(out, name, counts, tag, frozenset(chosen))
     started = time.perf_counter()
     measured = {}
@@ -256,7 +252,7 @@ def _build_one(key: str, reading_set: ReadingSet, binding: MinAtarGame, budget: 
     for seed in reading_set.identify_seeds(binding):
         weights, about = train(task, replace(budget, seed=seed))
         weights, about["refill"] = refill(binding, weights, seed, key.encode(), f"{game}.{seed}", {})
-        _save(reading_set.folder, f"{game}.{seed}", weights, about)
+        save_network(reading_set.folder, f"{game}.{seed}", weights, about)
     (seed,) = reading_set.seeds("repair", game)
     weights, about = train(task, replace(budget, seed=seed))
     entry = measure_damages(binding, weights)
@@ -264,12 +260,7 @@ def _build_one(key: str, reading_set: ReadingSet, binding: MinAtarGame, budget: 
     weights, about["refill"] = refill(binding, weights, seed, key.encode(), f"{game}.{seed}", damages)
     if about["refill"]["used_rows_at_initial_values"]:
         entry = measure_damages(binding, weights)  # a redrawn row that is used can change the returns
-    _save(reading_set.folder, f"{game}.{seed}", weights, about)
+    save_network(reading_set.folder, f"{game}.{seed}", weights, about)
     kind = repair.chosen_kind(game, repair.clear_kinds(entry)) if "damages" in entry else None
     line = f"{game}: {'a repair task (' + kind + ')' if kind else 'no repair task'}"
     return game, entry, f"{line}, {time.perf_counter() - started:.0f} s"
-
-
-def _save(folder: Path, stem: str, weights: Weights, about: dict) -> None:
-    np.savez_compressed(folder / f"{stem}.npz", **weights)
-    (folder / f"{stem}.json").write_text(json.dumps(about, indent=1) + "\n")

@@ -445,7 +445,7 @@ def generate(
     """
     from dataclasses import replace
 
-    from wspbench.baselines.generated import BUDGET, build
+    from wspbench.baselines.generated import BUDGET, SEEDS_PER_GAME, build
 
     if not key:
         errors.print("wsp games generate needs --key (or WSP_GAMES_KEY): the games must not be derivable from the code")
@@ -456,7 +456,8 @@ def generate(
         advance(1)
 
     try:
-        with progress_bar(f"generating, training and calibrating games until {count} are kept", 4 * count) as advance:
+        label = f"generating, training and calibrating games until {count} are kept"
+        with progress_bar(label, SEEDS_PER_GAME * count) as advance:
             kept = build(key, out, name, count, replace(BUDGET, steps=steps), done)
     except ValueError as error:
         errors.print(f"wsp games generate: {error}", markup=False)

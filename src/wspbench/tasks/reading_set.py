@@ -19,6 +19,7 @@ digest: without the folder nobody can have seen their networks, so only reading 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import re
@@ -69,7 +70,7 @@ class ReadingSet:
         if not self.name:
             return {"identify": FREE_SEEDS, "identify-choice": CHOICE_SEEDS, "repair": (REPAIR_SEED,)}[variant]
         count = {"identify": self.counts[0], "identify-choice": self.counts[1], "repair": 1}[variant]
-        return tuple(_number(f"{self.tag}/seed/{variant}/{game}/{i}", 4) for i in range(count))
+        return tuple(drawn(f"{self.tag}/seed/{variant}/{game}/{i}", 4) for i in range(count))
 
     def identify_seeds(self, binding: MinAtarGame) -> list[int]:
         """The seeds of every network the identify tasks of this game show: identify's for an original game
@@ -82,7 +83,7 @@ class ReadingSet:
         (a group of its own in reports, as its public twin is)."""
         if not self.name:
             return f"{variant}/{game}/{which}"
-        return f"{self.name}.{variant}/{_number(f'{self.tag}/id/{variant}/{game}/{which}', 6):012x}"
+        return f"{self.name}.{variant}/{drawn(f'{self.tag}/id/{variant}/{game}/{which}', 6):012x}"
 
     def public_id(self, task_id: str, salt: str) -> str:
         """The id exports show: a private id is opaque already; a public one is hashed (`spec.opaque_id`)."""
@@ -111,8 +112,22 @@ def _damages(folder: Traversable) -> dict:
 PUBLIC = ReadingSet(resources.files("wspbench.tasks") / READING, "")
 
 
-def _number(text: str, size: int) -> int:
+def drawn(text: str, size: int) -> int:
+    """A number drawn from `text` (a private set's tag and a label): the first `size` bytes of its SHA-256."""
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:size], "big")
+
+
+HOLDS = {"reading": "networks", "generated": "games"}  # what a private set of each kind holds
+
+
+def set_tag(key: str, name: str, kind: str) -> str:
+    """A new private set's tag, from which its seeds and ids are drawn: HMAC-SHA256 of the key and the set's kind
+    and name. ValueError without a key, or for a name that is not SET_NAME."""
+    if not key:
+        raise ValueError(f"a private set needs a key: its {HOLDS[kind]} must not be derivable from the public code")
+    if not SET_NAME.fullmatch(name):
+        raise ValueError(f"the set's name {name!r:.40} must be lower-case letters, digits and _ (at most 30)")
+    return hmac.new(key.encode(), f"wspbench {kind} set {name}".encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def open_set(folder: Path) -> ReadingSet:
