@@ -176,3 +176,20 @@ def test_a_private_games_task_is_exported_with_its_set_for_the_grader(private_ga
     assert done.returncode == 0, done.stderr
     assert rewards(tmp_path / "logs")[0]["reward"] == expected
     monkeypatch.setattr(registry, "_tasks", None)
+
+
+@pytest.mark.parametrize("listed", [["os"], ["gen_1; import os"], ["../gen_1"], "gen_1"])
+def test_a_private_set_that_lists_a_module_not_a_generated_game_is_left_out(listed, tmp_path, monkeypatch, caplog):
+    """set.json is read from a user's folder: a "generated" entry that is not `gen_<seed>` (another module, code,
+    a path) never reaches an import; the set is left out with one warning and its ids are then unknown."""
+    from wspbench.tasks.reading_set import SET_FORMAT
+
+    facts = {"format": SET_FORMAT, "name": "bad", "tag": "0", "identify": 0, "identify_choice": 0, "games": []}
+    (tmp_path / "set.json").write_text(json.dumps({**facts, "generated": listed}))
+    monkeypatch.setenv("WSP_PRIVATE_SETS", str(tmp_path))
+    monkeypatch.setattr(registry, "_tasks", None)
+    assert not [task for task in registry.all_tasks() if task.id.startswith("bad.")]
+    assert "private sets" in caplog.text and "left out" in caplog.text
+    run = RUNNER.invoke(app, ["grade", "bad.gen/000000000000", "-"], input="")
+    assert run.exit_code == 2 and "Traceback" not in run.output
+    monkeypatch.setattr(registry, "_tasks", None)
