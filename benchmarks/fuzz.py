@@ -57,6 +57,7 @@ FAMILIES = {  # name: (weight, make(rng) -> (label, input), check(input, folder)
     ),
     "run record": (8, lambda rng: ("", inputs.run_files_text(rng)), "record"),
     "run record resumed": (2, lambda rng: ("", inputs.run_files_text(rng)), "record resumed"),
+    "record round trip": (6, lambda rng: ("", inputs.record_case(rng)), "round trip"),
     "identify mutation": (
         6,
         lambda rng: ("", (rng.choice(inputs.identify_tasks()), *inputs.identify_reply(rng))),
@@ -75,15 +76,18 @@ def size(payload) -> int:
     """Characters of an input (a reply, or a run directory's two files)."""
     if isinstance(payload, str):
         return len(payload)
-    return sum(len(part) for part in payload if isinstance(part, str))
+    return sum(len(part) if isinstance(part, str) else len(repr(part)) for part in payload)
 
 
 def shown(payload) -> str:
-    return repr(payload[:120] if isinstance(payload, str) else [p for p in payload if isinstance(p, str)][-1][:120])
+    texts = [payload] if isinstance(payload, str) else [p for p in payload if isinstance(p, str)] or [repr(payload)]
+    return repr(texts[-1][:120])
 
 
 def run_one(kind: str, text, folder: Path):
     """Check one input; `text` is a reply, or for the newer families a tuple (see FAMILIES)."""
+    if kind == "round trip":  # (a record with hostile texts, a size limit for `fit`)
+        return inputs.check_record_round_trip(text, folder)
     if kind.startswith("record"):  # (what was damaged, manifest text, record text)
         return inputs.check_run_files(text[1], text[2], folder, resume=kind == "record resumed")
     if kind == "identify":  # (task, the game a clean reply names or "", reply)

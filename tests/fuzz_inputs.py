@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -718,12 +719,12 @@ MAX_NOTE_CHARS = 2000  # a notice or error about one file: one line, at most thi
 
 def check_run_files(manifest_text: str, record_text: str, folder: Path, resume: bool = False) -> Outcome:
     """The run directory read as the readers read it: RunDirError (a bad manifest) or the records, a bad one
-    skipped with a one-line notice. An accepted record must serve every reader (summary rows and markdown,
+    counted as corrupt with a one-line notice. An accepted record must serve every reader (summary rows and markdown,
     scores with intervals, report entries, a comparison) and write back to the same JSON. With `resume`, the
     directory is also opened as a resumed run (a bad record set aside as *.corrupt)."""
     import shutil
 
-    from wspbench.harness.record import Manifest, TaskRecord
+    from wspbench.harness.record import CORRUPT, Manifest, TaskRecord
     from wspbench.harness.runs import RunDir, RunDirError
     from wspbench.harness.summary import comparison, run_scores, summary_markdown, summary_rows
     from wspbench.report.runs import entry_from_record
@@ -743,11 +744,14 @@ def check_run_files(manifest_text: str, record_text: str, folder: Path, resume: 
     for note in [*run_dir.notes, message]:
         assert "\n" not in note and len(note) <= MAX_NOTE_CHARS, (len(note), note[:200])
     if manifest is not None:
+        accepted = any(r.status != CORRUPT for r in records)  # a record that cannot be read counts as corrupt (0)
         scores = run_scores(manifest, records)
         summary_markdown(manifest, summary_rows(records, manifest), scores)
         comparison([("a", manifest, records), ("b", manifest, records)])
         for record in records:
             entry_from_record("run", manifest, record)
+            if record.status == CORRUPT:
+                continue
             again = TaskRecord.from_json(json.loads(json.dumps(record.to_json())))
             assert json.dumps(again.to_json(), sort_keys=True) == json.dumps(record.to_json(), sort_keys=True)
         again = Manifest.from_json(json.loads(json.dumps(manifest.to_json())))
@@ -765,6 +769,121 @@ def check_run_files(manifest_text: str, record_text: str, folder: Path, resume: 
         for note in resumed.notes:
             assert "\n" not in note and len(note) <= MAX_NOTE_CHARS, (len(note), note[:200])
     return Outcome(accepted, message, time.perf_counter() - start)
+
+
+# --- the record writer and reader as a pair: every text a reply can carry comes back as it was written ------
+
+HOSTILE_PIECES = [
+    "é",
+    "\u00e9",
+    "\\",
+    '"',
+    "\n",
+    "\x00",
+    "\x1f",
+    "\x7f",
+    "\u2028",
+    "\u2029",
+    "\ufeff",
+    "\ud800",
+    "\udfff",
+    "\udbff",
+    "\U0001f600",
+    "𝔘",
+    "中文",
+    "\\ud800",
+    "\\u00e9",
+    "</script>",
+    "```edits",
+    "{",
+    "[",
+]
+
+
+def hostile_text(rng: random.Random, limit: int = 4000) -> str:
+    """Text as a server's JSON can carry it: non-ASCII, controls, escapes, lone surrogates, astral characters.
+    A high surrogate is never followed by a low one: JSON cannot tell that pair from the character it makes."""
+    pieces = []
+    for _ in range(rng.randint(0, 12)):
+        roll = rng.random()
+        if roll < 0.5:
+            pieces.append(rng.choice(HOSTILE_PIECES))
+        elif roll < 0.8:
+            pieces.append("".join(chr(rng.randrange(0x110000)) for _ in range(rng.randint(1, 20))))
+        else:
+            pieces.append(rng.choice(["é", "x", "\ud800", "😀"]) * rng.randint(1, limit))
+    text = "".join(pieces)
+    return re.sub("[\ud800-\udbff](?=[\udc00-\udfff])", "?", text)
+
+
+def record_case(rng: random.Random):
+    """A record of random shape whose every text field is hostile, and a size limit for `fit` (0: none)."""
+    from wspbench.harness.record import Block, Reply, Round, TaskRecord
+
+    rounds = []
+    for number in range(1, rng.randint(1, 4) + 1):
+        blocks = [
+            Block(
+                rng.choice(["python", "play", "submit"]),
+                hostile_text(rng),
+                rng.choice(["ok", "played", "error"]),
+                hostile_text(rng),
+                candidate=rng.choice([None, hostile_text(rng)]),
+            )
+            for _ in range(rng.choice([0, 0, 1, 3]))
+        ]
+        reply = Reply(hostile_text(rng), rng.choice([None, hostile_text(rng)]), model=hostile_text(rng, 10))
+        rounds.append(
+            Round(
+                number,
+                reply,
+                parse_error=rng.choice([None, hostile_text(rng)]),
+                feedback=hostile_text(rng),
+                blocks=blocks,
+            )
+        )
+    record = TaskRecord(
+        "test/a",
+        hostile_text(rng, 10),
+        "agent",
+        max_rounds=4,
+        messages=[{"role": "user", "content": hostile_text(rng)}, {hostile_text(rng, 5): hostile_text(rng)}],
+        rounds=rounds,
+        status=rng.choice(["running", "error"]),
+        error=hostile_text(rng),
+        best_round=rng.choice([None, *range(1, len(rounds) + 1)]),
+    )
+    limit = rng.choice([0, 0, 0, rng.randrange(1000, 60_000)])
+    return record, limit
+
+
+def check_record_round_trip(case, folder: Path) -> Outcome:
+    """Write the record as a run writes it (`RunDir`: scrubbed, `fit`, UTF-8) and read it back as every reader
+    does: the same record, nothing lost or changed but what `fit` dropped and named. A limit `fit` cannot meet
+    must be a ValueError naming the task, never a file over it."""
+    from wspbench.harness.record import TaskRecord, fit
+    from wspbench.harness.runs import RunDir, _read_json
+
+    record, limit = case
+    start = time.perf_counter()
+    expected = TaskRecord.from_json(json.loads(json.dumps(record.to_json())))  # what the pair must give back
+    run_dir = RunDir(folder / "roundtrip")
+    path = run_dir.path / "record.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if limit:
+        try:
+            data = fit(expected, limit)
+        except ValueError as error:
+            assert "test/a" in str(error)
+            return Outcome(False, str(error), time.perf_counter() - start)
+        assert len(data) <= limit, (len(data), limit)
+        path.write_bytes(data)
+    else:
+        run_dir._write_record(path, expected)
+    again = TaskRecord.from_json(_read_json(path))
+    assert json.dumps(again.to_json(), sort_keys=True) == json.dumps(expected.to_json(), sort_keys=True)
+    assert len(path.read_bytes()) <= 2 * len(json.dumps(record.to_json()).encode()) + 4096  # never ASCII-escaped
+    return Outcome(True, "; ".join(expected.dropped), time.perf_counter() - start)
 
 
 # --- identify and repair answers (through the Task API: `read` and `check`) -------------------------------

@@ -99,6 +99,14 @@ def test_damaged_run_records_are_skipped_or_served(tmp_path_factory, rng: random
     assert outcome.seconds < BOUND_SECONDS
 
 
+@settings(FUZZ, max_examples=400)
+@given(RANDOMS)
+def test_records_written_and_read_back_lose_nothing(tmp_path_factory, rng: random.Random):
+    """Non-ASCII, escapes, lone surrogates and size edges: the writer and reader give back what was written."""
+    folder = tmp_path_factory.mktemp("roundtrip", numbered=True)
+    assert fuzz_inputs.check_record_round_trip(fuzz_inputs.record_case(rng), folder).seconds < BOUND_SECONDS
+
+
 def test_the_undamaged_run_record_is_accepted(tmp_path):
     manifest, record = fuzz_inputs.run_files()
     outcome = fuzz_inputs.check_run_files(json.dumps(manifest), json.dumps(record), tmp_path, resume=True)

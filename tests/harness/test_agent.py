@@ -14,7 +14,7 @@ from tests.harness.test_offline import offline_run, record, without_seconds
 from wspbench.cli import app
 from wspbench.harness.clients import OfflineClient
 from wspbench.harness.protocols import run_task
-from wspbench.harness.record import Reply, RunConfig, TaskRecord
+from wspbench.harness.record import SCHEMA_VERSION, Reply, RunConfig, TaskRecord
 from wspbench.tasks import get_task
 
 TASKS = ["original/breakout", "synth/ferry", "superbeam", "identify-choice/breakout/1", "repair/freeway/swap_actions"]
@@ -49,7 +49,7 @@ def test_reference_agent_scores_what_the_one_shot_reference_scores_with_an_audit
         graded = TaskRecord.from_json(mine).graded_round  # the record keeps the answer read from the kernel's file
         assert graded.answer == get_task(task_id).offline_answer("reference") == blocks[2]["candidate"]
     manifest = json.loads((agent_run / "manifest.json").read_text())
-    assert manifest["schema_version"] == 3 and manifest["config"]["passes"] == 3
+    assert manifest["schema_version"] == SCHEMA_VERSION and manifest["config"]["passes"] == 3
     shown = offline_run_show(agent_run)
     for task_id in TASKS:
         assert task_id in shown

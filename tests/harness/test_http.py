@@ -18,7 +18,9 @@ from typer.testing import CliRunner
 
 from wspbench.cli import app
 from wspbench.harness.clients import ModelError, OpenAIClient
+from wspbench.harness.record import MAX_RECORD_BYTES
 from wspbench.harness.redaction import Redactor
+from wspbench.harness.runs import RunDir
 from wspbench.tasks import get_task
 from wspbench.verifier import grade_answer
 
@@ -574,3 +576,33 @@ def test_a_second_run_on_the_same_directory_is_refused_with_exit_2(server, key, 
     finally:
         holder.close()
     assert wsp_run(server, tmp_path / "run", "--tasks", "original/breakout").exit_code == 0
+
+
+# --- a record holds what the run wrote ----------------------------------------------------------------
+
+E_ACUTE = "é" * 3_900_000  # 7.8 MB as UTF-8, under the 8 MB reply cap; 23.4 MB ASCII-escaped
+
+
+def utf8_completion(content: str) -> dict:
+    """A reply sent as UTF-8 (not ASCII-escaped), as a hostile server may."""
+    body = completion(content)["body"]
+    return {"status": 200, "raw": json.dumps(body, ensure_ascii=False).encode()}
+
+
+def test_six_rounds_of_non_ascii_replies_are_counted_and_never_asked_again(server, key, tmp_path):
+    hostile, plain = get_task("original/breakout"), get_task("original/freeway")
+    server.script = {hostile.id: [utf8_completion(E_ACUTE) for _ in range(6)], plain.id: [completion("none")] * 6}
+    args = ["--tasks", f"{hostile.id},{plain.id}", "--protocol", "feedback", "--rounds", "6", "--train-episodes", "1"]
+    result = wsp_run(server, tmp_path, *args)
+    assert result.exit_code == 0, result.output
+    path = tmp_path / "tasks" / f"{hostile.slug}.json"
+    size = path.stat().st_size
+    assert 6 * len(E_ACUTE) * 2 < size < 6 * len(E_ACUTE) * 2 + 2**20 < MAX_RECORD_BYTES  # UTF-8: 2 bytes an "é"
+    rows = RunDir(tmp_path).summary()[1]
+    assert [(r["status"], r["test_score"], r["rounds"]) for r in rows] == [("ok", 0.0, 6), ("ok", 0.0, 6)]
+    shown = RUNNER.invoke(app, ["runs", "show", str(tmp_path)])
+    assert shown.exit_code == 0 and "2 of 2" in shown.output and "pending" not in shown.output, shown.output
+    asked = len(server.requests)
+    assert wsp_run(server, tmp_path, *args).exit_code == 0 and len(server.requests) == asked  # nothing asked again
+    record = json.loads(path.read_bytes())
+    assert all(r["reply"]["content"] == E_ACUTE for r in record["rounds"])

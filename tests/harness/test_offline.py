@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from wspbench.cli import app
 from wspbench.harness.clients import OfflineClient
 from wspbench.harness.protocols import run_task
-from wspbench.harness.record import Reply, RunConfig, TaskRecord, slug
+from wspbench.harness.record import SCHEMA_VERSION, Reply, RunConfig, TaskRecord, slug
 from wspbench.harness.runs import RunDir, build_manifest, run_batch
 from wspbench.tasks import get_task, select
 from wspbench.tasks.spec import AnswerError, Game, GameTask, Score
@@ -74,7 +74,7 @@ def test_reference_model_one_shot_grades_like_the_task_and_the_seed_contract(tmp
     assert "mean held-out score" in result.output
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert manifest["config"]["kind"] == "offline" and manifest["prompt_versions"]["original/breakout"] == "minatar-v2"
-    assert manifest["suite"]["digest"] and manifest["schema_version"] == 3
+    assert manifest["suite"]["digest"] and manifest["schema_version"] == SCHEMA_VERSION
     assert manifest["seeds"]["original/breakout"]["scoring_episodes"] == [0, 2]
     assert (tmp_path / "summary.md").read_text().count("| ok |") == len(tasks)
 

@@ -168,16 +168,20 @@ def test_a_worker_that_fails_stops_the_batch_with_a_message(tmp_path):
 
 
 @pytest.mark.parametrize("junk", [b"{not json", b"[1, 2]", b'{"task": "test/a"}', b"\xff\xfe", b"[" * 100_000])
-def test_a_corrupt_record_is_named_set_aside_and_run_again(tmp_path, junk):
+def test_a_corrupt_record_is_counted_as_zero_kept_and_not_asked_again(tmp_path, junk):
     opened(tmp_path).close()
     (tmp_path / "tasks" / "test-a.json").write_bytes(junk)
     reader = RunDir(tmp_path)
-    assert reader.summary()[1][0]["status"] == "pending"  # `wsp runs show` skips it and names the file
-    assert len(reader.notes) == 1 and "test-a.json" in reader.notes[0] and "skipped" in reader.notes[0]
+    row = reader.summary()[1][0]  # `wsp runs show` counts it, as 0, and names the file
+    assert row["status"] == "corrupt" and row["test_score"] == 0.0
+    assert len(reader.notes) == 1 and "test-a.json" in reader.notes[0] and "counted as corrupt" in reader.notes[0]
     run_dir = opened(tmp_path)
-    assert len(run_dir.notes) == 1 and "test-a.json" in run_dir.notes[0] and "test-a.json.corrupt" in run_dir.notes[0]
-    assert (tmp_path / "tasks" / "test-a.json.corrupt").read_bytes() == junk
-    assert run_batch(run_dir, counting(), ScriptedClient(["1", "2"]), ONE_SHOT) == IDS
+    assert len(run_dir.notes) == 1 and "test-a.json" in run_dir.notes[0] and "not run again" in run_dir.notes[0]
+    assert run_batch(run_dir, counting(), ScriptedClient(["2"]), ONE_SHOT) == ["test/b"]  # its replies were paid
+    assert (tmp_path / "tasks" / "test-a.json").read_bytes() == junk
+    assert [row["status"] for row in RunDir(tmp_path).summary()[1]] == ["corrupt", "ok"]
+    (tmp_path / "tasks" / "test-a.json").unlink()  # moved away by the user: its task runs again
+    assert run_batch(opened(tmp_path), counting(), ScriptedClient(["1"]), ONE_SHOT) == ["test/a"]
 
 
 def test_a_corrupt_manifest_is_named_and_set_aside(tmp_path):
@@ -189,7 +193,7 @@ def test_a_corrupt_manifest_is_named_and_set_aside(tmp_path):
     assert result.exit_code == 2
 
 
-def test_runs_show_skips_a_corrupt_record_and_names_it(tmp_path):
+def test_runs_show_counts_a_corrupt_record_and_names_it(tmp_path):
     opened(tmp_path).close()
     (tmp_path / "tasks" / "test-b.json").write_text("{")
     result = CliRunner().invoke(app, ["runs", "show", str(tmp_path)])
@@ -211,12 +215,13 @@ def test_a_folder_of_another_tool_is_refused_not_renamed(tmp_path):
     assert (tmp_path / "manifest.json").is_file() and not list(tmp_path.glob("*.corrupt"))
 
 
-def test_a_record_under_another_tasks_name_is_set_aside(tmp_path):
+def test_a_record_under_another_tasks_name_is_counted_as_corrupt(tmp_path):
     first = opened(tmp_path)
     run_batch(first, counting(), ScriptedClient(["1", "2"]), ONE_SHOT)
     (tmp_path / "tasks" / "test-a.json").write_bytes((tmp_path / "tasks" / "test-b.json").read_bytes())
     run_dir = opened(tmp_path)
-    assert "another task" in run_dir.notes[0] and not run_dir.finished("test/a") and run_dir.finished("test/b")
+    assert "holds the record of 'test/b'" in run_dir.notes[0] and run_dir.record("test/a").status == "corrupt"
+    assert run_dir.record("test/b").status == "ok"
 
 
 def test_an_error_whose_message_cannot_be_printed_is_still_a_record():
@@ -366,7 +371,7 @@ MUTATIONS = {  # the reproducers of issue 27 item 8, and a few of their kind: (c
 
 
 @pytest.mark.parametrize("name", list(MUTATIONS))
-def test_a_parseable_but_wrong_record_is_skipped_by_readers_and_set_aside_on_resume(tmp_path, name):
+def test_a_parseable_but_wrong_record_is_counted_as_corrupt_by_readers_and_on_resume(tmp_path, name):
     change, word = MUTATIONS[name]
     finished_run(tmp_path)
     path = tmp_path / "tasks" / "test-a.json"
@@ -378,19 +383,19 @@ def test_a_parseable_but_wrong_record_is_skipped_by_readers_and_set_aside_on_res
         result = within(120, lambda command=command: CliRunner().invoke(app, command))
         notice = [line for line in result.output.splitlines() if "test-a.json" in line]
         assert result.exit_code == 0 and "Traceback" not in result.output, result.output
-        assert len(notice) == command.count(str(tmp_path)) and word in notice[0] and "skipped" in notice[0]
+        assert len(notice) == command.count(str(tmp_path)) and word in notice[0] and "corrupt" in notice[0]
 
     from wspbench.report.runs import load_run
 
     notes: list[str] = []
     entries = within(120, lambda: load_run(tmp_path, notes.append))  # `wsp report` reads runs so
-    assert [e.task for e in entries] == ["test/b"] and len(notes) == 1 and word in notes[0]
+    assert [(e.task, e.status, e.score) for e in entries][0] == ("test/a", "corrupt", 0.0)
+    assert len(notes) == 1 and word in notes[0]
 
-    run_dir = within(120, lambda: opened(tmp_path))  # resume: set aside with a one-line notice, run again
-    assert len(run_dir.notes) == 1 and "\n" not in run_dir.notes[0] and "test-a.json.corrupt" in run_dir.notes[0]
-    assert (tmp_path / "tasks" / "test-a.json.corrupt").is_file()
-    assert run_batch(run_dir, counting(), ScriptedClient(["3"]), ONE_SHOT) == ["test/a"]
-    assert run_dir.record("test/a").test_score == pytest.approx(0.03)
+    run_dir = within(120, lambda: opened(tmp_path))  # resume: a one-line notice; counted, never asked again
+    assert len(run_dir.notes) == 1 and "\n" not in run_dir.notes[0] and "not run again" in run_dir.notes[0]
+    assert run_batch(run_dir, counting(), NoClient(), ONE_SHOT) == []
+    assert run_dir.record("test/a").status == "corrupt" and run_dir.record("test/a").test_score == 0.0
 
 
 @pytest.mark.parametrize(
@@ -423,11 +428,11 @@ def test_a_fifo_record_does_not_hang_resume_or_the_readers(tmp_path):
     path.unlink()
     os.mkfifo(path)
     reader = RunDir(tmp_path)
-    assert [r.task for r in within(20, reader.records)] == ["test/b"]
+    assert [r.status for r in within(20, reader.records)] == ["corrupt", "ok"]
     assert "not a regular file" in reader.notes[0]
     run_dir = within(20, lambda: opened(tmp_path))
-    assert "not a regular file" in run_dir.notes[0] and (tmp_path / "tasks" / "test-a.json.corrupt").exists()
-    assert run_batch(run_dir, counting(), ScriptedClient(["3"]), ONE_SHOT) == ["test/a"]
+    assert "not a regular file" in run_dir.notes[0] and path.exists()
+    assert run_batch(run_dir, counting(), NoClient(), ONE_SHOT) == []
 
 
 def test_a_fifo_manifest_is_a_message_not_a_hang(tmp_path):
@@ -443,9 +448,11 @@ def test_a_record_linked_to_dev_zero_is_refused(tmp_path):
     path.unlink()
     path.symlink_to("/dev/zero")
     reader = RunDir(tmp_path)
-    assert [r.task for r in within(20, reader.records)] == ["test/b"] and "not a regular file" in reader.notes[0]
+    assert [r.status for r in within(20, reader.records)] == ["corrupt", "ok"] and "not a regular file" in reader.notes[
+        0
+    ]
     run_dir = within(20, lambda: opened(tmp_path))
-    assert "not a regular file" in run_dir.notes[0] and (tmp_path / "tasks" / "test-a.json.corrupt").is_symlink()
+    assert "not a regular file" in run_dir.notes[0] and path.is_symlink() and run_dir.finished("test/a")
 
 
 def test_a_3_gb_record_is_refused_by_its_size_unread(tmp_path):
@@ -460,10 +467,10 @@ def test_a_3_gb_record_is_refused_by_its_size_unread(tmp_path):
     records = within(20, reader.records)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert [r.task for r in records] == ["test/b"] and peak < 20 * 2**20
+    assert [r.status for r in records] == ["corrupt", "ok"] and peak < 20 * 2**20
     assert "3,221,225,472 bytes: more than 134,217,728 bytes" in reader.notes[0]
     run_dir = within(20, lambda: opened(tmp_path))
-    assert "3,221,225,472 bytes" in run_dir.notes[0] and (tmp_path / "tasks" / "test-a.json.corrupt").is_file()
+    assert "3,221,225,472 bytes" in run_dir.notes[0] and path.stat().st_size == 3 * 2**30
 
 
 @pytest.mark.parametrize("kind", ["folder", "fifo"])

@@ -21,7 +21,9 @@ before anything parses or grades it, so a paid reply survives any failure after 
 `messages` name the round of each assistant message instead of repeating its text. A task run again
 after a failure is given the earlier attempt's replies (`paid`): they are replayed in order instead of
 being asked (and paid) for again, and their rounds say `reused`. A reply cut at the token limit
-(finish_reason "length") is still graded; its round says `truncated` and the console is told.
+(finish_reason "length") is still graded; its round says `truncated` and the console is told. A task stores at
+most `record.MAX_TASK_TEXT_BYTES` of reply text: a reply past it is cut before anything reads it, its round says
+why (`cut`), and what is graded is what is stored, so a resumed run replays the same text.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from datetime import UTC, datetime
 from wspbench.evaluation.executors import ExecutorError
 from wspbench.harness.agent import act, hand_off, open_kernel
 from wspbench.harness.clients import ModelError, Notice
-from wspbench.harness.record import Reply, Round, RunConfig, TaskRecord
+from wspbench.harness.record import Reply, Round, RunConfig, TaskRecord, TextBudget
 from wspbench.tasks.conversation import Candidate, Conversation, Turn
 from wspbench.tasks.spec import Score, Task, prompt_hash, safe_message
 
@@ -117,6 +119,7 @@ class _Run:
         self.paid = list(paid or [])
         self.conversation = conversation
         self.kernel = None  # agent: the task's kernel
+        self.budget = TextBudget(record.rounds)  # the reply text the record may still store
 
     def converse(self) -> None:
         """Ask, run the blocks or grade on training episodes, and tell as the conversation says, then grade once
@@ -160,9 +163,12 @@ class _Run:
             reply, reused = self.paid.pop(0), True
         if reply is None:
             reply = self.client.complete(self.sent, self.task, status=self.status, sample=self.record.sample)
-        entry = Round(number, reply, reused=reused, truncated=reply.finish_reason == "length")
+        reply, cut = self.budget.take(reply)
+        entry = Round(number, reply, reused=reused, truncated=reply.finish_reason == "length", cut=cut)
         if entry.truncated:
             self.status(Notice(f"round {number}: the reply was truncated (finish_reason=length)"))
+        if cut:
+            self.status(Notice(f"round {number}: {cut}"))
         self.record.rounds.append(entry)
         self.record.messages.append({"role": "assistant", "round": number})
         self.sent.append({"role": "assistant", "content": reply.content})

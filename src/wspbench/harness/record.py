@@ -7,8 +7,17 @@ harness, `wsp runs show/compare` and `wsp report` (through `wspbench/report/runs
                  with `--samples K`, reply k > 0 of a task is DIR/tasks/<task.slug>@<k>.json
 
 A Score is stored as `Score.to_json()`: every episode's value and length, so an interval never needs the
-episodes played again. Files of another schema are refused (`OtherSchema`), never read as if they were
-this one; a file that is not a record at all is a `RecordError`.
+episodes played again. A reply is stored once (its round's `weights` keep a dense answer's count and digest, not
+every weight: the reply holds them), as UTF-8 (`encode`).
+
+A record's size is bounded where it is written, not where it is read: a task stores at most MAX_TASK_TEXT_BYTES
+of reply text (`TextBudget`: a reply past it is stored cut to what fits, graded as stored, and its round's `cut`
+says why), and `fit` keeps a record under MAX_WRITE_BYTES by dropping, with a recorded reason, what can be rebuilt
+or is not graded (block code and output, then the candidates and replies of rounds that were not graded), so the
+reader's MAX_RECORD_BYTES always takes what a run wrote.
+
+Files of another schema are refused (`OtherSchema`), never read as if they were this one; a file that is not a
+record at all is a `RecordError`.
 
 Records are untrusted input (a disk, an editor, another tool): each reader checks every field against its type
 and bounds (numbers finite and in range, `best_round` one of the rounds, token counts whole numbers, lists no
@@ -18,8 +27,9 @@ raises RecordError naming the field, so no reader downstream meets a value it ca
 
 from __future__ import annotations
 
+import json
 import reprlib
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 
 from wspbench import inputs
 from wspbench.inputs import BadValue
@@ -27,13 +37,16 @@ from wspbench.tasks.agent import BLOCKS, MAX_BLOCKS
 from wspbench.tasks.conversation import Block
 from wspbench.tasks.spec import MAX_SCORE_EPISODES, PROTOCOLS, Protocol, Score, slug_of
 
-SCHEMA_VERSION = 3  # 3: agent turns (RunConfig.passes and handoff, Round.blocks); a schema 2 file reads as one
-READABLE_SCHEMAS = (2, 3)  # a schema 2 file is a schema 3 file without those fields
+SCHEMA_VERSION = 4  # 4: UTF-8, Round.cut and TaskRecord.dropped; 3: agent turns (passes, handoff, Round.blocks)
+READABLE_SCHEMAS = (2, 3, 4)  # an older file is a newer one without the newer fields
 MANIFEST_FORMAT = "wspbench.run"
 RECORD_FORMAT = "wspbench.run.task"
 OLD_FORMATS = ("wspbench.harness.run/1", "wspbench.harness.task/1")  # schema 1, before the task registry
 STATUSES = ("running", "ok", "error")
+CORRUPT = "corrupt"  # not written: the status a reader gives a record file it cannot read (it scores 0)
 MAX_RECORD_BYTES = 128 * 2**20  # a record or manifest file; larger ones are refused unread
+MAX_WRITE_BYTES = 120 * 2**20  # a record as written (`fit`): under what the reader takes
+MAX_TASK_TEXT_BYTES = 64 * 2**20  # the UTF-8 bytes of one task's reply texts (content and reasoning) stored
 MAX_ROUNDS = 1000  # `wsp run --rounds` allows as many
 MAX_SAMPLES = 1000  # `wsp run --samples` allows as many
 MAX_TASKS = 10_000  # task ids in one manifest
@@ -228,6 +241,7 @@ class Round:
     truncated: bool = False  # the reply stopped at the token limit (finish_reason "length")
     blocks: list[Block] = field(default_factory=list)  # agent: the reply's blocks, each with its output and cost
     handoff: bool = False  # agent: a fresh conversation followed this reply
+    cut: str | None = None  # why the stored (and graded) reply is shorter than the one received (`TextBudget`)
 
     @property
     def answer(self) -> str | None:
@@ -252,6 +266,7 @@ class Round:
             "truncated": self.truncated,
             "blocks": [block_json(b) for b in self.blocks],
             "handoff": self.handoff,
+            "cut": self.cut,
         }
 
     @classmethod
@@ -274,6 +289,7 @@ class Round:
             _flag(data.get("truncated", False), "truncated"),
             [read_block(b) for b in inputs.sized(data.get("blocks", []), "blocks", list, MAX_BLOCKS)],
             _flag(data.get("handoff", False), "handoff"),
+            inputs.text(data.get("cut"), "cut", optional=True),
         )
 
 
@@ -333,9 +349,23 @@ class TaskRecord:
     timings: dict = field(default_factory=dict)  # model_s, grading_s, total_s
     started_at: str = ""
     finished_at: str | None = None
+    dropped: list[str] = field(default_factory=list)  # what `fit` left out of the file, and why
+
+    @classmethod
+    def corrupt(cls, task_id: str, sample: int, reason: str) -> TaskRecord:
+        """What a reader makes of a record file it cannot read: counted, with a score of 0, never pending."""
+        return cls(task=task_id, model="", protocol="", sample=sample, status=CORRUPT, error=reason)
+
+    @property
+    def counted(self) -> bool:
+        """Whether the record's held-out score counts in a mean: finished ("ok"), or a file that cannot be read
+        (0), which is never left out as if the task had not run."""
+        return self.status in ("ok", CORRUPT)
 
     @property
     def test_score(self) -> float | None:
+        if self.status == CORRUPT:
+            return 0.0
         return None if self.test is None else self.test.normalized
 
     @property
@@ -414,11 +444,101 @@ class TaskRecord:
                 timings={str(k): inputs.real(v, f"timings.{k:.40}", 0.0, MAX_SECONDS) for k, v in timings.items()},
                 started_at=inputs.text(data.get("started_at", ""), "started_at"),
                 finished_at=inputs.text(data.get("finished_at"), "finished_at", optional=True),
+                dropped=[
+                    inputs.text(d, "a dropped note")
+                    for d in inputs.sized(data.get("dropped", []), "dropped", list, MAX_ITEMS)
+                ],
             )
         except KeyError as error:
             raise RecordError(f"it has no {str(error.args[0])[:40]!r}") from None
         except (BadValue, ValueError) as error:  # ValueError: a Score's, already naming the field
             raise RecordError(str(error)[:300]) from None
+
+
+def encode(data) -> bytes:
+    """A record's JSON as UTF-8 (not ASCII-escaped: six bytes for each "é"). A lone surrogate, which UTF-8
+    cannot hold, is written as its JSON escape (it can only occur inside a string), so it reads back as itself."""
+    text = json.dumps(data, ensure_ascii=False, indent=1, default=_jsonable)
+    return text.encode("utf-8", "backslashreplace")
+
+
+def _jsonable(value):
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def text_bytes(text: str | None) -> int:
+    return 0 if text is None else len(text.encode("utf-8", "surrogatepass"))
+
+
+class TextBudget:
+    """The reply text one task may still store (MAX_TASK_TEXT_BYTES in all). A reply past it is cut to what fits
+    before anything reads it, so what is stored, graded and replayed on resume is the same text."""
+
+    def __init__(self, rounds: list[Round], limit: int = MAX_TASK_TEXT_BYTES):
+        self.left = limit - sum(text_bytes(r.reply.content) + text_bytes(r.reply.reasoning) for r in rounds)
+
+    def take(self, reply: Reply) -> tuple[Reply, str | None]:
+        """The reply as it may be stored, and why it was cut (None: whole)."""
+        size = text_bytes(reply.content) + text_bytes(reply.reasoning)
+        if size <= self.left:
+            self.left -= size
+            return reply, None
+        reason = (
+            f"the task's replies reached the record's limit of {MAX_TASK_TEXT_BYTES:,} bytes: this reply's "
+            f"{size:,} bytes were cut to the {max(self.left, 0):,} that fit"
+        )
+        content = _head(reply.content, max(self.left, 0))
+        reasoning = _head(reply.reasoning, max(self.left, 0) - text_bytes(content))
+        self.left = 0
+        return replace(reply, content=content, reasoning=reasoning or None), reason
+
+
+def _head(text: str | None, size: int) -> str:
+    """The longest start of `text` of at most `size` UTF-8 bytes."""
+    if not text or size <= 0:
+        return ""
+    return text.encode("utf-8", "surrogatepass")[:size].decode("utf-8", "ignore")
+
+
+def fit(record: TaskRecord, limit: int = MAX_WRITE_BYTES) -> bytes:
+    """The record's file, at most `limit` bytes. When it would be larger, what can be rebuilt or was not graded
+    is left out, step by step, each step named in `record.dropped`: agent blocks' code and output (the code is in
+    the reply), then the candidates of rounds that were not graded, then those rounds' replies (only in a
+    finished record: a running task replays its stored replies on resume). ValueError if it still does not fit."""
+    data = encode(record.to_json())
+    graded = record.best_round
+    steps = [
+        ("agent blocks' code and output", lambda r: any(b.body or b.output for b in r.blocks), _drop_block_text),
+        ("candidates of rounds not graded", lambda r: r.number != graded and r.blocks, _drop_candidates),
+    ]
+    if record.status != "running":
+        steps.append(("replies of rounds not graded", lambda r: r.number != graded, _drop_reply))
+    for what, applies, drop in steps:
+        if len(data) <= limit:
+            break
+        for entry in record.rounds:
+            if applies(entry):
+                drop(entry)
+        record.dropped.append(f"{what}: the record was {len(data):,} bytes, more than {limit:,}")
+        data = encode(record.to_json())
+    if len(data) > limit:
+        raise ValueError(f"the record of {record.task} is {len(data):,} bytes even without what can be dropped")
+    return data
+
+
+def _drop_block_text(entry: Round) -> None:
+    entry.blocks = [replace(b, body="", output="") for b in entry.blocks]
+
+
+def _drop_candidates(entry: Round) -> None:
+    entry.blocks = [replace(b, candidate=None) for b in entry.blocks]
+
+
+def _drop_reply(entry: Round) -> None:
+    entry.reply = replace(entry.reply, content="", reasoning=None)
+    entry.cut = "dropped from the file: the record was too large (this round was not graded)"
 
 
 def usage(data, what: str, whole_tokens: bool = True) -> dict | None:

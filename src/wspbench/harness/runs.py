@@ -13,9 +13,11 @@ Files are replaced atomically (write, then rename). Re-running with the same dir
 record has status "ok", re-runs the rest from their start (replaying the replies an earlier attempt
 already paid for), and refuses a different RunConfig or suite. A second run on a directory in use is
 refused (RunDirLocked). A file that cannot be written stops the run (RunWriteError, naming the path) with
-no temporary file left and no finished record lost. A record or manifest that cannot be read is renamed
-to `*.corrupt`, named in `notes`, and its task runs again; the readers (`read`: `wsp runs show/compare`,
-`wsp report`) skip such a record and name it in `notes`. A directory written by another version of
+no temporary file left and no finished record lost. A manifest that cannot be read is renamed to
+`*.corrupt`, named in `notes`, and started again. A task record that cannot be read is left where it is and
+counted as "corrupt" (score 0) by every reader (`read`: `wsp runs show/compare`, `wsp report`) and by a resumed
+run, which names it in `notes` and does not run its task again (its replies may have been paid for; move the file
+away to run it again). The run itself never writes a record its reader refuses (`record.fit`). A directory written by another version of
 wspbench (another record schema) is refused and left exactly as it is.
 
 Every file is written through the run's Redactor (the client's, `harness/redaction.py`), and so is every
@@ -48,6 +50,7 @@ from wspbench.evaluation.executors import LocalExecutor, RayExecutor, current_ex
 from wspbench.files import InputFileError, read_bounded, write_atomic
 from wspbench.harness.protocols import StopRun, run_task
 from wspbench.harness.record import (
+    CORRUPT,
     MAX_RECORD_BYTES,
     Manifest,
     OtherSchema,
@@ -56,6 +59,8 @@ from wspbench.harness.record import (
     RunConfig,
     TaskRecord,
     current_suite,
+    encode,
+    fit,
     slug,
 )
 from wspbench.harness.redaction import Redactor
@@ -63,6 +68,7 @@ from wspbench.harness.summary import audit_markdown, run_scores, summary_markdow
 from wspbench.tasks.spec import Task, safe_message
 
 PACKAGES = ("wspbench", "MinAtar", "numpy", "openai")
+CORRUPT_NOTE = f"counted as {CORRUPT} (score 0) and not run again; move the file away to run its task again"
 
 
 class RunDirError(ValueError):
@@ -214,16 +220,14 @@ class RunDir:
         for partial in self.tasks.glob("*.partial.json"):  # left by a killed run: keep it aside
             self._set_aside(partial)
         finished = {}
-        for path in sorted(self.tasks.glob("*.json")):
+        for (task_id, sample), path in self._files(manifest).items():
+            if not os.path.lexists(path):
+                continue
             try:
-                record = self._read(path)
-                if slug(record.task, record.sample) != path.name.removesuffix(".json"):
-                    raise CorruptFile(f"{path} holds the record of another task")
-                if record.status == "running":
-                    raise CorruptFile(f"{path} is an unfinished task record")
-                finished[record.task, record.sample] = record
-            except CorruptFile as error:
-                self.notes.append(f"{error}; set aside as {self._set_aside_corrupt(path).name}, its task runs again")
+                finished[task_id, sample] = self._finished(path, task_id, sample)
+            except CorruptFile as error:  # counted as 0, never asked again: its replies may have been paid for
+                finished[task_id, sample] = TaskRecord.corrupt(task_id, sample, str(error))
+                self.notes.append(f"{error}; {CORRUPT_NOTE}")
         self._opened = (manifest, finished)
         return manifest
 
@@ -296,12 +300,16 @@ class RunDir:
             raise RunDirError(f"{path} is not the manifest of a wspbench run") from None
 
     def record(self, task_id: str, sample: int = 0) -> TaskRecord | None:
-        """The finished record (status "ok" or "error") of the task's reply `sample`, or None."""
+        """The finished record (status "ok" or "error") of the task's reply `sample`, or None; CorruptFile for
+        a file in its place that is not one."""
         if self._opened is not None:
             return self._opened[1].get((task_id, sample))
         path = self.tasks / f"{slug(task_id, sample)}.json"
         if not os.path.lexists(path):
             return None
+        return self._finished(path, task_id, sample)
+
+    def _finished(self, path: Path, task_id: str, sample: int) -> TaskRecord:
         record = self._read(path)
         if (record.task, record.sample) != (task_id, sample):
             raise CorruptFile(f"{path} holds the record of {record.task!r:.80} ({record.sample}), not {task_id!r}")
@@ -309,9 +317,22 @@ class RunDir:
             raise CorruptFile(f"{path} is an unfinished task record")
         return record
 
+    def _files(self, manifest: Manifest) -> dict[tuple[str, int], Path]:
+        """Where the record of each of the manifest's tasks and replies is."""
+        return {
+            (task_id, sample): self.tasks / f"{slug(task_id, sample)}.json"
+            for task_id in manifest.tasks
+            for sample in range(manifest.config.samples)
+        }
+
     def finished(self, task_id: str, sample: int = 0) -> bool:
-        record = self.record(task_id, sample)
-        return record is not None and record.status == "ok"
+        """Whether the task's reply `sample` is done: graded ("ok"), or its record is there but cannot be read
+        ("corrupt": counted as 0, not asked again)."""
+        try:
+            record = self.record(task_id, sample)
+        except CorruptFile:
+            return True
+        return record is not None and record.counted
 
     def paid_replies(self, task_id: str, sample: int = 0) -> list[Reply]:
         """The replies of the earlier attempt that got furthest (its failed record or a killed run's partial
@@ -330,16 +351,22 @@ class RunDir:
         return best
 
     def save_partial(self, record: TaskRecord) -> None:
-        self._write_json(self.tasks / f"{slug(record.task, record.sample)}.partial.json", record.to_json())
+        self._write_record(self.tasks / f"{slug(record.task, record.sample)}.partial.json", record)
 
     def save(self, record: TaskRecord) -> None:
         final = self.tasks / f"{slug(record.task, record.sample)}.json"
         if final.is_file():  # a failed earlier try: keep it
             self._set_aside(final)
-        self._write_json(final, record.to_json())
+        stored = self._write_record(final, record)
         (self.tasks / f"{slug(record.task, record.sample)}.partial.json").unlink(missing_ok=True)
         if self._opened is not None:
-            self._opened[1][record.task, record.sample] = self.shown(record)
+            self._opened[1][record.task, record.sample] = stored
+
+    def _write_record(self, path: Path, record: TaskRecord) -> TaskRecord:
+        """Write the record as stored (scrubbed, and within MAX_WRITE_BYTES: `record.fit`); returns it so."""
+        stored = self.shown(record)
+        _write_bytes(path, fit(stored))
+        return stored
 
     def records(self) -> list[TaskRecord]:
         """The finished records of the manifest's tasks (each of its replies), in its order. A record that
@@ -353,8 +380,8 @@ class RunDir:
                 try:
                     record = self.record(task_id, sample)
                 except CorruptFile as error:
-                    self._note(f"{error}; skipped")
-                    continue
+                    self._note(f"{error}; {CORRUPT_NOTE}")
+                    record = TaskRecord.corrupt(task_id, sample, str(error))
                 if record is not None:
                     found.append(record)
         return found
@@ -382,7 +409,7 @@ class RunDir:
         return manifest, summary_rows(records, manifest)
 
     def _write_json(self, path: Path, data: dict) -> None:
-        _write_text(path, json.dumps(self.redactor.tree(data), indent=1, default=_jsonable))
+        _write_bytes(path, encode(self.redactor.tree(data)))
 
     def shown(self, record: TaskRecord) -> TaskRecord:
         """The record as it is stored (scrubbed of the run's secrets): what the console shows and a run keeps."""
@@ -584,9 +611,13 @@ def _read_json(path: Path):
 
 
 def _write_text(path: Path, text: str) -> None:
+    _write_bytes(path, text.encode("utf-8", "backslashreplace"))
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
     """Replace `path` atomically, or raise RunWriteError naming it."""
     try:
-        write_atomic(path, text.encode())
+        write_atomic(path, data)
     except OSError as error:
         raise RunWriteError(
             f"cannot write {path}: {error.strerror or error}; the run stopped "
@@ -606,9 +637,3 @@ def _move(source: Path, target: Path) -> None:
         os.replace(source, target)
     except OSError as error:
         raise RunWriteError(f"cannot move {source} to {target}: {error.strerror or error}") from None
-
-
-def _jsonable(value):
-    if hasattr(value, "tolist"):
-        return value.tolist()
-    raise TypeError(f"{type(value).__name__} is not JSON serialisable")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 
-from wspbench.harness.record import Manifest, TaskRecord
+from wspbench.harness.record import CORRUPT, Manifest, TaskRecord
 from wspbench.statistics import Sample, aggregate_interval, difference_interval
 from wspbench.tasks import all_tasks
 from wspbench.tasks.spec import group_of
@@ -43,6 +43,7 @@ COLUMNS = (
     "total_s",
     "error",
 )
+COUNTED = ("ok", CORRUPT)  # the statuses whose held-out score counts in a mean (TaskRecord.counted)
 AGENT_COLUMNS = ("blocks", "passes", "block_s")  # a run of the agent protocol's rows also have these
 
 
@@ -118,7 +119,7 @@ def _task_scores(rows: list[dict], tasks: set[str] | None = None) -> dict[str, l
     """The held-out scores of each task's finished replies (a reply that failed to parse counts as 0)."""
     scores: dict[str, list[float]] = {}
     for r in rows:
-        if r["status"] == "ok" and (tasks is None or r["task"] in tasks):
+        if r["status"] in COUNTED and (tasks is None or r["task"] in tasks):
             scores.setdefault(r["task"], []).append(r["test_score"])
     return scores
 
@@ -127,11 +128,11 @@ Replies = dict[str, list[tuple[float, Sample]]]  # per task id: each finished re
 
 
 def replies_of(records: list[TaskRecord], tasks: set[str] | None = None) -> Replies:
-    """Each task's finished replies ("ok"), or those of `tasks`: the recorded held-out score (a reply that
-    failed to parse: 0, no episodes) and its episodes for the intervals."""
+    """Each task's finished replies ("ok") and unreadable ones ("corrupt", 0), or those of `tasks`: the recorded
+    held-out score (a reply that failed to parse: 0, no episodes) and its episodes for the intervals."""
     found: Replies = {}
     for r in records:
-        if r.status == "ok" and (tasks is None or r.task in tasks):
+        if r.counted and (tasks is None or r.task in tasks):
             sample = r.test.sample() if r.test is not None else Sample((), 1.0)
             found.setdefault(r.task, []).append((r.test_score or 0.0, sample))
     return found
@@ -352,7 +353,7 @@ def comparison(runs: list[tuple[str, Manifest, list[TaskRecord]]]) -> dict:
     records_of = {name: records for name, _, records in runs}
     common: set[str] | None = None
     for rows in rows_of.values():
-        done = {r["task"] for r in rows if r["status"] == "ok"}
+        done = {r["task"] for r in rows if r["status"] in COUNTED}
         common = done if common is None else common & done
     shared = sorted(common or set())
     samples = {name: _samples(records, shared) for name, _, records in runs}
@@ -407,6 +408,6 @@ def _samples(records: list[TaskRecord], tasks: list[str]) -> list[list[Sample]]:
     none, scored 0)."""
     replies: dict[str, list[Sample]] = {t: [] for t in tasks}
     for r in records:
-        if r.task in replies and r.status == "ok":
+        if r.task in replies and r.counted:
             replies[r.task].append(r.test.sample() if r.test is not None else Sample((), 1.0))
     return [replies[t] for t in tasks]

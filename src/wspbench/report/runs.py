@@ -40,7 +40,9 @@ class Entry:
     protocol: str
     task: str
     family: str
-    status: str  # "ok", or "error" (the endpoint never answered, or the task broke)
+    status: (
+        str  # "ok", "error" (the endpoint never answered, or the task broke) or "corrupt" (its file cannot be read: 0)
+    )
     score: float | None  # normalised held-out score (None when the task failed)
     parse_failure: bool  # the graded reply held no usable answer (scored 0, counted apart)
     error: str | None
@@ -74,7 +76,7 @@ def _cost(record: TaskRecord) -> float | None:
 
 
 def entry_from_record(run: str, manifest: Manifest, record: TaskRecord) -> Entry:
-    ok, test = record.status == "ok", record.test
+    ok, test = record.counted, record.test  # a record that cannot be read ("corrupt") counts, as 0
     graded = record.graded_round
     parse_failure = ok and (graded is None or test is None or test.error is not None)
     usage = record.usage or {}
@@ -85,7 +87,7 @@ def entry_from_record(run: str, manifest: Manifest, record: TaskRecord) -> Entry
         task=record.task,
         family=record.family or "?",
         status=record.status,
-        score=test.normalized if ok and test is not None else None,
+        score=record.test_score if ok else None,
         parse_failure=parse_failure,
         error=record.error or (test.error if test else None),
         episodes=len(test.episodes) if test is not None and test.episodes else None,
@@ -101,7 +103,7 @@ def entry_from_record(run: str, manifest: Manifest, record: TaskRecord) -> Entry
 
 def load_run(path: Path, notice: Callable[[str], None] | None = None) -> list[Entry]:
     """Every finished task record of one run directory, in the manifest's task order; a record that cannot be
-    used is skipped, and `notice` is told of it (one line naming the file)."""
+    used counts as "corrupt" (score 0), and `notice` is told of it (one line naming the file)."""
     from wspbench.harness.runs import RunDir, RunDirError
 
     run_dir = RunDir(path)

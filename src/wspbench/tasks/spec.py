@@ -36,6 +36,7 @@ SCORE_FORMAT = "wspbench.score/1"
 MIN_CAP = 1e-9  # a cap measured on episodes (repair) is at least this
 MAX_SCORE_EPISODES = 100_000  # the most episodes a stored Score may hold (`wsp run --episodes` allows as many)
 MAX_SCORE_VALUE = 1e12  # no return, cap or episode value is larger in magnitude (a stored Score is checked)
+RECORDED_WEIGHTS = 4096  # a run record keeps at most this many weights of an answer (`weights_record`)
 
 __all__ = [
     "OFFLINE_MODELS",
@@ -581,13 +582,20 @@ def prompt_hash(messages: list[dict]) -> str:
 
 def weights_record(weights: Weights, base: Weights | None = None) -> dict:
     """Non-zero weights as [index..., value] rows, for run records (written programs are sparse); with `base`,
-    the weights that differ from it ("changed": a repair reply's edits to the damaged network)."""
+    the weights that differ from it ("changed": a repair reply's edits to the damaged network). More than
+    RECORDED_WEIGHTS of them (a dense, trained network) are kept as their count and SHA-256 only: the reply that
+    holds them is stored beside them, so a record keeps the answer once."""
     key = "nonzero" if base is None else "changed"
+    shapes = {name: list(t.shape) for name, t in weights.items()}
+    differ = {name: tensor != (0 if base is None else base[name]) for name, tensor in weights.items()}
+    count = sum(int(mask.sum()) for mask in differ.values())
+    if count > RECORDED_WEIGHTS:
+        digest = hashlib.sha256()
+        for name in sorted(weights):
+            digest.update(name.encode() + np.ascontiguousarray(weights[name], dtype="<f8").tobytes())
+        return {"format": f"{key} count", "shapes": shapes, "count": count, "sha256": digest.hexdigest()}
     rows = {
-        name: [
-            [*map(int, where), float(tensor[tuple(where)])]
-            for where in np.argwhere(tensor != (0 if base is None else base[name]))
-        ]
+        name: [[*map(int, where), float(tensor[tuple(where)])] for where in np.argwhere(differ[name])]
         for name, tensor in weights.items()
     }
-    return {"format": key, "shapes": {name: list(t.shape) for name, t in weights.items()}, key: rows}
+    return {"format": key, "shapes": shapes, key: rows}
