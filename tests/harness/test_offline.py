@@ -126,10 +126,11 @@ def test_runs_show_and_compare_read_the_records_with_json(tmp_path):
     assert board["shared_tasks"] == ["original/breakout"] and board["tasks_left_out"] == ["original/asterix"]
     assert [row["model"] for row in board["runs"]] == ["reference", "zero"] and board["same_suite"]
     reference, zero = board["runs"]
+    zero, reference = zero["writing"], reference["writing"] | {"run": reference["run"], "rank": reference["rank"]}
     assert zero["mean_test_score"] == record(tmp_path / "zero", "original/breakout")["test"]["normalized"]
-    assert zero["ci95"][0] <= zero["mean_test_score"] <= zero["ci95"][1]
+    assert zero["ci95"][0] <= zero["mean_test_score"] <= zero["ci95"][1] and board["runs"][1]["reading"] is None
     (pair,) = board["pairs"]
-    assert (pair["a"], pair["b"]) == (reference["run"], zero["run"])
+    assert (pair["a"], pair["b"], pair["skill"]) == (reference["run"], board["runs"][1]["run"], "writing")
     assert pair["mean_difference"] == reference["mean_test_score"] - zero["mean_test_score"]
     assert pair["ci95"][0] <= pair["mean_difference"] <= pair["ci95"][1]
     table = RUNNER.invoke(app, ["runs", "compare", str(tmp_path / "zero"), str(tmp_path / "reference")])
@@ -148,7 +149,7 @@ def test_compare_flags_runs_of_different_suites(tmp_path):
     )
     assert not board["same_suite"] and [r["same_suite"] for r in board["runs"]] == [True, False]
     table = RUNNER.invoke(app, ["runs", "compare", str(tmp_path / "reference"), str(tmp_path / "zero")])
-    assert "differs" in table.output and "different suites" in table.output
+    assert "differs" in table.output and "different suites" in " ".join(table.output.split())
     refused = offline_run(tmp_path / "zero", "zero", "original/breakout")  # and resuming it is refused
     assert refused.exit_code == 2 and "suite" in refused.output
 
@@ -307,36 +308,71 @@ def test_unusable_replies_only_score_zero_and_failures_never_stop_the_batch(tmp_
     assert [r["status"] for r in rows] == ["error", "ok"] and "no such game" in rows[0]["error"]
 
 
-def test_every_summary_leads_with_family_means_and_shows_the_same_intervals(tmp_path):
-    """Two original tasks and SUPERBEAM (given out of suite order): `wsp run`, `runs show`, summary.md,
-    `runs compare` and `wsp report` give each family's mean with the same 95% interval, and the one overall
-    number is the family-weighted mean (each family counts once), never the mean over the 3 tasks."""
+def test_every_summary_leads_with_a_writing_and_a_reading_score_and_shows_the_same_intervals(tmp_path):
+    """Two original tasks, SUPERBEAM and two identify tasks (given out of suite order): `wsp run`, `runs show`,
+    summary.json, summary.md, `runs compare` and `wsp report` lead with the writing score (family-weighted over
+    original and superbeam) and the reading score, each with the same 95% interval, and never one mean over
+    both skills."""
     run = tmp_path / "run"
-    result = offline_run(run, "reference", "original/breakout,original/asterix,superbeam")
+    ids = "original/breakout,identify/asterix/4,original/asterix,superbeam,identify/breakout/4"
+    result = offline_run(run, "reference", ids)
     assert result.exit_code == 0, result.output
     printed = " ".join(result.output.split())
-    assert "family-weighted mean" in printed and "original 0." in printed and "2 tasks" in printed
-    shown = RUNNER.invoke(app, ["runs", "show", "--json", str(run)])
-    scores = json.loads(shown.output)["scores"]
-    assert [(f["family"], f["tasks"]) for f in scores["families"]] == [("original", 2), ("superbeam", 1)]
+    assert "writing score 0." in printed and "reading score 1.0000" in printed and "family-weighted mean" not in printed
+    assert printed.index("writing score") < printed.index("reading score") < printed.index("per family")
+    summary_json = json.loads((run / "summary.json").read_text())
+    assert "mean_test_score" not in summary_json and "mean_test_score" not in summary_json["scores"]
+    writing, reading = summary_json["writing"], summary_json["reading"]
+    assert set(writing) == set(reading) == {"mean_test_score", "ci95", "tasks", "families"}
+    assert [(f["family"], f["tasks"]) for f in writing["families"]] == [("original", 2), ("superbeam", 1)]
+    assert [(f["family"], f["tasks"]) for f in reading["families"]] == [("identify", 2)]
     by_task = {t: record(run, t)["test"]["normalized"] for t in ("original/breakout", "original/asterix", "superbeam")}
     original = (by_task["original/breakout"] + by_task["original/asterix"]) / 2
-    assert scores["families"][0]["mean_test_score"] == pytest.approx(original)
-    assert scores["mean_test_score"] == pytest.approx((original + by_task["superbeam"]) / 2)
-    assert scores["mean_test_score"] != pytest.approx(sum(by_task.values()) / 3) and scores["weighting"] == "family"
+    assert writing["families"][0]["mean_test_score"] == pytest.approx(original)
+    assert writing["mean_test_score"] == pytest.approx((original + by_task["superbeam"]) / 2)
+    assert (writing["tasks"], reading["tasks"], reading["mean_test_score"]) == (3, 2, 1.0)
+    shown = json.loads(RUNNER.invoke(app, ["runs", "show", "--json", str(run)]).output)
+    assert shown["writing"] == writing and shown["reading"] == reading and "mean_test_score" not in shown
     text = " ".join(RUNNER.invoke(app, ["runs", "show", str(run)]).output.split())
-    assert "family-weighted mean" in text and "over 3 tasks" not in text
+    assert "writing score" in text and "reading score" in text and "over 5 tasks" not in text
     summary = (run / "summary.md").read_text()
-    assert summary.index("| original | 2 |") < summary.index("| task | sample |")
+    assert summary.index("| writing | 3 | 2 |") < summary.index("| reading | 2 | 1 |") < summary.index("| original |")
+    assert summary.index("| original | writing | 2 |") < summary.index("| task | sample |")
     (compared,) = json.loads(RUNNER.invoke(app, ["runs", "compare", "--json", str(run)]).output)["runs"]
-    assert compared["families"] == scores["families"] and compared["ci95"] == scores["ci95"]
+    assert compared["writing"] == writing and compared["reading"] == reading and compared["rank"] == 1
     result = RUNNER.invoke(app, ["report", str(run), "--out", str(tmp_path / "report"), "--no-replays"])
     assert result.exit_code == 0, result.output
     markdown = (tmp_path / "report" / "report.md").read_text()
-    for family in scores["families"]:
-        low, high = family["ci95"]
-        assert f"| {family['family']} | {family['tasks']} | reference (one-shot) | " in markdown
-        assert f"{family['mean_test_score']:.4f} | {low:.4f} to {high:.4f} |" in markdown
-    low, high = scores["ci95"]
-    assert f"| family-weighted mean | 3 | reference (one-shot) | {scores['mean_test_score']:.4f} | " in markdown
-    assert f"{low:.4f} to {high:.4f}" in markdown.split("## Models")[1]
+    for skill, head in (("writing", writing), ("reading", reading)):
+        low, high = head["ci95"]
+        line = f"| {skill} score (family-weighted) | {head['tasks']} | reference (one-shot) | "
+        assert f"{line}{head['mean_test_score']:.4f} | {low:.4f} to {high:.4f} |" in markdown
+        for family in head["families"]:
+            low, high = family["ci95"]
+            assert f"| {family['family']} | {family['tasks']} | reference (one-shot) | " in markdown
+            assert f"{family['mean_test_score']:.4f} | {low:.4f} to {high:.4f} |" in markdown
+    assert "family-weighted mean" not in markdown
+
+
+def test_a_run_of_one_skill_shows_only_that_skill(tmp_path):
+    assert offline_run(tmp_path, "reference", "identify/asterix/4").exit_code == 0
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["writing"] is None and summary["reading"]["tasks"] == 1
+    text = " ".join(RUNNER.invoke(app, ["runs", "show", str(tmp_path)]).output.split())
+    assert "reading score" in text and "writing score" not in text
+
+
+def test_runs_compare_warns_of_every_setting_the_runs_differ_in_and_ranks_like_with_like(tmp_path):
+    for name, model, episodes in (("a", "reference", "3"), ("b", "zero", "3"), ("c", "reference", "2")):
+        result = offline_run(tmp_path / name, model, "original/breakout", "--episodes", episodes)
+        assert result.exit_code == 0, result.output
+    runs = [str(tmp_path / name) for name in "abc"]
+    result = RUNNER.invoke(app, ["runs", "compare", *runs])
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.output.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "episodes" in warnings[0] and "a 3" in warnings[0] and "c 2" in warnings[0]
+    board = json.loads(RUNNER.invoke(app, ["runs", "compare", "--json", *runs]).output)
+    assert [(Path(r["run"]).name, r["rank"]) for r in board["runs"]] == [("a", 1), ("b", 2), ("c", None)]
+    assert board["by"] == "writing" and {p["skill"] for p in board["pairs"]} == {"writing"}
+    assert RUNNER.invoke(app, ["runs", "compare", "--by", "reading", *runs]).exit_code == 0
+    assert RUNNER.invoke(app, ["runs", "compare", "--by", "both", *runs]).exit_code == 2

@@ -28,7 +28,7 @@ from wspbench.cli import app  # noqa: E402
 from wspbench.harness.clients import OfflineClient  # noqa: E402
 from wspbench.harness.protocols import run_task  # noqa: E402
 from wspbench.harness.record import Reply, RunConfig, block_json  # noqa: E402
-from wspbench.harness.summary import family_scores, replies_of  # noqa: E402
+from wspbench.harness.summary import by_skill, headline, replies_of  # noqa: E402
 from wspbench.integrations.inspect_ai import weight_programming  # noqa: E402
 from wspbench.tasks import Protocol, get_task, suite  # noqa: E402
 
@@ -114,13 +114,18 @@ def test_one_shot_equals_wsp_grade_and_wsp_run(tmp_path):
         same_score(score, wsp_grade(tmp_path, task.id, score.answer))
         same_score(score, record.test.to_json())
     metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
-    expected = family_scores(replies_of(list(records.values())))  # what `wsp runs show` prints for these replies
-    assert len(expected["families"]) == 5 and "mean" not in metrics  # no mean over writing and reading tasks
-    for row in expected["families"]:
-        family = row["family"]
-        assert metrics[family] == pytest.approx(row["mean"]) and metrics[f"{family} tasks"] == 1
-        assert (metrics[f"{family} low"], metrics[f"{family} high"]) == pytest.approx(tuple(row["ci95"]))
-    assert metrics["family-weighted mean"] == pytest.approx(expected["mean"])
+    split = by_skill(replies_of(list(records.values())))  # what `wsp runs show` prints for these replies
+    assert list(split) == ["writing", "reading"] and "mean" not in metrics  # no mean over writing and reading
+    assert not any("weighted mean" in name for name in metrics)
+    for skill, replies in split.items():
+        expected = headline(replies)
+        assert metrics[f"{skill} score"] == pytest.approx(expected["mean_test_score"])
+        assert metrics[f"{skill} score tasks"] == expected["tasks"] == {"writing": 3, "reading": 2}[skill]
+        assert (metrics[f"{skill} score low"], metrics[f"{skill} score high"]) == pytest.approx(tuple(expected["ci95"]))
+        for row in expected["families"]:
+            family = row["family"]
+            assert metrics[family] == pytest.approx(row["mean_test_score"]) and metrics[f"{family} tasks"] == 1
+            assert (metrics[f"{family} low"], metrics[f"{family} high"]) == pytest.approx(tuple(row["ci95"]))
 
 
 def test_one_shot_rejected_reply_scores_zero_with_its_error(tmp_path):

@@ -100,7 +100,7 @@ def test_tables_count_parse_failures_apart_and_show_intervals(report):
     models = markdown.split("## Models")[1].split("##")[0]
     assert "| reference (one-shot) | 2 | 2 |" in models and "| 0 | 0 |" in models
     # its mean is over the one task both models finished (original/breakout, a parse failure), never over others
-    assert "| m\\|&lt;x&gt; (one-shot) | 3 | 2 | 0.0000 | 0.0000 to 0.0000 | 1 | 1 | 9,000 | 700 | 0.0123 |" in models
+    assert "| m\\|&lt;x&gt; (one-shot) | 3 | 2 | 0.0000 | 0.0000 to 0.0000 | - | - | 1 | 1 | 9,000 | 700 | 0.0123 |" in models
     scores = markdown.split("## Scores")[1].split("##")[0]
     assert "0 (parse failure)" in scores and "error" in scores
     assert scores.count("[replay](replays/") == 2
@@ -253,7 +253,7 @@ def test_default_replays_are_one_per_family_bounded_in_frames_and_time(tmp_path)
     assert not list((tmp_path / "late").glob("replays/*.gif"))
 
 
-def test_a_record_that_cannot_be_used_is_left_out_with_a_notice(tmp_path):
+def test_a_record_that_cannot_be_used_counts_as_zero_with_a_notice(tmp_path):
     run = tmp_path / "other"
     hand_written_run(run)
     bad = json.loads((run / "tasks" / "original-gone.json").read_text())
@@ -262,4 +262,4 @@ def test_a_record_that_cannot_be_used_is_left_out_with_a_notice(tmp_path):
     result = RUNNER.invoke(app, ["report", str(run), "--out", str(tmp_path / "out"), "--no-replays"])
     output = " ".join(result.output.split())
     assert result.exit_code == 0 and "original-gone.json" in output and "best_round" in output, result.output
-    assert "original/gone" not in (tmp_path / "out" / "report.md").read_text()
+    assert "| original/gone | 0 (record cannot be read) |" in (tmp_path / "out" / "report.md").read_text()

@@ -406,7 +406,8 @@ def runs_show(
                     "manifest": manifest.to_json(),
                     "rows": rows,
                     "blocks": audit_rows(records) if manifest.config.protocol == "agent" else None,
-                    "mean_test_score": scores["mean_test_score"],
+                    "writing": scores["writing"],
+                    "reading": scores["reading"],
                     "scores": scores,
                 },
                 indent=1,
@@ -421,50 +422,63 @@ def runs_show(
 @runs_app.command("compare")
 def runs_compare(
     run_dirs: list[Path] = typer.Argument(..., help="Run directories to rank."),
+    by: str = typer.Option("writing", "--by", help="Rank by the writing or the reading score."),
     as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
 ) -> None:
     """A leaderboard across runs, over the tasks finished in every run: per family each run's mean held-out
-    score with its 95% interval, then the runs ranked by family-weighted mean (each family counts once), each
-    with its paired difference from the next. Runs of different suites are flagged."""
+    score with its 95% interval, then the runs ranked by their writing score (`--by reading`: the reading score),
+    each family-weighted (each family counts once), with the paired difference from the next run. Every setting
+    the runs differ in (episodes, protocol, rounds, suite, tasks) is a warning line first; a run scored on another
+    number of episodes than the first is not ranked."""
     from rich.table import Table
     from rich.text import Text
 
-    from wspbench.harness.summary import comparison
+    from wspbench.harness.summary import SKILLS, comparison, interval_text
 
-    result = comparison(_read_runs(run_dirs))
+    if by not in SKILLS:
+        errors.print(f"--by must be one of {', '.join(SKILLS)}, not {by!r}", style="red", markup=False)
+        raise typer.Exit(2)
+    result = comparison(_read_runs(run_dirs), by)
     if as_json:
         print(json.dumps(result, indent=1))
         return
+    for warning in result["warnings"]:
+        errors.print(warning, style="yellow", markup=False)
     console.print(_family_table(result))
-    table = Table(title="Leaderboard (family-weighted mean over the shared tasks: each family counts once)")
-    columns = ("rank", "run", "model", "protocol", "episodes", "ok", "family mean", "95% interval", "vs next", "suite")
+    skills = [skill for skill in SKILLS if any(row.get(skill) for row in result["runs"])]
+    title = f"Leaderboard by {by} score (family-weighted over the shared tasks: each family counts once)"
+    table = Table(title=title)
+    columns = ("rank", "run", "model", "protocol", "episodes", "ok", *skills, "vs next", "suite")
     for column in columns:
         table.add_column(column, justify="left" if column in ("run", "model", "protocol", "suite") else "right")
-    next_pair = {pair["a"]: pair for pair in result["pairs"] if _adjacent(result["runs"], pair)}
-    for rank, row in enumerate(result["runs"], start=1):
-        score = "-" if row["mean_test_score"] is None else f"{row['mean_test_score']:.4f}"
-        interval = "-" if row["ci95"] is None else f"{row['ci95'][0]:.4f} to {row['ci95'][1]:.4f}"
+    ranked = [row for row in result["runs"] if row["rank"] is not None]
+    next_pair = {pair["a"]: pair for pair in result["pairs"] if pair["skill"] == by and _adjacent(ranked, pair)}
+    for row in result["runs"]:
         pair = next_pair.get(row["run"])
         versus = "-" if pair is None else _difference(pair)
         protocol = row["protocol"] + (f" x{row['rounds']}" if row["rounds"] > 1 else "")
         suite = str(row["suite"].get("digest"))[:8] + ("" if row["same_suite"] else " differs!")
+        scores = [
+            "-" if not row.get(skill) else f"{row[skill]['mean_test_score']:.4f} ({interval_text(row[skill]['ci95'])})"
+            for skill in skills
+        ]
         table.add_row(
-            str(rank),
+            "-" if row["rank"] is None else str(row["rank"]),
             Text(Path(row["run"]).name),
             Text(row["model"]),
             protocol,
             str(row["episodes"]),
             f"{row['tasks_ok']}/{row['tasks']}",
-            score,
-            interval,
+            *scores,
             versus,
             Text(suite, style=None if row["same_suite"] else "bold red"),
         )
     console.print(table)
     console.print(
-        f"means over the {len(result['shared_tasks'])} tasks finished in every run (shared tasks: "
-        f"{', '.join(result['shared_tasks']) or 'none'}); 'vs next' is the paired difference from the run ranked "
-        "below, with its 95% interval over tasks and episodes",
+        f"scores over the {len(result['shared_tasks'])} tasks finished in every run (shared tasks: "
+        f"{', '.join(result['shared_tasks']) or 'none'}); 'vs next' is the paired difference of the {by} score from "
+        "the run ranked below, with its 95% interval over tasks and episodes; rank '-': scored on another number "
+        "of episodes than the first run, so not ranked",
         markup=False,
     )
     if result["tasks_left_out"]:
@@ -473,13 +487,6 @@ def runs_compare(
         console.print(
             f"left out (not finished in every run): {summary(result['tasks_left_out'])}", markup=False, style="yellow"
         )
-    if not result["same_suite"]:
-        errors.print(
-            "warning: these runs used different suites (a prompt, game or episode set differs); their "
-            "scores may not be comparable",
-            style="yellow",
-            markup=False,
-        )
 
 
 def _family_table(result: dict):
@@ -487,25 +494,27 @@ def _family_table(result: dict):
     from rich.table import Table
     from rich.text import Text
 
-    from wspbench.harness.summary import interval_text
+    from wspbench.harness.summary import SKILLS, interval_text
 
     table = Table(title="Per family (mean normalised held-out score over the shared tasks, 95% interval)")
     table.add_column("family")
+    table.add_column("skill")
     table.add_column("tasks", justify="right")
     for row in result["runs"]:
         table.add_column(Text(Path(row["run"]).name), justify="right")
-    by_run = [{f["family"]: f for f in row["families"]} for row in result["runs"]]
-    for name in dict.fromkeys(f["family"] for row in result["runs"] for f in row["families"]):
-        found = [scores.get(name) for scores in by_run]
-        tasks = next(f["tasks"] for f in found if f)
-        cells = ["-" if f is None else f"{f['mean_test_score']:.4f} ({interval_text(f['ci95'])})" for f in found]
-        table.add_row(name, str(tasks), *cells)
+    for skill in SKILLS:
+        by_run = [{f["family"]: f for f in (row.get(skill) or {}).get("families", [])} for row in result["runs"]]
+        for name in dict.fromkeys(name for scores in by_run for name in scores):
+            found = [scores.get(name) for scores in by_run]
+            tasks = next(f["tasks"] for f in found if f)
+            cells = ["-" if f is None else f"{f['mean_test_score']:.4f} ({interval_text(f['ci95'])})" for f in found]
+            table.add_row(name, skill, str(tasks), *cells)
     return table
 
 
 def _adjacent(runs: list[dict], pair: dict) -> bool:
     names = [row["run"] for row in runs]
-    return names.index(pair["b"]) == names.index(pair["a"]) + 1
+    return pair["a"] in names and pair["b"] in names and names.index(pair["b"]) == names.index(pair["a"]) + 1
 
 
 def _difference(pair: dict) -> str:

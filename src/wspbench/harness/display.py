@@ -121,7 +121,7 @@ def summary_table(manifest: Manifest, rows: list[dict], scores: dict) -> Table:
             *used,
             tokens,
             cell("total_s", row["total_s"]),
-            style={"ok": None, "error": "red", "pending": "dim"}.get(row["status"]),
+            style={"ok": None, "error": "red", "corrupt": "red", "pending": "dim"}.get(row["status"]),
         )
     return table
 

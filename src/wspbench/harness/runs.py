@@ -17,8 +17,8 @@ no temporary file left and no finished record lost. A manifest that cannot be re
 `*.corrupt`, named in `notes`, and started again. A task record that cannot be read is left where it is and
 counted as "corrupt" (score 0) by every reader (`read`: `wsp runs show/compare`, `wsp report`) and by a resumed
 run, which names it in `notes` and does not run its task again (its replies may have been paid for; move the file
-away to run it again). The run itself never writes a record its reader refuses (`record.fit`). A directory written by another version of
-wspbench (another record schema) is refused and left exactly as it is.
+away to run it again). The run itself never writes a record its reader refuses (`record.fit`). A directory
+written by another version of wspbench (another record schema) is refused and left exactly as it is.
 
 Every file is written through the run's Redactor (the client's, `harness/redaction.py`), and so is every
 record the display shows: no credential of the request reaches the directory or the console, while the
@@ -65,7 +65,7 @@ from wspbench.harness.record import (
 )
 from wspbench.harness.redaction import Redactor
 from wspbench.harness.summary import audit_markdown, run_scores, summary_markdown, summary_rows
-from wspbench.tasks.spec import Task, safe_message
+from wspbench.tasks.spec import SKILLS, Task, safe_message
 
 PACKAGES = ("wspbench", "MinAtar", "numpy", "openai")
 CORRUPT_NOTE = f"counted as {CORRUPT} (score 0) and not run again; move the file away to run its task again"
@@ -389,7 +389,9 @@ class RunDir:
     def write_summary(self) -> list[dict]:
         manifest, records = self.manifest(), self.records()
         rows, scores = summary_rows(records, manifest), run_scores(manifest, records)
-        self._write_json(self.path / "summary.json", {"manifest": manifest.to_json(), "scores": scores, "rows": rows})
+        headlines = {skill: scores[skill] for skill in SKILLS}  # the two headlines first, never one mean over both
+        summary = {"manifest": manifest.to_json(), **headlines, "scores": scores, "rows": rows}
+        self._write_json(self.path / "summary.json", summary)
         audit = audit_markdown(records)
         text = summary_markdown(manifest, rows, scores) + (f"\n{audit}" if audit else "")
         _write_text(self.path / "summary.md", self.redactor.text(text))

@@ -4,28 +4,31 @@
 A run with `--samples K` has K independent replies per task. A task's score is then the mean over its
 replies that finished, and `best_of_k` the mean over tasks of the best reply's score; both have intervals.
 
-Every summary leads with per-family means (`family_scores`, the one function behind `wsp run`, `runs show`,
-`runs compare`, `wsp report` and Inspect's metric): a family is what a task id names before its "/" (original,
-synth, superbeam, identify, identify-choice, repair), since families are not on one scale (writing tasks
-against reading tasks, docs/validity.md). The one overall number is the family-weighted mean: the mean of the
-family means, each family counting once however many tasks it has, with a bootstrap interval that draws
-tasks within their family. With one family it is that family's mean. Where a family's tasks name a finer part
-(`Task.breakdown`: repair's damage kind), each part gets its own mean and interval below its family's.
+Writing weights and reading them are two skills (`Task.skill`, declared in the registry), so every summary leads
+with two headlines, never one mean over both: the writing score and the reading score (`run_scores`), each the
+family-weighted mean of its families (each family counting once however many tasks it has), with a bootstrap
+interval that draws tasks within their family, and its task count. Under them come the per-family means
+(`family_scores`, the one function behind `wsp run`, `runs show`, `runs compare`, `wsp report` and Inspect's
+metrics): a family is what a task id names before its "/" (original, synth, gen, superbeam, identify,
+identify-choice, repair). Where a family's tasks name a finer part (`Task.breakdown`: repair's damage kind), each
+part gets its own mean and interval below its family's.
 
-Comparing runs never averages over different task sets: each run's mean is taken over the tasks that
-finished ("ok") in every compared run (`shared_tasks`), the rows say which tasks were left out, and each pair
-of runs gets its paired difference with a 95% interval. Runs of different suites
-(another prompt, game or episode set) are flagged, not refused: the suite column and `same_suite` say so.
+Comparing runs never averages over different task sets: each run's scores are taken over the tasks that
+finished ("ok", or "corrupt" as 0) in every compared run (`shared_tasks`), the rows say which tasks were left
+out, and each pair of runs gets its paired difference per skill with a 95% interval. Runs that differ in a
+setting that changes scores (episodes, protocol, rounds, suite, task set) are compared with one warning per
+difference (`comparison_warnings`); runs scored on another number of episodes than the first run are not ranked.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 
 from wspbench.harness.record import CORRUPT, Manifest, TaskRecord
 from wspbench.statistics import Sample, aggregate_interval, difference_interval
 from wspbench.tasks import all_tasks
-from wspbench.tasks.spec import group_of
+from wspbench.tasks.spec import SKILLS, group_of
 
 COLUMNS = (
     "task",
@@ -213,32 +216,71 @@ def family_scores(replies: Replies, best: bool = False) -> dict:
     }
 
 
-def run_scores(manifest: Manifest, records: list[TaskRecord], tasks: set[str] | None = None) -> dict:
-    """A run's scores per family (`family_scores`), each with its 95% interval over tasks, replies and
-    episodes, and the family-weighted mean (`mean_test_score`, `ci95`); with several replies per task the
-    best-of-K scores too (`wspbench/statistics.py`)."""
-    replies = replies_of(records, tasks)
+@functools.lru_cache(maxsize=1)
+def _skills() -> dict[str, str]:
+    """Each registered task id's skill (`Task.skill`), and each family's (for ids this wspbench lacks)."""
+    found: dict[str, str] = {}
+    for task in all_tasks():
+        found[task.id] = task.skill
+        found.setdefault(group_of(task.id), task.skill)
+    return found
+
+
+def skill_of(task_id: str) -> str:
+    """ "writing" or "reading", as the registry declares it (`Task.skill`); a task it lacks takes its family's,
+    else writing."""
+    return _skills().get(task_id) or _skills().get(group_of(task_id), "writing")
+
+
+def by_skill(replies: Replies) -> dict[str, Replies]:
+    """The replies of each skill that has any, in SKILLS order."""
+    split: dict[str, Replies] = {}
+    for skill in SKILLS:
+        mine = {task: found for task, found in replies.items() if skill_of(task) == skill}
+        if mine:
+            split[skill] = mine
+    return split
+
+
+def headline(replies: Replies, samples: int = 1) -> dict:
+    """One skill's score: its family-weighted mean with its 95% interval, its task count and its families (each
+    with its mean and interval); with several replies per task the best-of-K figures too."""
     means = family_scores(replies)
-    scores = {
+    found = {
+        "mean_test_score": means["mean"],
+        "ci95": means["ci95"],
         "tasks": means["tasks"],
-        "samples": manifest.config.samples,
-        "weighting": "family",  # mean_test_score: the mean of the family means, each family counting once
         "families": [
             {"family": row["family"], "tasks": row["tasks"], "mean_test_score": row["mean"], "ci95": row["ci95"]}
             for row in means["families"]
         ],
-        "mean_test_score": means["mean"],
-        "ci95": means["ci95"],
     }
+    if samples > 1:
+        best = family_scores(replies, best=True)
+        for row, best_row in zip(found["families"], best["families"], strict=True):
+            row.update(best_of_k=best_row["mean"], best_of_k_ci95=best_row["ci95"])
+        found["best_of_k"], found["best_of_k_ci95"] = best["mean"], best["ci95"]
+    return found
+
+
+def run_scores(manifest: Manifest, records: list[TaskRecord], tasks: set[str] | None = None) -> dict:
+    """A run's two headlines, `writing` and `reading` (`headline`: each family-weighted over its own families,
+    with its interval, task count and per-family rows; None for a skill the run has no finished task of), never
+    one mean over both skills; the parts of families that have them (`part_scores`)."""
+    replies = replies_of(records, tasks)
+    split = by_skill(replies)
+    scores = {"tasks": len(replies), "samples": manifest.config.samples, "weighting": "family"}
+    for skill in SKILLS:
+        scores[skill] = headline(split[skill], manifest.config.samples) if skill in split else None
     parts = part_scores(replies)
     if parts:
         scores["parts"] = parts
-    if manifest.config.samples > 1:
-        best = family_scores(replies, best=True)
-        for row, best_row in zip(scores["families"], best["families"], strict=True):
-            row.update(best_of_k=best_row["mean"], best_of_k_ci95=best_row["ci95"])
-        scores["best_of_k"], scores["best_of_k_ci95"] = best["mean"], best["ci95"]
     return scores
+
+
+def headlines(scores: dict) -> list[tuple[str, dict]]:
+    """The skills a run's scores have, with their headline, in SKILLS order."""
+    return [(skill, scores[skill]) for skill in SKILLS if scores.get(skill)]
 
 
 def interval_text(interval) -> str:
@@ -246,36 +288,43 @@ def interval_text(interval) -> str:
 
 
 def family_lines(scores: dict) -> list[str]:
-    """`run_scores` as text, per family first: one line each (mean, 95% interval, tasks), then the
-    family-weighted mean. Never one mean over tasks of several families."""
+    """`run_scores` as text: the writing and the reading score (each family-weighted, with its 95% interval and
+    task count), then per family one line (mean, interval, tasks) and the parts of a family below it."""
     k = scores["samples"]
-    lines = []
-    for row in scores["families"]:
-        tasks = f"{row['tasks']} task{'' if row['tasks'] == 1 else 's'}"
-        line = f"{row['family']:<16} {row['mean_test_score']:.4f} ({interval_text(row['ci95'])}), {tasks}"
+    lines, rows = [], []
+    for skill, head in headlines(scores):
+        families = len(head["families"])
+        line = f"{skill} score {head['mean_test_score']:.4f} ({interval_text(head['ci95'])}), "
+        line += count(head["tasks"], "task")
+        line += f", family-weighted over {families} families (each counts once)" if families > 1 else ""
+        if k > 1:
+            line += f"; best of {k} {head['best_of_k']:.4f} ({interval_text(head['best_of_k_ci95'])})"
+        lines.append(line)
+        rows += head["families"]
+    if rows:
+        lines.append("per family:")
+    for row in rows:
+        line = f"  {row['family']:<16} {row['mean_test_score']:.4f} ({interval_text(row['ci95'])}), "
+        line += count(row["tasks"], "task")
         if k > 1:
             line += f"; best of {k} {row['best_of_k']:.4f} ({interval_text(row['best_of_k_ci95'])})"
         lines.append(line)
         for part in (part for part in scores.get("parts", []) if part["family"] == row["family"]):
-            tasks = f"{part['tasks']} task{'' if part['tasks'] == 1 else 's'}"
-            name = f"  {part['part']}"
-            lines.append(f"{name:<16} {part['mean_test_score']:.4f} ({interval_text(part['ci95'])}), {tasks}")
-    count = len(scores["families"])
-    if count > 1:
-        line = (
-            f"family-weighted mean {scores['mean_test_score']:.4f} ({interval_text(scores['ci95'])}): the mean of "
-            f"the {count} family means, each family counting once"
-        )
-        if k > 1:
-            line += f"; best of {k} {scores['best_of_k']:.4f} ({interval_text(scores['best_of_k_ci95'])})"
-        lines.append(line)
+            name = f"    {part['part']}"
+            lines.append(f"{name:<18} {part['mean_test_score']:.4f} ({interval_text(part['ci95'])}), ")
+            lines[-1] += count(part["tasks"], "task")
     return lines or ["no finished task"]
 
 
+def count(number: int, noun: str) -> str:
+    """`1 task`, `2 tasks`."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def scores_text(scores: dict) -> str:
-    """`run_scores` in a few lines: the held-out score per family, then the family-weighted mean."""
+    """`run_scores` in a few lines: the writing and the reading score, then the held-out score per family."""
     replies = f", {scores['samples']} replies per task" if scores["samples"] > 1 else ""
-    return "mean held-out score per family (95% interval)" + replies + ":\n" + "\n".join(family_lines(scores))
+    return "mean held-out scores (95% interval)" + replies + ":\n" + "\n".join(family_lines(scores))
 
 
 def cell(column: str, value) -> str:
@@ -298,31 +347,37 @@ def suite_label(suite: dict) -> str:
 def summary_markdown(manifest: Manifest, rows: list[dict], scores: dict) -> str:
     config = manifest.config
     k = scores["samples"]
+    best_head = f" best of {k} | 95% interval |" if k > 1 else ""
     lines = [
         f"# {config.model} · {config.protocol}",
         "",
-        f"Held-out score per family over {scores['tasks']} of {len(manifest.tasks)} tasks "
-        f"(suite {suite_label(manifest.suite)}){f', {k} replies per task' if k > 1 else ''}:",
+        f"Held-out scores over {scores['tasks']} of {len(manifest.tasks)} tasks "
+        f"(suite {suite_label(manifest.suite)}){f', {k} replies per task' if k > 1 else ''}. Writing and reading "
+        "are two skills: each has its own score, family-weighted over its families (each family counts once).",
         "",
-        "| family | tasks | mean | 95% interval |" + (f" best of {k} | 95% interval |" if k > 1 else ""),
-        "|---|---|---|---|" + ("---|---|" if k > 1 else ""),
+        "| score | tasks | families | mean | 95% interval |" + best_head,
+        "|---|---|---|---|---|" + ("---|---|" if k > 1 else ""),
     ]
-    for row in scores["families"]:
-        best = f" {row['best_of_k']:.4f} | {interval_text(row['best_of_k_ci95'])} |" if k > 1 else ""
+    for skill, head in headlines(scores):
+        best = f" {head['best_of_k']:.4f} | {interval_text(head['best_of_k_ci95'])} |" if k > 1 else ""
         lines.append(
-            f"| {row['family']} | {row['tasks']} | {row['mean_test_score']:.4f} | {interval_text(row['ci95'])} |{best}"
+            f"| {skill} | {head['tasks']} | {len(head['families'])} | {head['mean_test_score']:.4f} | "
+            f"{interval_text(head['ci95'])} |{best}"
         )
-        for part in (part for part in scores.get("parts", []) if part["family"] == row["family"]):
+    lines += ["", "| family | skill | tasks | mean | 95% interval |" + best_head]
+    lines.append("|---|---|---|---|---|" + ("---|---|" if k > 1 else ""))
+    for skill, head in headlines(scores):
+        for row in head["families"]:
+            best = f" {row['best_of_k']:.4f} | {interval_text(row['best_of_k_ci95'])} |" if k > 1 else ""
             lines.append(
-                f"| {row['family']}: {part['part']} | {part['tasks']} | {part['mean_test_score']:.4f} | "
-                f"{interval_text(part['ci95'])} |" + (" | |" if k > 1 else "")
+                f"| {row['family']} | {skill} | {row['tasks']} | {row['mean_test_score']:.4f} | "
+                f"{interval_text(row['ci95'])} |{best}"
             )
-    if len(scores["families"]) > 1:
-        best = f" {scores['best_of_k']:.4f} | {interval_text(scores['best_of_k_ci95'])} |" if k > 1 else ""
-        lines.append(
-            f"| family-weighted mean (each family counts once) | {scores['tasks']} | "
-            f"{scores['mean_test_score']:.4f} | {interval_text(scores['ci95'])} |{best}"
-        )
+            for part in (part for part in scores.get("parts", []) if part["family"] == row["family"]):
+                lines.append(
+                    f"| {row['family']}: {part['part']} | {skill} | {part['tasks']} | {part['mean_test_score']:.4f} | "
+                    f"{interval_text(part['ci95'])} |" + (" | |" if k > 1 else "")
+                )
     shown = columns(manifest)
     lines += ["", "| " + " | ".join(shown) + " |", "|" + "---|" * len(shown)]
     lines += ["| " + " | ".join(cell(c, r[c]) for c in shown) + " |" for r in rows]
@@ -343,12 +398,48 @@ def audit_markdown(records: list[TaskRecord]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def comparison(runs: list[tuple[str, Manifest, list[TaskRecord]]]) -> dict:
-    """The comparison of runs (each: a name, its manifest and its records), best family-weighted mean first.
-    Everything is over `shared_tasks`, the tasks finished in every run: each run's scores per family and
-    family-weighted (`run_scores`), and for each pair of runs the paired difference of their family-weighted
-    means with its interval (`wspbench/statistics.py`, tasks drawn within their family).
-    `same_suite` is False for a run whose suite differs from the first's."""
+COMPARED_SETTINGS = ("protocol", "rounds", "episodes", "train_episodes", "passes", "handoff", "samples")
+WHY = {  # what a difference means, said with its warning
+    "episodes": "intervals over unlike episode counts are not ranked together",
+    "suite": "different suites: a prompt, game or episode set differs, so scores may not be comparable",
+    "tasks": "scores are taken over the tasks finished in every run",
+}
+
+
+def comparison_warnings(runs: list[tuple[str, Manifest, list[TaskRecord]]]) -> list[str]:
+    """One line per setting in which the runs differ (which runs, which values): the settings that change what a
+    score measures, the suite (its digest) and the task set."""
+    if len(runs) < 2:
+        return []
+    found = []
+    values = {
+        **{name: [getattr(m.config, name) for _, m, _ in runs] for name in COMPARED_SETTINGS},
+        "suite": [str(m.suite.get("digest"))[:12] for _, m, _ in runs],
+        "tasks": [_task_set(m.tasks) for _, m, _ in runs],
+    }
+    for setting, seen in values.items():
+        if len(set(seen)) > 1:
+            shown = ", ".join(f"{name} {value}" for (name, _, _), value in zip(runs, seen, strict=True))
+            found.append(
+                f"warning: the runs differ in {setting} ({shown})" + (f": {WHY[setting]}" if setting in WHY else "")
+            )
+    return found
+
+
+def _task_set(tasks: list[str]) -> str:
+    return f"{len(tasks)} tasks ({hashlib.sha256(' '.join(sorted(tasks)).encode()).hexdigest()[:8]})"
+
+
+def comparison(runs: list[tuple[str, Manifest, list[TaskRecord]]], by: str = "writing") -> dict:
+    """The comparison of runs (each: a name, its manifest and its records), ranked by their `by` score ("writing"
+    or "reading"). Everything is over `shared_tasks`, the tasks finished in every run: each run's writing and
+    reading scores and per-family means (`run_scores`), and for each pair of runs the paired difference of each
+    skill's score with its interval (`wspbench/statistics.py`, tasks drawn within their family). A run scored on
+    another number of episodes than the first is listed with `rank` None (intervals of unlike episode counts are
+    not ranked as if equal); `warnings` names every setting the runs differ in. `same_suite` is False for a run
+    whose suite differs from the first's."""
+    if by not in SKILLS:
+        raise ValueError(f"rank by one of {', '.join(SKILLS)}, not {by!r}")
     rows_of = {name: summary_rows(records, manifest) for name, manifest, records in runs}
     records_of = {name: records for name, _, records in runs}
     common: set[str] | None = None
@@ -357,9 +448,9 @@ def comparison(runs: list[tuple[str, Manifest, list[TaskRecord]]]) -> dict:
         common = done if common is None else common & done
     shared = sorted(common or set())
     samples = {name: _samples(records, shared) for name, _, records in runs}
-    groups = [group_of(t) for t in shared]
     listed = sorted({r["task"] for rows in rows_of.values() for r in rows})
     first_suite = runs[0][1].suite if runs else {}
+    first_episodes = runs[0][1].config.episodes if runs else None
     table = []
     for name, manifest, _ in runs:
         config, rows = manifest.config, rows_of[name]
@@ -379,25 +470,43 @@ def comparison(runs: list[tuple[str, Manifest, list[TaskRecord]]]) -> dict:
         scores = run_scores(manifest, records_of[name], set(shared))
         row.update({key: value for key, value in scores.items() if key not in ("tasks", "samples")})
         table.append(row)
-    table.sort(key=lambda r: -1.0 if r["mean_test_score"] is None else r["mean_test_score"], reverse=True)
+
+    def score(row: dict) -> float:
+        return row[by]["mean_test_score"] if row.get(by) else -1.0
+
+    table.sort(key=lambda r: (r["episodes"] == first_episodes, score(r)), reverse=True)
+    rank = 0
+    for row in table:
+        rank += row["episodes"] == first_episodes
+        row["rank"] = rank if row["episodes"] == first_episodes else None
     pairs = []
     for i, first in enumerate(table):
         for second in table[i + 1 :]:
-            if not shared:
-                continue
-            a, b = samples[first["run"]], samples[second["run"]]
-            pairs.append(
-                {
-                    "a": first["run"],
-                    "b": second["run"],
-                    "mean_difference": first["mean_test_score"] - second["mean_test_score"],
-                    "ci95": list(difference_interval(list(zip(a, b, strict=True)), groups=groups)),
-                }
-            )
+            for skill in SKILLS:
+                mine = [k for k, t in enumerate(shared) if skill_of(t) == skill]
+                if not mine or not first.get(skill) or not second.get(skill):
+                    continue
+                a = [samples[first["run"]][k] for k in mine]
+                b = [samples[second["run"]][k] for k in mine]
+                pairs.append(
+                    {
+                        "a": first["run"],
+                        "b": second["run"],
+                        "skill": skill,
+                        "mean_difference": first[skill]["mean_test_score"] - second[skill]["mean_test_score"],
+                        "ci95": list(
+                            difference_interval(
+                                list(zip(a, b, strict=True)), groups=[group_of(shared[k]) for k in mine]
+                            )
+                        ),
+                    }
+                )
     return {
+        "by": by,
         "shared_tasks": shared,
         "tasks_left_out": [t for t in listed if t not in common],
         "same_suite": all(r["same_suite"] for r in table),
+        "warnings": comparison_warnings(runs),
         "runs": table,
         "pairs": pairs,
     }

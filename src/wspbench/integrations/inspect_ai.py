@@ -22,7 +22,7 @@ from inspect_ai.solver import Generate, TaskState, generate, solver
 from wspbench.evaluation import ENGINES
 from wspbench.harness.agent import act, hand_off, open_kernel
 from wspbench.harness.record import block_json
-from wspbench.harness.summary import family_scores
+from wspbench.harness.summary import by_skill, headline
 from wspbench.statistics import Sample as Episodes
 from wspbench.tasks import Protocol, get_task, select, suite
 from wspbench.tasks import Task as WspTask
@@ -264,8 +264,9 @@ def chat_messages(messages: list[dict]) -> list:
 def family_means() -> Metric:
     """Per task family (original, synth, ..., repair): `FAMILY` the mean score, `FAMILY tasks`, `FAMILY low` and
     `FAMILY high` its 95% interval, the very numbers `wsp runs show` prints for a run of the same replies
-    (`harness/summary.py` `family_scores`); then the family-weighted mean, each family counting once. No mean
-    over every sample: families are not on one scale (writing against reading tasks)."""
+    (`harness/summary.py` `headline`); then per skill the samples have, `writing score` and `reading score`
+    (family-weighted, each family counting once) with `... low`, `... high` and `... tasks`. No mean over every
+    sample, nor over both skills: writing and reading are two skills."""
 
     def compute(scores: list[SampleScore]) -> Value:
         replies: dict[str, list] = {}
@@ -277,14 +278,15 @@ def family_means() -> Metric:
                 episodes = Episodes((), 1.0)
             task_id = (one.sample_metadata or {}).get("task", str(one.sample_id))
             replies.setdefault(task_id, []).append((float(one.score.as_float()), episodes))
-        found = family_scores(replies)
         values: dict[str, float] = {}
-        for row in found["families"]:
-            family = row["family"]
-            values |= {family: row["mean"], f"{family} tasks": row["tasks"]}
-            values |= {f"{family} low": row["ci95"][0], f"{family} high": row["ci95"][1]}
-        if len(found["families"]) > 1:
-            values["family-weighted mean"] = found["mean"]
+        for skill, mine in by_skill(replies).items():
+            head = headline(mine)
+            for row in head["families"]:
+                family = row["family"]
+                values |= {family: row["mean_test_score"], f"{family} tasks": row["tasks"]}
+                values |= {f"{family} low": row["ci95"][0], f"{family} high": row["ci95"][1]}
+            values |= {f"{skill} score": head["mean_test_score"], f"{skill} score tasks": head["tasks"]}
+            values |= {f"{skill} score low": head["ci95"][0], f"{skill} score high": head["ci95"][1]}
         return values
 
     return compute

@@ -11,8 +11,9 @@ Runs are read through `report/runs.py` (the run record's one reader). Intervals 
 held-out Score (`Score.interval()`, every episode's value is stored): nothing is graded again. Means and
 intervals over tasks are per family (`harness/summary.py` `family_scores`, the function `wsp runs show` and
 `runs compare` use, so a run shows the same intervals everywhere) and over the tasks every model finished, so
-that no model's mean is over other tasks than another's; the one overall number is the family-weighted mean
-(each family counts once): writing and reading tasks are never averaged together. Each run's
+that no model's mean is over other tasks than another's. Writing and reading are never averaged together: each
+model has a writing score and a reading score (`harness/summary.py` `headline`: family-weighted, each family
+counting once, with its interval and task count). Each run's
 suite (name, version, digest) is stated, with a warning when the runs come from different suites, since
 their scores are then not comparable.
 
@@ -31,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wspbench.baselines import measured
-from wspbench.harness.summary import audit_rows, families, family_scores, replies_of
+from wspbench.harness.summary import SKILLS, audit_rows, by_skill, families, headline, replies_of
 from wspbench.report import REPLAY_BYTES, REPLAY_SECONDS, REPLAYS_PER_FAMILY
 from wspbench.report.runs import Entry, load_run
 from wspbench.tasks.spec import group_of
@@ -49,14 +50,18 @@ class ModelRow:
     label: str
     tasks: int
     scored: int
-    mean: float | None  # the family-weighted mean over the shared tasks (each family counts once)
-    interval: tuple[float, float] | None  # its 95% interval
+    skills: dict[str, dict]  # per skill with a shared task: its `headline` (family-weighted score, interval, tasks)
     parse_failures: int
     errors: int
     prompt_tokens: int | None
     completion_tokens: int | None
     cost: float | None
-    families: list[dict] = field(default_factory=list)  # `family_scores` over the shared tasks
+    families: list[dict] = field(default_factory=list)  # per family over the shared tasks: mean, ci95, tasks, skill
+
+    def score(self, skill: str) -> tuple[float | None, tuple[float, float] | None, int]:
+        """The skill's family-weighted score, its 95% interval and its task count (None, None, 0 without one)."""
+        head = self.skills.get(skill)
+        return (None, None, 0) if head is None else (head["mean_test_score"], tuple(head["ci95"]), head["tasks"])
 
 
 def labels(entries: list[Entry]) -> dict[int, str]:
@@ -87,26 +92,33 @@ def model_rows(entries: list[Entry], label_of: dict[int, str]) -> list[ModelRow]
     rows = []
     for label in dict.fromkeys(label_of[id(e)] for e in entries):
         mine = [e for e in entries if label_of[id(e)] == label]
-        means = family_scores(replies_of([e.record for e in mine if e.record is not None], shared))
+        split = by_skill(replies_of([e.record for e in mine if e.record is not None], shared))
+        heads = {skill: headline(replies) for skill, replies in split.items()}
         rows.append(
             ModelRow(
                 label,
                 len(mine),
                 sum(e.score is not None for e in mine),
-                means["mean"],
-                tuple(means["ci95"]) if means["ci95"] else None,
+                heads,
                 sum(e.parse_failure for e in mine),
-                sum(e.status != "ok" for e in mine),
+                sum(e.status not in ("ok", "corrupt") for e in mine),
                 _total(e.prompt_tokens for e in mine),
                 _total(e.completion_tokens for e in mine),
                 _total(e.cost for e in mine),
-                means["families"],
+                [
+                    {"family": f["family"], "tasks": f["tasks"], "mean": f["mean_test_score"], "ci95": f["ci95"]}
+                    | {"skill": skill}
+                    for skill, head in heads.items()
+                    for f in head["families"]
+                ],
             )
         )
     return rows
 
 
 def score_text(e: Entry) -> str:
+    if e.status == "corrupt":
+        return "0 (record cannot be read)"
     if e.status != "ok":
         return "error"
     if e.parse_failure:
@@ -384,8 +396,8 @@ FAMILIES_TEXT = (
     "src/wspbench/statistics.py; the intervals `wsp runs show` and `wsp runs compare` print), beside the mean "
     "baseline-relative score: (score - trivial) / (reference - trivial), trivial being the better of the zero "
     "network and the best constant action (`wsp baselines`), over the tasks whose baselines were measured. "
-    "Families are not on one scale (writing and reading tasks), so no mean mixes them: the family-weighted mean "
-    "counts each family once."
+    "Writing and reading are two skills, so no mean mixes them: the writing score and the reading score are each "
+    "family-weighted over their own families (each family counts once)."
 )
 
 
@@ -405,6 +417,18 @@ def markdown(
         "",
         FAMILIES_TEXT,
         "",
+        "| score | tasks | model | mean score | 95% interval |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {skill} score (family-weighted) | {r.score(skill)[2]} | {_md(r.label)} | {_num(r.score(skill)[0], 4)} | "
+        f"{interval_text(r.score(skill)[1])} |"
+        for skill in SKILLS
+        for r in rows
+        if skill in r.skills
+    ]
+    lines += [
+        "",
         "| family | tasks | model | mean score | 95% interval | mean baseline-relative score (tasks) |",
         "|---|---|---|---|---|---|",
     ]
@@ -412,12 +436,6 @@ def markdown(
         f"| {_md(g['family'])} | {g['tasks']} | {_md(g['model'])} | {g['mean']:.4f} | {interval_text(g['ci95'])} | "
         f"{_num(g['relative'], 4)} ({g['with_baselines']}) |"
         for g in family_rows(entries, label_of, rows)
-    ]
-    lines += [
-        f"| family-weighted mean | {sum(f['tasks'] for f in r.families)} | {_md(r.label)} | {_num(r.mean, 4)} | "
-        f"{interval_text(r.interval)} | |"
-        for r in rows
-        if len(r.families) > 1
     ]
     lines += [
         "",
@@ -433,13 +451,14 @@ def markdown(
         "",
         "## Models",
         "",
-        "| model | tasks | scored | family-weighted mean (shared tasks) | 95% interval | parse failures | errors | "
-        "prompt tokens | completion tokens | cost |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| model | tasks | scored | writing score (shared tasks) | 95% interval | reading score (shared tasks) | "
+        "95% interval | parse failures | errors | prompt tokens | completion tokens | cost |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     lines += [
-        f"| {_md(r.label)} | {r.tasks} | {r.scored} | {_num(r.mean, 4)} | {interval_text(r.interval)} | "
-        f"{r.parse_failures} | {r.errors} | "
+        f"| {_md(r.label)} | {r.tasks} | {r.scored} | {_num(r.score('writing')[0], 4)} | "
+        f"{interval_text(r.score('writing')[1])} | {_num(r.score('reading')[0], 4)} | "
+        f"{interval_text(r.score('reading')[1])} | {r.parse_failures} | {r.errors} | "
         f"{_num(r.prompt_tokens)} | {_num(r.completion_tokens)} | {_num(r.cost, 4)} |"
         for r in rows
     ]
@@ -533,6 +552,16 @@ def page(
         "won or lost). A reply without a usable answer scores 0 and is counted as a parse failure.</p>",
         *([f'<p class="warn">Warning: {esc(warning)}.</p>'] if warning else []),
         f"<h2>Per family, {esc(shared_text(entries, label_of, rows))}</h2><p>{esc(FAMILIES_TEXT)}</p>",
+        "<table><tr><th>score</th><th>tasks</th><th>model</th><th>mean score</th><th>95% interval</th></tr>",
+        *(
+            f"<tr><td>{skill} score (family-weighted)</td><td class=num>{r.score(skill)[2]}</td>"
+            f"<td>{esc(r.label)}</td><td class=num>{_num(r.score(skill)[0], 4)}</td>"
+            f"<td class=num>{interval_text(r.score(skill)[1])}</td></tr>"
+            for skill in SKILLS
+            for r in rows
+            if skill in r.skills
+        ),
+        "</table>",
         "<table><tr><th>family</th><th>tasks</th><th>model</th><th>mean score</th><th>95% interval</th>"
         "<th>mean baseline-relative score</th><th>tasks with baselines</th></tr>",
         *(
@@ -541,27 +570,23 @@ def page(
             f"<td class=num>{_num(g['relative'], 4)}</td><td class=num>{g['with_baselines']}</td></tr>"
             for g in family_rows(entries, label_of, rows)
         ),
-        *(
-            f"<tr><td>family-weighted mean</td><td class=num>{sum(f['tasks'] for f in r.families)}</td>"
-            f"<td>{esc(r.label)}</td><td class=num>{_num(r.mean, 4)}</td>"
-            f"<td class=num>{interval_text(r.interval)}</td><td></td><td></td></tr>"
-            for r in rows
-            if len(r.families) > 1
-        ),
         "</table>",
         *(f'<p><img src="{esc(c)}" alt="{esc(c)}"></p>' for c in charts),
         "<h2>Suites</h2><table><tr><th>run</th><th>suite</th></tr>",
         *(f"<tr><td>{esc(run)}</td><td>{esc(suite_text(suite))}</td></tr>" for run, suite in suites.items()),
         "</table>",
         "<h2>Models</h2><table><tr><th>model</th><th>tasks</th><th>scored</th>"
-        "<th>family-weighted mean (shared tasks)</th>"
+        "<th>writing score (shared tasks)</th><th>95% interval</th><th>reading score (shared tasks)</th>"
         "<th>95% interval</th><th>parse failures</th><th>errors</th><th>prompt tokens</th>"
         "<th>completion tokens</th><th>cost</th></tr>",
     ]
     for r in rows:
         out.append(
             f"<tr><td>{esc(r.label)}</td><td class=num>{r.tasks}</td><td class=num>{r.scored}</td>"
-            f"<td class=num>{_num(r.mean, 4)}</td><td class=num>{interval_text(r.interval)}</td>"
+            f"<td class=num>{_num(r.score('writing')[0], 4)}</td>"
+            f"<td class=num>{interval_text(r.score('writing')[1])}</td>"
+            f"<td class=num>{_num(r.score('reading')[0], 4)}</td>"
+            f"<td class=num>{interval_text(r.score('reading')[1])}</td>"
             f"<td class=num>{r.parse_failures}</td>"
             f"<td class=num>{r.errors}</td>"
             f"<td class=num>{_num(r.prompt_tokens)}</td><td class=num>{_num(r.completion_tokens)}</td>"

@@ -33,6 +33,7 @@ SYSTEM = "You read neural-network weights and say what the network does. Follow 
 
 class IdentifyTask(Task):
     family = "identify"
+    skill = "reading"
     network = MINATAR_NETWORK
     answer_format = "game"
     protocols = ("one-shot", "agent")  # no feedback, and no plays: either would tell the answer

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from wspbench.tasks.spec import Task, group_of, safe_message
+from wspbench.tasks.spec import SKILLS, Task, group_of, safe_message
 
 SUITE_NAME = "wspbench"
 SUITE_VERSION = "7"  # CHANGELOG.md; bump with any change that moves a score: a prompt, a game, a cap, the episodes
@@ -125,6 +125,8 @@ def _problem(task, taken: dict[str, Task], reserved: frozenset[str], kept: dict[
         return f"its id {task_id!r:.60} is not lower-case family/name (letters, digits, _ . -)"
     if not isinstance(family, str) or not isinstance(game, str):
         return f"{task_id}: its family and game name must be text"
+    if task.skill not in SKILLS:
+        return f"{task_id}: its skill must be one of {', '.join(SKILLS)}, not {task.skill!r:.40}"
     if task_id in taken or task_id in kept:
         return f"{task_id} repeats the id of {'another' if task_id in kept else 'an earlier'} task"
     if group_of(task_id) in reserved or family in reserved:

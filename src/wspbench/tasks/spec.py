@@ -31,6 +31,7 @@ from wspbench.networks import Network, Weights
 from wspbench.statistics import Sample, episodes_for, mean_interval, normalize, wilson
 
 PROTOCOLS = ("one-shot", "feedback", "agent")
+SKILLS = ("writing", "reading")  # what a task measures (`Task.skill`); every aggregate keeps them apart
 OFFLINE_MODELS = ("reference", "zero", "trained", "reference-agent")  # built-in models that need no endpoint
 SCORE_FORMAT = "wspbench.score/1"
 MIN_CAP = 1e-9  # a cap measured on episodes (repair) is at least this
@@ -264,6 +265,7 @@ class Task(ABC):
     protocols: tuple[str, ...] = ("one-shot",)  # the protocols its prompt states (feedback: a GameTask's)
     max_answer_chars: int = MAX_ANSWER_CHARS  # the longest reply `read` takes (every reader of answers bounds by it)
     breakdown: str | None = None  # the part of its family that reports give a mean of (repair: the damage kind)
+    skill: str = "writing"  # "writing" (write weights that play) or "reading" (read given weights): never averaged
     private_set: Path | None = None  # the folder outside the package that grading reads (a private set's, loaded
     # through WSP_PRIVATE_SETS): exports carry it to their grader
 
