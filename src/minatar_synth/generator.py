@@ -126,7 +126,7 @@ def describe(d: Design) -> str:
         "shoot": f"shoot {danger}",
         "both": f"collect {d.reward.plural if d.reward else ''} while dodging or shooting {danger}",
     }[d.scoring]
-    first = f"Gen {d.seed:05d}: move a {d.player} {where[d.layout]} to {goal}."
+    first = f"Gen {d.seed:05d}: move {a(d.player)} {where[d.layout]} to {goal}."
     lines = [first, "", "Rules"]
     lines += rule_lines(d)
     lines += ["", "Channels of state()"] + channel_lines(d)
@@ -138,6 +138,11 @@ def describe(d: Design) -> str:
 def wrap(line: str, width: int = 110) -> list[str]:
     """A docstring line broken before `width`, its continuation lines indented by two spaces."""
     return textwrap.wrap(line, width, subsequent_indent="  ", break_on_hyphens=False) or [""]
+
+
+def a(noun: str) -> str:
+    """The noun with its indefinite article: `a gem`, `an arrow`."""
+    return f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"
 
 
 def motion_adjective(kind: Kind) -> str:
@@ -160,19 +165,19 @@ def rule_lines(d: Design) -> list[str]:
     if d.fire:
         direction = "to the right" if d.layout == "left" else "up"
         lines.append(
-            f"- Action 5 (fire) launches a {d.shot} from the {p}'s cell when no {d.shot} is in flight. The {d.shot} "
+            f"- Action 5 (fire) launches {a(d.shot)} from the {p}'s cell when no {d.shot} is in flight. The {d.shot} "
             f"moves one cell {direction} every step, removes the first object it meets and vanishes with it, or "
             "leaves the grid" + (" (a miss, which costs 1 point)." if shots_score(d) else ".")
         )
     for kind in (d.reward, d.danger):
         if kind is not None:
             lines.append(kind_rule(d, kind))
-    outcomes = [f"a {d.reward.name} gives +1"] if d.reward else []
+    outcomes = [f"{a(d.reward.name)} gives +1"] if d.reward else []
     outcomes.append(
         {
-            "crash": f"a {d.danger.name} ends the episode",
-            "lives": f"a {d.danger.name} costs one of the {p}'s {d.lives} lives",
-            "penalty": f"a {d.danger.name} costs 1 point (-1 reward)",
+            "crash": f"{a(d.danger.name)} ends the episode",
+            "lives": f"{a(d.danger.name)} costs one of the {p}'s {d.lives} lives",
+            "penalty": f"{a(d.danger.name)} costs 1 point (-1 reward)",
         }[d.ending]
     )
     lines.append(
@@ -180,7 +185,7 @@ def rule_lines(d: Design) -> list[str]:
         f"the object is removed: {'; '.join(outcomes)}."
     )
     if shots_score(d):
-        lines.append(f"- A {d.danger.name} removed by a {d.shot} gives +1.")
+        lines.append(f"- {a(d.danger.name).capitalize()} removed by {a(d.shot)} gives +1.")
     limit = f"after `max_steps` ({d.max_steps}) steps"
     ending = {"lives": "when the last life is lost or ", "crash": f"at the first {d.danger.name} touched or "}
     lines.append(f"- The episode ends {ending.get(d.ending, '')}{limit}.")
@@ -280,7 +285,7 @@ def constants(d: Design) -> list[str]:
     for kind in (d.reward, d.danger):
         if kind is not None:
             lines.append(f"{kind.constant}_CHANCE = {kind.chance}  # chance each step that a new {kind.name} appears")
-            lines.append(f"{kind.constant}_PERIOD = {kind.period}  # steps per move of a {kind.name}")
+            lines.append(f"{kind.constant}_PERIOD = {kind.period}  # steps per move of {a(kind.name)}")
     names = {"bottom": ["LEFT", "RIGHT"], "left": ["UP", "DOWN"], "free": ["LEFT", "UP", "RIGHT", "DOWN"]}[d.layout]
     numbers = {"LEFT": "1", "UP": "2", "RIGHT": "3", "DOWN": "4"}
     if d.fire:

@@ -3,6 +3,8 @@ naming the value. Reading the files themselves, with bounds, is `wspbench/files.
 
 from __future__ import annotations
 
+from wspbench.words import a
+
 
 class BadValue(ValueError):
     """A value read from an untrusted file is not of its type or not within its bounds; the message names it."""
@@ -32,7 +34,7 @@ def text(value, what: str, optional: bool = False) -> str | None:
 def sized(value, what: str, kind: type, limit: int):
     """`value` when it is a `kind` (list or dict) of at most `limit` items, else BadValue."""
     if not isinstance(value, kind):
-        raise BadValue(f"{what} must be a {kind.__name__}, not {shown(value)}")
+        raise BadValue(f"{what} must be {a(kind.__name__)}, not {shown(value)}")
     if len(value) > limit:
         raise BadValue(f"{what} has {len(value):,} items; at most {limit:,} are allowed")
     return value

@@ -109,7 +109,7 @@ def private_games(tmp_path_factory):
     finally:
         patch.undo()
     assert built.exit_code == 0, built.output
-    assert "1 games in" in built.output
+    assert "1 game in" in built.output
     return out
 
 
@@ -142,7 +142,7 @@ def test_a_private_set_of_games_is_built_from_a_key_and_graded(private_games, tm
     assert one.id == task.id or task.id in json.dumps(one.metadata)
     again = RUNNER.invoke(app, ["games", "generate", "--key", "k1", "--out", str(out), "--count", "1", "--name",
                                 "mine", "--steps", "8192"])  # fmt: skip
-    assert again.exit_code == 0 and "1 games in" in again.output  # a finished build is found, not trained again
+    assert again.exit_code == 0 and "1 game in" in again.output  # a finished build is found, not trained again
     refused = RUNNER.invoke(app, ["games", "generate", "--out", str(tmp_path / "x")])
     assert refused.exit_code == 2 and "--key" in refused.output
     monkeypatch.setattr(registry, "_tasks", None)

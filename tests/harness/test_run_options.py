@@ -99,7 +99,7 @@ def test_each_option_reaches_the_server_and_the_record_with_credentials_redacted
     rotated = [o.replace(TOKEN_SECRET, "tok-rotated-000000") for o in OPTIONS]
     done = wsp_run(server, out, "--tasks", "original/breakout", *rotated)
     assert done.exit_code == 0, done.output
-    assert f"all 1 tasks already finished in {out}; nothing to run" in clean(done.output)
+    assert f"all 1 task already finished in {out}; nothing to run" in clean(done.output)
     assert len(server.requests) == 1
 
 
@@ -197,7 +197,7 @@ def test_dry_run_without_a_loadable_tokenizer_is_the_estimate_with_one_note(monk
     text = clean(result.output)
     notes = [line for line in text.splitlines() if line.startswith("note: tiktoken could not load")]
     assert len(notes) == 1 and "offline estimate" in notes[0] and "HTTPSConnectionPool" not in text
-    assert "tokens: estimated: pre-tokenizer pieces" in text and "dry run: 1 tasks" in text
+    assert "tokens: estimated: pre-tokenizer pieces" in text and "dry run: 1 task" in text
 
 
 def test_a_truncated_reply_is_marked_shown_and_counted(server, key, tmp_path):

@@ -503,3 +503,27 @@ def test_a_resumed_run_of_another_suite_is_refused_in_one_short_line(tmp_path):
     with pytest.raises(RunDirError, match="holds a run of suite") as refused:
         opened(tmp_path)
     assert "\n" not in str(refused.value) and len(str(refused.value)) < 1000
+
+
+def test_the_default_directory_of_a_run_with_other_settings_is_its_own_and_resumes(tmp_path, monkeypatch):
+    """A newcomer who changes --episodes is not refused: the run goes to a directory of its own, named in the
+    output, and the same command again resumes it."""
+    monkeypatch.chdir(tmp_path)
+
+    def run(*args):
+        command = ["run", "--model", "zero", "--tasks", "original/breakout", "--workers", "1", *args]
+        return CliRunner().invoke(app, command)
+
+    first = run("--episodes", "3")
+    assert first.exit_code == 0 and (tmp_path / "runs" / "zero-one-shot" / "tasks").is_dir(), first.output
+    second = run("--episodes", "2")
+    output = " ".join(second.output.split())
+    assert second.exit_code == 0 and "holds a run with other settings (episodes=2, not 3)" in output, output
+    (other,) = [p for p in (tmp_path / "runs").iterdir() if p.name.startswith("zero-one-shot-")]
+    assert other.name in output and RunDir(other).read()[0].config.episodes == 2
+    again = " ".join(run("--episodes", "2").output.split())
+    assert "all 1 task already finished in " + str(Path("runs") / other.name) in again
+    assert "all 1 task already finished in runs/zero-one-shot;" in " ".join(run("--episodes", "3").output.split())
+    tasks = run("--episodes", "3", "--tasks", "original/breakout,original/asterix")  # other tasks: another run too
+    assert tasks.exit_code == 0 and "other tasks" in " ".join(tasks.output.split())
+    assert len(list((tmp_path / "runs").iterdir())) == 3

@@ -100,7 +100,10 @@ def test_tables_count_parse_failures_apart_and_show_intervals(report):
     models = markdown.split("## Models")[1].split("##")[0]
     assert "| reference (one-shot) | 2 | 2 |" in models and "| 0 | 0 |" in models
     # its mean is over the one task both models finished (original/breakout, a parse failure), never over others
-    assert "| m\\|&lt;x&gt; (one-shot) | 3 | 2 | 0.0000 | 0.0000 to 0.0000 | - | - | 1 | 1 | 9,000 | 700 | 0.0123 |" in models
+    assert (
+        "| m\\|&lt;x&gt; (one-shot) | 3 | 2 | 0.0000 | 0.0000 to 0.0000 | - | - | 1 | 1 | 9,000 | 700 | 0.0123 |"
+        in models
+    )
     scores = markdown.split("## Scores")[1].split("##")[0]
     assert "0 (parse failure)" in scores and "error" in scores
     assert scores.count("[replay](replays/") == 2
@@ -194,7 +197,7 @@ def test_means_per_family_over_shared_tasks_come_with_baseline_relative_scores(r
     markdown = (report / "report.md").read_text()
     assert markdown.index("## Per family") < markdown.index("## Models") < markdown.index("## Scores")
     families = markdown.split("## Per family")[1].split("## ")[0]
-    assert "over the 1 tasks every model finished (2 other tasks left out" in families
+    assert "over the 1 task every model finished (2 other tasks left out" in families
     entry = measured.of_task("original/breakout")
     reference_run = json.loads((report.parent / "reference" / "tasks" / "original-breakout.json").read_text())
     score = reference_run["test"]["normalized"]

@@ -302,7 +302,7 @@ def test_wsp_run_skips_what_does_not_fit(tmp_path):
         ],
     )
     assert result.exit_code == 0, result.output
-    assert "skipped 1 tasks whose prompts have more than 20,000 tokens" in result.output
+    assert "skipped 1 task whose prompts have more than 20,000 tokens" in result.output
     feedback = RUNNER.invoke(app, ["run", "--model", "zero", "--tasks", "identify/*", "--protocol", "feedback"])
     assert feedback.exit_code == 2 and "no feedback protocol" in feedback.output
 

@@ -12,7 +12,7 @@ Rules
   down and one column sideways every second step (each picks its sideways direction when it appears), bouncing
   off the side walls; they are gone when they leave the grid.
 - When the frog and an object share a cell (checked after the frog moves and again after the objects move),
-  the object is removed: a egg gives +1; a rock costs 1 point (-1 reward).
+  the object is removed: an egg gives +1; a rock costs 1 point (-1 reward).
 - A rock removed by a harpoon gives +1.
 - The episode ends after `max_steps` (250) steps.
 - Each step: the frog moves, the harpoon moves, the objects move, new ones appear.
@@ -38,7 +38,7 @@ import numpy as np
 GRID = 10
 BOTTOM = GRID - 1
 EGG_CHANCE = 0.3  # chance each step that a new egg appears
-EGG_PERIOD = 2  # steps per move of a egg
+EGG_PERIOD = 2  # steps per move of an egg
 ROCK_CHANCE = 0.3  # chance each step that a new rock appears
 ROCK_PERIOD = 2  # steps per move of a rock
 LEFT, RIGHT, FIRE = 1, 3, 5

@@ -9,7 +9,7 @@ Rules
 - Rocks appear in row 0 at a random column (chance 0.15 each step, if that cell is empty). They move one row
   down every step; they are gone when they leave the grid.
 - When the diver and an object share a cell (checked after the diver moves and again after the objects move),
-  the object is removed: a egg gives +1; a rock costs one of the diver's 4 lives.
+  the object is removed: an egg gives +1; a rock costs one of the diver's 4 lives.
 - The episode ends when the last life is lost or after `max_steps` (200) steps.
 - Each step: the diver moves, the objects move, new ones appear.
 
@@ -35,7 +35,7 @@ BOTTOM = GRID - 1
 TOP = 1  # the highest row the player may enter: objects appear in row 0
 START_LIVES = 4
 EGG_CHANCE = 0.4  # chance each step that a new egg appears
-EGG_PERIOD = 2  # steps per move of a egg
+EGG_PERIOD = 2  # steps per move of an egg
 ROCK_CHANCE = 0.15  # chance each step that a new rock appears
 ROCK_PERIOD = 1  # steps per move of a rock
 LEFT, UP, RIGHT, DOWN = 1, 2, 3, 4

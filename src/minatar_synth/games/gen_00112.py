@@ -4,15 +4,15 @@ Rules
 - The knight is one cell that starts in the middle of the grid and stays in rows 1 to 9 (objects appear in row
   0). Actions 1 (left) and 3 (right) move it one column, 2 (up) and 4 (down) one row, stopping at row 1 and
   row 9 and at the side edges. Other actions leave it in place.
-- Action 5 (fire) launches a arrow from the knight's cell when no arrow is in flight. The arrow moves one cell
-  up every step, removes the first object it meets and vanishes with it, or leaves the grid (a miss, which
-  costs 1 point).
+- Action 5 (fire) launches an arrow from the knight's cell when no arrow is in flight. The arrow moves one
+  cell up every step, removes the first object it meets and vanishes with it, or leaves the grid (a miss,
+  which costs 1 point).
 - Spikes appear in row 0 at a random column (chance 0.50 each step, if that cell is empty). They move one row
   down and one column sideways every second step (each picks its sideways direction when it appears), bouncing
   off the side walls; they are gone when they leave the grid.
 - When the knight and an object share a cell (checked after the knight moves and again after the objects
   move), the object is removed: a spike costs 1 point (-1 reward).
-- A spike removed by a arrow gives +1.
+- A spike removed by an arrow gives +1.
 - The episode ends after `max_steps` (500) steps.
 - Each step: the knight moves, the arrow moves, the objects move, new ones appear.
 

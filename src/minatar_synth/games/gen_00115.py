@@ -9,7 +9,7 @@ Rules
 - Spikes appear in column 9 at a random row (chance 0.20 each step, if that cell is empty). They move one
   column left every step; they are gone when they leave the grid.
 - When the frog and an object share a cell (checked after the frog moves and again after the objects move),
-  the object is removed: a apple gives +1; a spike costs one of the frog's 4 lives.
+  the object is removed: an apple gives +1; a spike costs one of the frog's 4 lives.
 - The episode ends when the last life is lost or after `max_steps` (250) steps.
 - Each step: the frog moves, the objects move, new ones appear.
 
@@ -33,7 +33,7 @@ GRID = 10
 BOTTOM = GRID - 1
 START_LIVES = 4
 APPLE_CHANCE = 0.2  # chance each step that a new apple appears
-APPLE_PERIOD = 3  # steps per move of a apple
+APPLE_PERIOD = 3  # steps per move of an apple
 SPIKE_CHANCE = 0.2  # chance each step that a new spike appears
 SPIKE_PERIOD = 1  # steps per move of a spike
 UP, DOWN = 2, 4

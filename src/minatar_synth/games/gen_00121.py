@@ -11,7 +11,7 @@ Rules
 - Ghosts appear in row 0 at a random column (chance 0.40 each step, if that cell is empty). They move one row
   down every step; they are gone when they leave the grid.
 - When the robot and an object share a cell (checked after the robot moves and again after the objects move),
-  the object is removed: a apple gives +1; a ghost costs one of the robot's 4 lives.
+  the object is removed: an apple gives +1; a ghost costs one of the robot's 4 lives.
 - A ghost removed by a bolt gives +1.
 - The episode ends when the last life is lost or after `max_steps` (300) steps.
 - Each step: the robot moves, the bolt moves, the objects move, new ones appear.
@@ -37,7 +37,7 @@ GRID = 10
 BOTTOM = GRID - 1
 START_LIVES = 4
 APPLE_CHANCE = 0.2  # chance each step that a new apple appears
-APPLE_PERIOD = 3  # steps per move of a apple
+APPLE_PERIOD = 3  # steps per move of an apple
 GHOST_CHANCE = 0.4  # chance each step that a new ghost appears
 GHOST_PERIOD = 1  # steps per move of a ghost
 LEFT, RIGHT, FIRE = 1, 3, 5

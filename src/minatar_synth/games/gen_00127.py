@@ -12,7 +12,7 @@ Rules
   down and one column sideways every step (each picks its sideways direction when it appears), bouncing off
   the side walls; they are gone when they leave the grid.
 - When the knight and an object share a cell (checked after the knight moves and again after the objects
-  move), the object is removed: a apple gives +1; a mine costs one of the knight's 2 lives.
+  move), the object is removed: an apple gives +1; a mine costs one of the knight's 2 lives.
 - The episode ends when the last life is lost or after `max_steps` (200) steps.
 - Each step: the knight moves, the harpoon moves, the objects move, new ones appear.
 
@@ -37,7 +37,7 @@ GRID = 10
 BOTTOM = GRID - 1
 START_LIVES = 2
 APPLE_CHANCE = 0.2  # chance each step that a new apple appears
-APPLE_PERIOD = 3  # steps per move of a apple
+APPLE_PERIOD = 3  # steps per move of an apple
 MINE_CHANCE = 0.2  # chance each step that a new mine appears
 MINE_PERIOD = 1  # steps per move of a mine
 LEFT, RIGHT, FIRE = 1, 3, 5

@@ -4,7 +4,7 @@ Rules
 - The ship is one cell that starts in the middle of the grid and stays in rows 1 to 9 (objects appear in row
   0). Actions 1 (left) and 3 (right) move it one column, 2 (up) and 4 (down) one row, stopping at row 1 and
   row 9 and at the side edges. Other actions leave it in place.
-- Action 5 (fire) launches a arrow from the ship's cell when no arrow is in flight. The arrow moves one cell
+- Action 5 (fire) launches an arrow from the ship's cell when no arrow is in flight. The arrow moves one cell
   up every step, removes the first object it meets and vanishes with it, or leaves the grid (a miss, which
   costs 1 point).
 - Bombs appear in row 0 at a random column (chance 0.40 each step, if that cell is empty). They move one row
@@ -12,7 +12,7 @@ Rules
   off the side walls; they are gone when they leave the grid.
 - When the ship and an object share a cell (checked after the ship moves and again after the objects move),
   the object is removed: a bomb costs one of the ship's 4 lives.
-- A bomb removed by a arrow gives +1.
+- A bomb removed by an arrow gives +1.
 - The episode ends when the last life is lost or after `max_steps` (400) steps.
 - Each step: the ship moves, the arrow moves, the objects move, new ones appear.
 

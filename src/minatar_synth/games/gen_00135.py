@@ -3,7 +3,7 @@
 Rules
 - The frog is one cell in the left column (column 0). Actions 2 (up) and 4 (down) move it one row, stopping at
   the edges. Other actions leave it in place.
-- Action 5 (fire) launches a arrow from the frog's cell when no arrow is in flight. The arrow moves one cell
+- Action 5 (fire) launches an arrow from the frog's cell when no arrow is in flight. The arrow moves one cell
   to the right every step, removes the first object it meets and vanishes with it, or leaves the grid (a miss,
   which costs 1 point).
 - Bombs appear in column 9 at a random row (chance 0.30 each step, if that cell is empty). They move one
@@ -11,7 +11,7 @@ Rules
   bouncing off the top and bottom walls; they are gone when they leave the grid.
 - When the frog and an object share a cell (checked after the frog moves and again after the objects move),
   the object is removed: a bomb costs 1 point (-1 reward).
-- A bomb removed by a arrow gives +1.
+- A bomb removed by an arrow gives +1.
 - The episode ends after `max_steps` (300) steps.
 - Each step: the frog moves, the arrow moves, the objects move, new ones appear.
 

@@ -12,7 +12,7 @@ Rules
   down and one column sideways every second step (each picks its sideways direction when it appears), bouncing
   off the side walls; they are gone when they leave the grid.
 - When the rover and an object share a cell (checked after the rover moves and again after the objects move),
-  the object is removed: a apple gives +1; a bat costs one of the rover's 4 lives.
+  the object is removed: an apple gives +1; a bat costs one of the rover's 4 lives.
 - A bat removed by a laser gives +1.
 - The episode ends when the last life is lost or after `max_steps` (500) steps.
 - Each step: the rover moves, the laser moves, the objects move, new ones appear.
@@ -38,7 +38,7 @@ GRID = 10
 BOTTOM = GRID - 1
 START_LIVES = 4
 APPLE_CHANCE = 0.3  # chance each step that a new apple appears
-APPLE_PERIOD = 2  # steps per move of a apple
+APPLE_PERIOD = 2  # steps per move of an apple
 BAT_CHANCE = 0.5  # chance each step that a new bat appears
 BAT_PERIOD = 2  # steps per move of a bat
 LEFT, RIGHT, FIRE = 1, 3, 5

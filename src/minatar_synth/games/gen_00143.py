@@ -3,7 +3,7 @@
 Rules
 - The diver is one cell on the bottom row (row 9). Actions 1 (left) and 3 (right) move it one column, stopping
   at the edges. Other actions leave it in place.
-- Action 5 (fire) launches a arrow from the diver's cell when no arrow is in flight. The arrow moves one cell
+- Action 5 (fire) launches an arrow from the diver's cell when no arrow is in flight. The arrow moves one cell
   up every step, removes the first object it meets and vanishes with it, or leaves the grid.
 - Eggs appear in row 0 at a random column (chance 0.40 each step, if that cell is empty). They move one row
   down and one column sideways every second step (each picks its sideways direction when it appears), bouncing
@@ -11,7 +11,7 @@ Rules
 - Spikes appear in row 0 at a random column (chance 0.20 each step, if that cell is empty). They move one row
   down every second step; they are gone when they leave the grid.
 - When the diver and an object share a cell (checked after the diver moves and again after the objects move),
-  the object is removed: a egg gives +1; a spike costs one of the diver's 2 lives.
+  the object is removed: an egg gives +1; a spike costs one of the diver's 2 lives.
 - The episode ends when the last life is lost or after `max_steps` (500) steps.
 - Each step: the diver moves, the arrow moves, the objects move, new ones appear.
 
@@ -36,7 +36,7 @@ GRID = 10
 BOTTOM = GRID - 1
 START_LIVES = 2
 EGG_CHANCE = 0.4  # chance each step that a new egg appears
-EGG_PERIOD = 2  # steps per move of a egg
+EGG_PERIOD = 2  # steps per move of an egg
 SPIKE_CHANCE = 0.2  # chance each step that a new spike appears
 SPIKE_PERIOD = 2  # steps per move of a spike
 LEFT, RIGHT, FIRE = 1, 3, 5

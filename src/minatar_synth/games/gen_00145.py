@@ -9,7 +9,7 @@ Rules
 - Rocks appear at the left or right edge in a random row (chance 0.15 each step, if that cell is empty) and
   cross the grid one column every third step; they are gone when they leave it.
 - When the rover and an object share a cell (checked after the rover moves and again after the objects move),
-  the object is removed: a apple gives +1; a rock costs one of the rover's 4 lives.
+  the object is removed: an apple gives +1; a rock costs one of the rover's 4 lives.
 - The episode ends when the last life is lost or after `max_steps` (300) steps.
 - Each step: the rover moves, the objects move, new ones appear.
 
@@ -34,7 +34,7 @@ BOTTOM = GRID - 1
 TOP = 1  # the highest row the player may enter: objects appear in row 0
 START_LIVES = 4
 APPLE_CHANCE = 0.2  # chance each step that a new apple appears
-APPLE_PERIOD = 2  # steps per move of a apple
+APPLE_PERIOD = 2  # steps per move of an apple
 ROCK_CHANCE = 0.15  # chance each step that a new rock appears
 ROCK_PERIOD = 3  # steps per move of a rock
 LEFT, UP, RIGHT, DOWN = 1, 2, 3, 4

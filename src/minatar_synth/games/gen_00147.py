@@ -13,7 +13,7 @@ Rules
   down and one column sideways every second step (each picks its sideways direction when it appears), bouncing
   off the side walls; they are gone when they leave the grid.
 - When the rover and an object share a cell (checked after the rover moves and again after the objects move),
-  the object is removed: a apple gives +1; a bomb costs 1 point (-1 reward).
+  the object is removed: an apple gives +1; a bomb costs 1 point (-1 reward).
 - A bomb removed by a harpoon gives +1.
 - The episode ends after `max_steps` (300) steps.
 - Each step: the rover moves, the harpoon moves, the objects move, new ones appear.
@@ -38,7 +38,7 @@ import numpy as np
 GRID = 10
 BOTTOM = GRID - 1
 APPLE_CHANCE = 0.4  # chance each step that a new apple appears
-APPLE_PERIOD = 3  # steps per move of a apple
+APPLE_PERIOD = 3  # steps per move of an apple
 BOMB_CHANCE = 0.3  # chance each step that a new bomb appears
 BOMB_PERIOD = 2  # steps per move of a bomb
 LEFT, RIGHT, FIRE = 1, 3, 5

@@ -11,7 +11,7 @@ Rules
   column left every third step, each time also stepping one row toward the robot with chance 0.5; they are
   gone when they leave the grid.
 - When the robot and an object share a cell (checked after the robot moves and again after the objects move),
-  the object is removed: a egg gives +1; a meteor costs 1 point (-1 reward).
+  the object is removed: an egg gives +1; a meteor costs 1 point (-1 reward).
 - The episode ends after `max_steps` (250) steps.
 - Each step: the robot moves, the harpoon moves, the objects move, new ones appear.
 
@@ -35,7 +35,7 @@ import numpy as np
 GRID = 10
 BOTTOM = GRID - 1
 EGG_CHANCE = 0.3  # chance each step that a new egg appears
-EGG_PERIOD = 2  # steps per move of a egg
+EGG_PERIOD = 2  # steps per move of an egg
 METEOR_CHANCE = 0.2  # chance each step that a new meteor appears
 METEOR_PERIOD = 3  # steps per move of a meteor
 UP, DOWN, FIRE = 2, 4, 5

@@ -3,7 +3,7 @@
 Rules
 - The rover is one cell on the bottom row (row 9). Actions 1 (left) and 3 (right) move it one column, stopping
   at the edges. Other actions leave it in place.
-- Action 5 (fire) launches a arrow from the rover's cell when no arrow is in flight. The arrow moves one cell
+- Action 5 (fire) launches an arrow from the rover's cell when no arrow is in flight. The arrow moves one cell
   up every step, removes the first object it meets and vanishes with it, or leaves the grid.
 - Coins appear in row 0 at a random column (chance 0.20 each step, if that cell is empty). They move one row
   down every step; they are gone when they leave the grid.

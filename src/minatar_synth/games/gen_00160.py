@@ -3,7 +3,7 @@
 Rules
 - The drone is one cell on the bottom row (row 9). Actions 1 (left) and 3 (right) move it one column, stopping
   at the edges. Other actions leave it in place.
-- Action 5 (fire) launches a arrow from the drone's cell when no arrow is in flight. The arrow moves one cell
+- Action 5 (fire) launches an arrow from the drone's cell when no arrow is in flight. The arrow moves one cell
   up every step, removes the first object it meets and vanishes with it, or leaves the grid (a miss, which
   costs 1 point).
 - Shells appear in row 0 at a random column (chance 0.30 each step, if that cell is empty). They move one row
@@ -13,7 +13,7 @@ Rules
   the side walls; they are gone when they leave the grid.
 - When the drone and an object share a cell (checked after the drone moves and again after the objects move),
   the object is removed: a shell gives +1; a rock costs one of the drone's 4 lives.
-- A rock removed by a arrow gives +1.
+- A rock removed by an arrow gives +1.
 - The episode ends when the last life is lost or after `max_steps` (200) steps.
 - Each step: the drone moves, the arrow moves, the objects move, new ones appear.
 

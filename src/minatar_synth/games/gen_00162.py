@@ -9,7 +9,7 @@ Rules
 - Spikes appear in row 0 at a random column (chance 0.20 each step, if that cell is empty). They move one row
   down every third step; they are gone when they leave the grid.
 - When the rover and an object share a cell (checked after the rover moves and again after the objects move),
-  the object is removed: a apple gives +1; a spike costs 1 point (-1 reward).
+  the object is removed: an apple gives +1; a spike costs 1 point (-1 reward).
 - The episode ends after `max_steps` (400) steps.
 - Each step: the rover moves, the objects move, new ones appear.
 
@@ -32,7 +32,7 @@ import numpy as np
 GRID = 10
 BOTTOM = GRID - 1
 APPLE_CHANCE = 0.2  # chance each step that a new apple appears
-APPLE_PERIOD = 3  # steps per move of a apple
+APPLE_PERIOD = 3  # steps per move of an apple
 SPIKE_CHANCE = 0.2  # chance each step that a new spike appears
 SPIKE_PERIOD = 3  # steps per move of a spike
 LEFT, RIGHT = 1, 3

@@ -9,7 +9,7 @@ Rules
 - Ghosts appear in column 9 at a random row (chance 0.15 each step, if that cell is empty). They move one
   column left every step; they are gone when they leave the grid.
 - When the knight and an object share a cell (checked after the knight moves and again after the objects
-  move), the object is removed: a apple gives +1; a ghost costs 1 point (-1 reward).
+  move), the object is removed: an apple gives +1; a ghost costs 1 point (-1 reward).
 - The episode ends after `max_steps` (400) steps.
 - Each step: the knight moves, the objects move, new ones appear.
 
@@ -32,7 +32,7 @@ import numpy as np
 GRID = 10
 BOTTOM = GRID - 1
 APPLE_CHANCE = 0.2  # chance each step that a new apple appears
-APPLE_PERIOD = 3  # steps per move of a apple
+APPLE_PERIOD = 3  # steps per move of an apple
 GHOST_CHANCE = 0.15  # chance each step that a new ghost appears
 GHOST_PERIOD = 1  # steps per move of a ghost
 UP, DOWN = 2, 4

@@ -10,7 +10,7 @@ Rules
   down every second step, each time also stepping one column toward the rover with chance 0.5; they are gone
   when they leave the grid.
 - When the rover and an object share a cell (checked after the rover moves and again after the objects move),
-  the object is removed: a egg gives +1; a bomb costs one of the rover's 4 lives.
+  the object is removed: an egg gives +1; a bomb costs one of the rover's 4 lives.
 - The episode ends when the last life is lost or after `max_steps` (250) steps.
 - Each step: the rover moves, the objects move, new ones appear.
 
@@ -34,7 +34,7 @@ GRID = 10
 BOTTOM = GRID - 1
 START_LIVES = 4
 EGG_CHANCE = 0.2  # chance each step that a new egg appears
-EGG_PERIOD = 3  # steps per move of a egg
+EGG_PERIOD = 3  # steps per move of an egg
 BOMB_CHANCE = 0.15  # chance each step that a new bomb appears
 BOMB_PERIOD = 2  # steps per move of a bomb
 LEFT, RIGHT = 1, 3

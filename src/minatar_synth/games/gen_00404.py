@@ -8,7 +8,7 @@ Rules
 - Wasps appear in row 0 at a random column (chance 0.15 each step, if that cell is empty). They move one row
   down every step; they are gone when they leave the grid.
 - When the drone and an object share a cell (checked after the drone moves and again after the objects move),
-  the object is removed: a egg gives +1; a wasp ends the episode.
+  the object is removed: an egg gives +1; a wasp ends the episode.
 - The episode ends at the first wasp touched or after `max_steps` (250) steps.
 - Each step: the drone moves, the objects move, new ones appear.
 
@@ -31,7 +31,7 @@ import numpy as np
 GRID = 10
 BOTTOM = GRID - 1
 EGG_CHANCE = 0.4  # chance each step that a new egg appears
-EGG_PERIOD = 1  # steps per move of a egg
+EGG_PERIOD = 1  # steps per move of an egg
 WASP_CHANCE = 0.15  # chance each step that a new wasp appears
 WASP_PERIOD = 1  # steps per move of a wasp
 LEFT, RIGHT = 1, 3

@@ -3,7 +3,7 @@
 Rules
 - The diver is one cell on the bottom row (row 9). Actions 1 (left) and 3 (right) move it one column, wrapping
   round to the other side. Other actions leave it in place.
-- Action 5 (fire) launches a arrow from the diver's cell when no arrow is in flight. The arrow moves one cell
+- Action 5 (fire) launches an arrow from the diver's cell when no arrow is in flight. The arrow moves one cell
   up every step, removes the first object it meets and vanishes with it, or leaves the grid (a miss, which
   costs 1 point).
 - Eggs appear in row 0 at a random column (chance 0.40 each step, if that cell is empty). They move one row
@@ -13,8 +13,8 @@ Rules
   down and one column sideways every step (each picks its sideways direction when it appears), bouncing off
   the side walls; they are gone when they leave the grid.
 - When the diver and an object share a cell (checked after the diver moves and again after the objects move),
-  the object is removed: a egg gives +1; a bat ends the episode.
-- A bat removed by a arrow gives +1.
+  the object is removed: an egg gives +1; a bat ends the episode.
+- A bat removed by an arrow gives +1.
 - The episode ends at the first bat touched or after `max_steps` (300) steps.
 - Each step: the diver moves, the arrow moves, the objects move, new ones appear.
 
@@ -37,7 +37,7 @@ import numpy as np
 GRID = 10
 BOTTOM = GRID - 1
 EGG_CHANCE = 0.4  # chance each step that a new egg appears
-EGG_PERIOD = 2  # steps per move of a egg
+EGG_PERIOD = 2  # steps per move of an egg
 BAT_CHANCE = 0.4  # chance each step that a new bat appears
 BAT_PERIOD = 1  # steps per move of a bat
 LEFT, RIGHT, FIRE = 1, 3, 5

@@ -9,7 +9,7 @@ Rules
 - Bombs appear at the left or right edge in a random row (chance 0.30 each step, if that cell is empty) and
   cross the grid one column every second step; they are gone when they leave it.
 - When the knight and an object share a cell (checked after the knight moves and again after the objects
-  move), the object is removed: a apple gives +1; a bomb ends the episode.
+  move), the object is removed: an apple gives +1; a bomb ends the episode.
 - The episode ends at the first bomb touched or after `max_steps` (200) steps.
 - Each step: the knight moves, the objects move, new ones appear.
 
@@ -34,7 +34,7 @@ GRID = 10
 BOTTOM = GRID - 1
 TOP = 1  # the highest row the player may enter: objects appear in row 0
 APPLE_CHANCE = 0.4  # chance each step that a new apple appears
-APPLE_PERIOD = 3  # steps per move of a apple
+APPLE_PERIOD = 3  # steps per move of an apple
 BOMB_CHANCE = 0.3  # chance each step that a new bomb appears
 BOMB_PERIOD = 2  # steps per move of a bomb
 LEFT, UP, RIGHT, DOWN = 1, 2, 3, 4

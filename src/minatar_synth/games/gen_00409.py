@@ -4,16 +4,16 @@ Rules
 - The knight is one cell that starts in the middle of the grid and stays in rows 1 to 9 (objects appear in row
   0). Actions 1 (left) and 3 (right) move it one column, 2 (up) and 4 (down) one row, stopping at row 1 and
   row 9 and wrapping round sideways. Other actions leave it in place.
-- Action 5 (fire) launches a arrow from the knight's cell when no arrow is in flight. The arrow moves one cell
-  up every step, removes the first object it meets and vanishes with it, or leaves the grid (a miss, which
-  costs 1 point).
+- Action 5 (fire) launches an arrow from the knight's cell when no arrow is in flight. The arrow moves one
+  cell up every step, removes the first object it meets and vanishes with it, or leaves the grid (a miss,
+  which costs 1 point).
 - Stars appear at the left or right edge in a random row (chance 0.40 each step, if that cell is empty) and
   cross the grid one column every step; they are gone when they leave it.
 - Ghosts appear in row 0 at a random column (chance 0.40 each step, if that cell is empty). They move one row
   down every second step; they are gone when they leave the grid.
 - When the knight and an object share a cell (checked after the knight moves and again after the objects
   move), the object is removed: a star gives +1; a ghost ends the episode.
-- A ghost removed by a arrow gives +1.
+- A ghost removed by an arrow gives +1.
 - The episode ends at the first ghost touched or after `max_steps` (250) steps.
 - Each step: the knight moves, the arrow moves, the objects move, new ones appear.
 

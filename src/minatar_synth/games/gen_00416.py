@@ -3,7 +3,7 @@
 Rules
 - The rover is one cell in the left column (column 0). Actions 2 (up) and 4 (down) move it one row, stopping
   at the edges. Other actions leave it in place.
-- Action 5 (fire) launches a arrow from the rover's cell when no arrow is in flight. The arrow moves one cell
+- Action 5 (fire) launches an arrow from the rover's cell when no arrow is in flight. The arrow moves one cell
   to the right every step, removes the first object it meets and vanishes with it, or leaves the grid (a miss,
   which costs 1 point).
 - Rocks appear in column 9 at a random row (chance 0.50 each step, if that cell is empty). They move one
@@ -11,7 +11,7 @@ Rules
   off the top and bottom walls; they are gone when they leave the grid.
 - When the rover and an object share a cell (checked after the rover moves and again after the objects move),
   the object is removed: a rock costs one of the rover's 4 lives.
-- A rock removed by a arrow gives +1.
+- A rock removed by an arrow gives +1.
 - The episode ends when the last life is lost or after `max_steps` (500) steps.
 - Each step: the rover moves, the arrow moves, the objects move, new ones appear.
 

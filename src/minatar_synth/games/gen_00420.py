@@ -3,14 +3,14 @@
 Rules
 - The diver is one cell on the bottom row (row 9). Actions 1 (left) and 3 (right) move it one column, stopping
   at the edges. Other actions leave it in place.
-- Action 5 (fire) launches a arrow from the diver's cell when no arrow is in flight. The arrow moves one cell
+- Action 5 (fire) launches an arrow from the diver's cell when no arrow is in flight. The arrow moves one cell
   up every step, removes the first object it meets and vanishes with it, or leaves the grid (a miss, which
   costs 1 point).
 - Bombs appear in row 0 at a random column (chance 0.40 each step, if that cell is empty). They move one row
   down every second step; they are gone when they leave the grid.
 - When the diver and an object share a cell (checked after the diver moves and again after the objects move),
   the object is removed: a bomb costs one of the diver's 3 lives.
-- A bomb removed by a arrow gives +1.
+- A bomb removed by an arrow gives +1.
 - The episode ends when the last life is lost or after `max_steps` (200) steps.
 - Each step: the diver moves, the arrow moves, the objects move, new ones appear.
 

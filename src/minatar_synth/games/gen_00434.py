@@ -9,7 +9,7 @@ Rules
 - Rocks appear in column 9 at a random row (chance 0.15 each step, if that cell is empty). They move one
   column left every second step; they are gone when they leave the grid.
 - When the robot and an object share a cell (checked after the robot moves and again after the objects move),
-  the object is removed: a egg gives +1; a rock costs one of the robot's 2 lives.
+  the object is removed: an egg gives +1; a rock costs one of the robot's 2 lives.
 - The episode ends when the last life is lost or after `max_steps` (250) steps.
 - Each step: the robot moves, the objects move, new ones appear.
 
@@ -34,7 +34,7 @@ GRID = 10
 BOTTOM = GRID - 1
 START_LIVES = 2
 EGG_CHANCE = 0.3  # chance each step that a new egg appears
-EGG_PERIOD = 2  # steps per move of a egg
+EGG_PERIOD = 2  # steps per move of an egg
 ROCK_CHANCE = 0.15  # chance each step that a new rock appears
 ROCK_PERIOD = 2  # steps per move of a rock
 UP, DOWN = 2, 4

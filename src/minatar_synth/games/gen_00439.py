@@ -13,7 +13,7 @@ Rules
 - Wasps appear at the left or right edge in a random row (chance 0.50 each step, if that cell is empty) and
   cross the grid one column every second step; they are gone when they leave it.
 - When the knight and an object share a cell (checked after the knight moves and again after the objects
-  move), the object is removed: a egg gives +1; a wasp costs one of the knight's 4 lives.
+  move), the object is removed: an egg gives +1; a wasp costs one of the knight's 4 lives.
 - A wasp removed by a bolt gives +1.
 - The episode ends when the last life is lost or after `max_steps` (250) steps.
 - Each step: the knight moves, the bolt moves, the objects move, new ones appear.
@@ -40,7 +40,7 @@ BOTTOM = GRID - 1
 TOP = 1  # the highest row the player may enter: objects appear in row 0
 START_LIVES = 4
 EGG_CHANCE = 0.2  # chance each step that a new egg appears
-EGG_PERIOD = 2  # steps per move of a egg
+EGG_PERIOD = 2  # steps per move of an egg
 WASP_CHANCE = 0.5  # chance each step that a new wasp appears
 WASP_PERIOD = 2  # steps per move of a wasp
 LEFT, UP, RIGHT, DOWN, FIRE = 1, 2, 3, 4, 5

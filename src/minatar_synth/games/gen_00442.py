@@ -11,7 +11,7 @@ Rules
 - Ghosts appear in column 9 at a random row (chance 0.40 each step, if that cell is empty). They move one
   column left every second step; they are gone when they leave the grid.
 - When the knight and an object share a cell (checked after the knight moves and again after the objects
-  move), the object is removed: a egg gives +1; a ghost costs 1 point (-1 reward).
+  move), the object is removed: an egg gives +1; a ghost costs 1 point (-1 reward).
 - A ghost removed by a dart gives +1.
 - The episode ends after `max_steps` (400) steps.
 - Each step: the knight moves, the dart moves, the objects move, new ones appear.
@@ -37,7 +37,7 @@ import numpy as np
 GRID = 10
 BOTTOM = GRID - 1
 EGG_CHANCE = 0.3  # chance each step that a new egg appears
-EGG_PERIOD = 2  # steps per move of a egg
+EGG_PERIOD = 2  # steps per move of an egg
 GHOST_CHANCE = 0.4  # chance each step that a new ghost appears
 GHOST_PERIOD = 2  # steps per move of a ghost
 UP, DOWN, FIRE = 2, 4, 5

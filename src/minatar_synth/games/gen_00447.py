@@ -10,7 +10,7 @@ Rules
   down every second step, each time also stepping one column toward the robot with chance 0.5; they are gone
   when they leave the grid.
 - When the robot and an object share a cell (checked after the robot moves and again after the objects move),
-  the object is removed: a egg gives +1; a wasp costs 1 point (-1 reward).
+  the object is removed: an egg gives +1; a wasp costs 1 point (-1 reward).
 - The episode ends after `max_steps` (500) steps.
 - Each step: the robot moves, the objects move, new ones appear.
 
@@ -34,7 +34,7 @@ GRID = 10
 BOTTOM = GRID - 1
 TOP = 1  # the highest row the player may enter: objects appear in row 0
 EGG_CHANCE = 0.2  # chance each step that a new egg appears
-EGG_PERIOD = 2  # steps per move of a egg
+EGG_PERIOD = 2  # steps per move of an egg
 WASP_CHANCE = 0.3  # chance each step that a new wasp appears
 WASP_PERIOD = 2  # steps per move of a wasp
 LEFT, UP, RIGHT, DOWN = 1, 2, 3, 4

@@ -10,7 +10,7 @@ Rules
 - Wasps appear in row 0 at a random column (chance 0.15 each step, if that cell is empty). They move one row
   down every second step; they are gone when they leave the grid.
 - When the knight and an object share a cell (checked after the knight moves and again after the objects
-  move), the object is removed: a apple gives +1; a wasp costs 1 point (-1 reward).
+  move), the object is removed: an apple gives +1; a wasp costs 1 point (-1 reward).
 - The episode ends after `max_steps` (200) steps.
 - Each step: the knight moves, the bolt moves, the objects move, new ones appear.
 
@@ -34,7 +34,7 @@ import numpy as np
 GRID = 10
 BOTTOM = GRID - 1
 APPLE_CHANCE = 0.2  # chance each step that a new apple appears
-APPLE_PERIOD = 2  # steps per move of a apple
+APPLE_PERIOD = 2  # steps per move of an apple
 WASP_CHANCE = 0.15  # chance each step that a new wasp appears
 WASP_PERIOD = 2  # steps per move of a wasp
 LEFT, RIGHT, FIRE = 1, 3, 5

@@ -12,7 +12,7 @@ Rules
 - Rocks appear in row 0 at a random column (chance 0.40 each step, if that cell is empty). They move one row
   down every second step; they are gone when they leave the grid.
 - When the diver and an object share a cell (checked after the diver moves and again after the objects move),
-  the object is removed: a apple gives +1; a rock costs one of the diver's 2 lives.
+  the object is removed: an apple gives +1; a rock costs one of the diver's 2 lives.
 - A rock removed by a laser gives +1.
 - The episode ends when the last life is lost or after `max_steps` (300) steps.
 - Each step: the diver moves, the laser moves, the objects move, new ones appear.
@@ -38,7 +38,7 @@ GRID = 10
 BOTTOM = GRID - 1
 START_LIVES = 2
 APPLE_CHANCE = 0.3  # chance each step that a new apple appears
-APPLE_PERIOD = 2  # steps per move of a apple
+APPLE_PERIOD = 2  # steps per move of an apple
 ROCK_CHANCE = 0.4  # chance each step that a new rock appears
 ROCK_PERIOD = 2  # steps per move of a rock
 LEFT, RIGHT, FIRE = 1, 3, 5

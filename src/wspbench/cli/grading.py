@@ -29,6 +29,7 @@ from wspbench.cli.app import (
     replies_at_most,
     rounds_option,
 )
+from wspbench.words import count
 
 log = logging.getLogger(__name__)
 
@@ -354,8 +355,8 @@ def reading_floors_table(entries: dict):
                   "(benchmarks/reading_floors.py; nearest uses the shipped networks)")  # fmt: skip
     for column in ("family", "tasks", "floors"):
         table.add_column(column, justify="right" if column == "tasks" else "left")
-    for family, (count, means) in families.items():
-        table.add_row(family, str(count), ", ".join(f"{name} {mean:.3f}" for name, mean in means.items()))
+    for family, (tasks, means) in families.items():
+        table.add_row(family, str(tasks), ", ".join(f"{name} {mean:.3f}" for name, mean in means.items()))
     return table
 
 
@@ -373,7 +374,7 @@ def suite(as_json: bool = typer.Option(False, "--json", help="Print the suite as
         print(json.dumps({**found.to_json(), **({"plugin_tasks": plugins} if plugins else {})}))
         return
     console.print(
-        f"{found.name} {found.version}: {found.tasks} tasks, digest {found.digest}"
+        f"{found.name} {found.version}: {count(found.tasks, 'task')}, digest {found.digest}"
         + (f"; plugins, outside the suite and its digest: {summary(plugins)}" if plugins else ""),
         markup=False,
         highlight=False,
@@ -462,4 +463,4 @@ def generate(
     except ValueError as error:
         errors.print(f"wsp games generate: {error}", markup=False)
         raise typer.Exit(2) from None
-    console.print(f"{len(kept)} games in {out}; use them with WSP_PRIVATE_SETS={out}", markup=False)
+    console.print(f"{count(len(kept), 'game')} in {out}; use them with WSP_PRIVATE_SETS={out}", markup=False)

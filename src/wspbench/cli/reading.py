@@ -10,6 +10,7 @@ from pathlib import Path
 
 import typer
 
+from wspbench import words
 from wspbench.cli.app import app, console, errors, progress_bar
 
 reading_app = typer.Typer(help="Private reading sets: networks nobody outside can have seen.", no_args_is_help=True)
@@ -57,7 +58,7 @@ def build(
         advance(1)
 
     try:
-        with progress_bar(f"training, refilling and measuring {count} games", count) as advance:
+        with progress_bar(f"training, refilling and measuring {words.count(count, 'game')}", count) as advance:
             made = build_set(key, out, name, chosen, replace(BUDGET, steps=steps), (identify, choice), workers, done)
     except ValueError as error:
         errors.print(f"wsp reading build: {error}", markup=False)
@@ -66,4 +67,4 @@ def build(
     from wspbench.tasks import repair
 
     tasks = identify_family.tasks(made) + repair.tasks(made)
-    console.print(f"{len(tasks)} tasks in {out}; use them with WSP_PRIVATE_SETS={out}", markup=False)
+    console.print(f"{words.count(len(tasks), 'task')} in {out}; use them with WSP_PRIVATE_SETS={out}", markup=False)

@@ -24,6 +24,7 @@ from wspbench.cli.app import (
     replies_at_most,
     rounds_option,
 )
+from wspbench.words import count
 
 REASONING_EFFORTS = ("low", "medium", "high")
 HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an HTTP token (RFC 9110)
@@ -262,17 +263,19 @@ def run(
         errors.print(note, style="yellow", markup=False)
     ids = [task.id for task in chosen]
     done = sum(run_dir.finished(t, k) for t in ids for k in range(samples))
-    unit = "tasks" if samples == 1 else "task replies"
+    unit = ("task", "tasks") if samples == 1 else ("task reply", "task replies")
     if 0 < done < len(ids) * samples:  # resuming: say what is kept
         errors.print(
-            f"resuming {run_dir.path}: {done} of {len(ids) * samples} {unit} already done; running the other "
+            f"resuming {run_dir.path}: {done} of {count(len(ids) * samples, *unit)} already done; running the other "
             f"{len(ids) * samples - done}",
             markup=False,
         )
     try:
         if done == len(ids) * samples:
             errors.print(
-                f"all {len(ids)} tasks already finished in {run_dir.path}; nothing to run", style="green", markup=False
+                f"all {count(len(ids), 'task')} already finished in {run_dir.path}; nothing to run",
+                style="green",
+                markup=False,
             )
             run_batch(run_dir, chosen, client, config, concurrency, Display(), workers, grader)  # releases the lock
         else:
@@ -284,7 +287,7 @@ def run(
     except KeyboardInterrupt:  # workers are daemon threads: what they finished is on disk, the rest resumes
         finished = sum(run_dir.finished(t, k) for t in ids for k in range(samples))
         errors.print(
-            f"interrupted: {finished} of {len(ids) * samples} {'tasks' if samples == 1 else 'task replies'} "
+            f"interrupted: {finished} of {count(len(ids) * samples, *unit)} "
             f"finished, their records are in {run_dir.path}; run the same command to resume",
             style="yellow",
             markup=False,
@@ -310,20 +313,22 @@ def _fitting(chosen: list, protocol: str, max_prompt_tokens: int | None, model: 
 
     chosen, skipped = runnable(chosen, protocol)
     if skipped:
-        errors.print(f"skipped {len(skipped)} tasks that have no {protocol} protocol: {_ids(skipped)}", markup=False)
+        errors.print(
+            f"skipped {count(len(skipped), 'task')} that have no {protocol} protocol: {_ids(skipped)}", markup=False
+        )
     if max_prompt_tokens is not None and chosen:
         from wspbench.harness.tokens import token_counter
 
-        count, how, note = token_counter(model)
+        tokens, how, note = token_counter(model)
         if note:
             errors.print(note, style="yellow", markup=False)
         spec = Protocol(protocol, episodes=episodes)
-        sizes = {task.id: sum(count(m["content"]) for m in task.messages(spec)) for task in chosen}
+        sizes = {task.id: sum(tokens(m["content"]) for m in task.messages(spec)) for task in chosen}
         over = [task_id for task_id, size in sizes.items() if size > max_prompt_tokens]
         if over:
             errors.print(
-                f"skipped {len(over)} tasks whose prompts have more than {max_prompt_tokens:,} tokens ({how}): "
-                f"{_ids(over)}",
+                f"skipped {count(len(over), 'task')} whose prompts have more than {max_prompt_tokens:,} tokens "
+                f"({how}): {_ids(over)}",
                 markup=False,
             )
             chosen = [task for task in chosen if task.id not in over]
@@ -343,7 +348,7 @@ def _dry_run(chosen: list, config, model: str) -> None:
     from wspbench.harness.tokens import token_counter
     from wspbench.tasks.spec import prompt_hash
 
-    count, how, note = token_counter(model)
+    counter, how, note = token_counter(model)
     if note:
         errors.print(note, style="yellow", markup=False)
     total = 0
@@ -351,13 +356,13 @@ def _dry_run(chosen: list, config, model: str) -> None:
         messages = task.messages(config.protocol_spec)
         console.print(Rule(f"{task.id} · prompt {task.prompt_version} · sha256 {prompt_hash(messages)[:12]}"))
         for message in messages:
-            tokens = count(message["content"])
+            tokens = counter(message["content"])
             total += tokens
             console.print(f"--- {message['role']} ({tokens:,} tokens) ---", style="bold", markup=False)
             console.print(message["content"], markup=False, highlight=False, soft_wrap=True)
     later = " (feedback rounds add the model's replies and the feedback)" if config.protocol == "feedback" else ""
     console.print(
-        f"dry run: {len(chosen)} tasks, {total:,} prompt tokens in all{later}; tokens: {how}; "
+        f"dry run: {count(len(chosen), 'task')}, {total:,} prompt tokens in all{later}; tokens: {how}; "
         "no model was called and nothing was written",
         markup=False,
     )
@@ -475,7 +480,7 @@ def runs_compare(
         )
     console.print(table)
     console.print(
-        f"scores over the {len(result['shared_tasks'])} tasks finished in every run (shared tasks: "
+        f"scores over {count(len(result['shared_tasks']), 'task')} finished in every run (shared tasks: "
         f"{', '.join(result['shared_tasks']) or 'none'}); 'vs next' is the paired difference of the {by} score from "
         "the run ranked below, with its 95% interval over tasks and episodes; rank '-': scored on another number "
         "of episodes than the first run, so not ranked",

@@ -36,6 +36,7 @@ from wspbench.inputs import BadValue
 from wspbench.tasks.agent import BLOCKS, MAX_BLOCKS
 from wspbench.tasks.conversation import Block
 from wspbench.tasks.spec import MAX_SCORE_EPISODES, PROTOCOLS, Protocol, Score, slug_of
+from wspbench.words import count
 
 SCHEMA_VERSION = 4  # 4: UTF-8, Round.cut and TaskRecord.dropped; 3: agent turns (passes, handoff, Round.blocks)
 READABLE_SCHEMAS = (2, 3, 4)  # an older file is a newer one without the newer fields
@@ -178,7 +179,9 @@ class Manifest:
             if len(set(map(str, tasks))) != len(tasks):
                 raise BadValue("tasks names a task more than once")
             if len(tasks) * config.samples > MAX_REPLIES:
-                raise BadValue(f"{len(tasks):,} tasks x {config.samples:,} samples are more than {MAX_REPLIES:,}")
+                raise BadValue(
+                    f"{count(len(tasks), 'task')} x {count(config.samples, 'sample')} are more than {MAX_REPLIES:,}"
+                )
             return cls(
                 config,
                 [inputs.text(t, "a task id") for t in tasks],

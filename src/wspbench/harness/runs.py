@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextvars
 import fcntl
+import hashlib
 import json
 import os
 import platform
@@ -66,6 +67,7 @@ from wspbench.harness.record import (
 from wspbench.harness.redaction import Redactor
 from wspbench.harness.summary import audit_markdown, run_scores, summary_markdown, summary_rows
 from wspbench.tasks.spec import SKILLS, Task, safe_message
+from wspbench.words import count
 
 PACKAGES = ("wspbench", "MinAtar", "numpy", "openai")
 CORRUPT_NOTE = f"counted as {CORRUPT} (score 0) and not run again; move the file away to run its task again"
@@ -119,10 +121,49 @@ def prepare_run(
 
 
 def open_run_dir(out: str | Path | None, tasks: list[Task], client, config: RunConfig) -> tuple[RunDir, Manifest]:
-    """The run directory `out` (default runs/<model>-<protocol>) opened for this run (`RunDir.open`), and its
-    manifest; RunDirError when it holds another run or is in use."""
-    run_dir = RunDir(out or default_run_dir(config.model, config.protocol), client.redactor)
-    return run_dir, run_dir.open(build_manifest(config, tasks, client.describe()["api_key_env"]))
+    """The run directory `out` opened for this run (`RunDir.open`), and its manifest; RunDirError when it holds
+    another run or is in use. Without `out`, the run's own default directory (`default_dir_for`), named in the
+    run directory's `notes` when it is not runs/<model>-<protocol>."""
+    manifest = build_manifest(config, tasks, client.describe()["api_key_env"])
+    notes = []
+    if out is None:
+        out, notes = default_dir_for(manifest)
+    run_dir = RunDir(out, client.redactor)
+    run_dir.notes += notes
+    return run_dir, run_dir.open(manifest)
+
+
+def default_dir_for(manifest: Manifest) -> tuple[Path, list[str]]:
+    """Where a run goes without --out: runs/<model>-<protocol>, unless that holds a run of other settings, tasks
+    or suite; then runs/<model>-<protocol>-<8 hex of them>, so that the same command finds its run again and
+    resumes it, and a changed --episodes starts a run of its own instead of being refused. With the notes to
+    show."""
+    base = default_run_dir(manifest.config.model, manifest.config.protocol)
+    existing = _manifest_at(base)
+    if existing is None or _same_run(existing, manifest):
+        return base, []
+    key = json.dumps([manifest.config.to_json(), sorted(manifest.tasks), manifest.suite.get("digest")], sort_keys=True)
+    path = base.with_name(f"{base.name}-{hashlib.sha256(key.encode()).hexdigest()[:8]}")
+    why = "; ".join(manifest.config.differences(existing.config)) or (
+        "other tasks" if set(existing.tasks) != set(manifest.tasks) else "another suite"
+    )
+    return path, [f"{base} holds a run with other settings ({why}); this run's directory is {path}"]
+
+
+def _manifest_at(path: Path) -> Manifest | None:
+    """The manifest of the run at `path`, or None (no run, or one that cannot be read: `open` says why)."""
+    try:
+        return RunDir(path).manifest()
+    except (RunDirError, OSError):
+        return None
+
+
+def _same_run(existing: Manifest, manifest: Manifest) -> bool:
+    return (
+        not existing.config.differences(manifest.config)
+        and existing.suite == manifest.suite
+        and set(existing.tasks) == set(manifest.tasks)
+    )
 
 
 def runnable(tasks: list[Task], protocol: str) -> tuple[list[Task], list[str]]:
@@ -586,7 +627,7 @@ def evaluate(
     chosen = select(tasks) if isinstance(tasks, str) else [tasks] if isinstance(tasks, Task) else list(tasks)
     chosen, skipped = runnable(chosen, protocol)
     if skipped:
-        warnings.warn(f"skipped {len(skipped)} tasks that have no {protocol} protocol", stacklevel=2)
+        warnings.warn(f"skipped {count(len(skipped), 'task')} that have no {protocol} protocol", stacklevel=2)
     if not chosen:
         raise ValueError(f"no selected task has the {protocol} protocol")
     settings = {"protocol": protocol, "rounds": rounds, "episodes": episodes, "train_episodes": train_episodes}

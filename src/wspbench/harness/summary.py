@@ -29,6 +29,7 @@ from wspbench.harness.record import CORRUPT, Manifest, TaskRecord
 from wspbench.statistics import Sample, aggregate_interval, difference_interval
 from wspbench.tasks import all_tasks
 from wspbench.tasks.spec import SKILLS, group_of
+from wspbench.words import count
 
 COLUMNS = (
     "task",
@@ -296,7 +297,9 @@ def family_lines(scores: dict) -> list[str]:
         families = len(head["families"])
         line = f"{skill} score {head['mean_test_score']:.4f} ({interval_text(head['ci95'])}), "
         line += count(head["tasks"], "task")
-        line += f", family-weighted over {families} families (each counts once)" if families > 1 else ""
+        line += (
+            f", family-weighted over {count(families, 'family', 'families')} (each counts once)" if families > 1 else ""
+        )
         if k > 1:
             line += f"; best of {k} {head['best_of_k']:.4f} ({interval_text(head['best_of_k_ci95'])})"
         lines.append(line)
@@ -316,14 +319,9 @@ def family_lines(scores: dict) -> list[str]:
     return lines or ["no finished task"]
 
 
-def count(number: int, noun: str) -> str:
-    """`1 task`, `2 tasks`."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
-
-
 def scores_text(scores: dict) -> str:
     """`run_scores` in a few lines: the writing and the reading score, then the held-out score per family."""
-    replies = f", {scores['samples']} replies per task" if scores["samples"] > 1 else ""
+    replies = f", {count(scores['samples'], 'reply', 'replies')} per task" if scores["samples"] > 1 else ""
     return "mean held-out scores (95% interval)" + replies + ":\n" + "\n".join(family_lines(scores))
 
 
@@ -347,12 +345,13 @@ def suite_label(suite: dict) -> str:
 def summary_markdown(manifest: Manifest, rows: list[dict], scores: dict) -> str:
     config = manifest.config
     k = scores["samples"]
+    per_task = f", {count(k, 'reply', 'replies')} per task" if k > 1 else ""
     best_head = f" best of {k} | 95% interval |" if k > 1 else ""
     lines = [
         f"# {config.model} · {config.protocol}",
         "",
-        f"Held-out scores over {scores['tasks']} of {len(manifest.tasks)} tasks "
-        f"(suite {suite_label(manifest.suite)}){f', {k} replies per task' if k > 1 else ''}. Writing and reading "
+        f"Held-out scores over {scores['tasks']} of {count(len(manifest.tasks), 'task')} "
+        f"(suite {suite_label(manifest.suite)}){per_task}. Writing and reading "
         "are two skills: each has its own score, family-weighted over its families (each family counts once).",
         "",
         "| score | tasks | families | mean | 95% interval |" + best_head,
@@ -427,7 +426,7 @@ def comparison_warnings(runs: list[tuple[str, Manifest, list[TaskRecord]]]) -> l
 
 
 def _task_set(tasks: list[str]) -> str:
-    return f"{len(tasks)} tasks ({hashlib.sha256(' '.join(sorted(tasks)).encode()).hexdigest()[:8]})"
+    return f"{count(len(tasks), 'task')} ({hashlib.sha256(' '.join(sorted(tasks)).encode()).hexdigest()[:8]})"
 
 
 def comparison(runs: list[tuple[str, Manifest, list[TaskRecord]]], by: str = "writing") -> dict:

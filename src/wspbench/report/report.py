@@ -36,6 +36,7 @@ from wspbench.harness.summary import SKILLS, audit_rows, by_skill, families, hea
 from wspbench.report import REPLAY_BYTES, REPLAY_SECONDS, REPLAYS_PER_FAMILY
 from wspbench.report.runs import Entry, load_run
 from wspbench.tasks.spec import group_of
+from wspbench.words import count
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total): `wsp report` draws it as a bar on stderr
 
@@ -135,7 +136,7 @@ def replies_text(found: list[Entry]) -> str:
     scored = [e.score for e in found if e.score is not None]
     mean = f"{sum(scored) / len(scored):.4f}" if scored else "-"
     each = ", ".join("error" if e.score is None else f"{e.score:.4f}" for e in found)
-    return f"mean {mean} of {len(found)} replies: {each}"
+    return f"mean {mean} of {count(len(found), 'reply', 'replies')}: {each}"
 
 
 BASELINE_COLUMNS = ("trivial", "trained", "reference")  # beside the models in each task's row
@@ -190,7 +191,7 @@ def shared_text(entries: list[Entry], label_of: dict[int, str], rows: list[Model
     """What the means are over: the shared tasks, and how many were left out because some model lacks them."""
     shared = shared_tasks(entries, label_of)
     every = {e.task for e in entries}
-    text = f"over the {len(shared)} tasks {'every model' if len(rows) > 1 else 'the model'} finished"
+    text = f"over the {count(len(shared), 'task')} {'every model' if len(rows) > 1 else 'the model'} finished"
     if len(every) > len(shared):
         why = "not finished by every model" if len(rows) > 1 else "not finished"
         text += f" ({len(every) - len(shared)} other tasks left out: {why})"
@@ -325,7 +326,7 @@ def write_models_chart(plt, entries: list[Entry], label_of: dict[int, str], rows
         ax.bar(xs, means, width, yerr=np.array([low, high]) if xs else None, capsize=3, label=row.label)
     ax.set_xticks(
         range(len(names)),
-        [f"{name}\n({counts[name]} task{'' if counts[name] == 1 else 's'})" for name in names],
+        [f"{name}\n({count(counts[name], 'task')})" for name in names],
         fontsize=9,
     )
     ax.set_ylim(0, 1.05)
@@ -372,7 +373,7 @@ def write_scores_chart(plt, entries: list[Entry], label_of: dict[int, str], rows
         ax.set_yticks(range(len(found)), [_short(t) for t in found], fontsize=8)
         ax.set_ylim(max(2, len(found)) - 0.5, -0.5)
         ax.set_xlim(0, 1.05)
-        ax.set_title(f"{family} ({len(found)} tasks)", fontsize=10, loc="left")
+        ax.set_title(f"{family} ({count(len(found), 'task')})", fontsize=10, loc="left")
         ax.tick_params(axis="x", labelsize=8)
         ax.grid(axis="x", alpha=0.3)
         if len(rows) > 1 and y == top + title:

@@ -21,6 +21,7 @@ from wspbench.answers.edits import AnswerError
 from wspbench.report.replay import UnusableAnswer
 from wspbench.tasks import all_tasks, get_task
 from wspbench.tasks.spec import GameTask, Task
+from wspbench.words import a
 
 DPI = 100
 GRID_PIXELS = (1400, 1200)
@@ -50,7 +51,9 @@ def read_answer(answer: str, task_id: str | None = None) -> tuple[Task, dict[str
         try:
             return task, task.parse(answer)
         except AnswerError as error:
-            errors.append(f"as a {task.answer_format} answer for {task.id}: {error}" if task_id is None else str(error))
+            errors.append(
+                f"as {a(task.answer_format)} answer for {task.id}: {error}" if task_id is None else str(error)
+            )
     raise UnusableAnswer("; ".join(errors))
 
 

@@ -31,9 +31,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wspbench.tasks.spec import SKILLS, Task, group_of, safe_message
+from wspbench.words import count
 
 SUITE_NAME = "wspbench"
-SUITE_VERSION = "7"  # CHANGELOG.md; bump with any change that moves a score: a prompt, a game, a cap, the episodes
+SUITE_VERSION = "8"  # CHANGELOG.md; bump with any change that moves a score: a prompt, a game, a cap, the episodes
 FAMILIES = ("wspbench.tasks.minatar", "wspbench.tasks.superbeam", "wspbench.tasks.identify", "wspbench.tasks.repair")
 ENTRY_POINTS = "wspbench.families"
 MAX_PLUGIN_TASKS = 10_000  # tasks read from one plugin family
@@ -287,7 +288,7 @@ def summary(ids: Iterable[str], shown: int = 3) -> str:
         for group, members in groups.items()
     ]
     total = sum(len(members) for members in groups.values())
-    return f"{total} task{'' if total == 1 else 's'}: " + "; ".join(parts)
+    return f"{count(total, 'task')}: " + "; ".join(parts)
 
 
 @dataclass(frozen=True)
