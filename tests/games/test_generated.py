@@ -113,6 +113,17 @@ def private_games(tmp_path_factory):
     return out
 
 
+def test_a_build_that_keeps_no_game_exits_1_saying_why_and_what_to_change(tmp_path, monkeypatch):
+    monkeypatch.setattr(generated, "TIMES", 1e9)  # no trained network beats its trivial players a billion times
+    monkeypatch.setattr(generated, "SEEDS_PER_GAME", 1)
+    out = tmp_path / "none"
+    built = RUNNER.invoke(app, ["games", "generate", "--key", "k2", "--out", str(out), "--count", "1",
+                                "--steps", "8192"])  # fmt: skip
+    text = " ".join(built.output.split())
+    assert built.exit_code == 1 and "kept no game" in text and "best trivial" in text, built.output
+    assert "--steps" in text and "--count" in text and "0 games" not in text
+
+
 def test_a_private_set_of_games_is_built_from_a_key_and_graded(private_games, tmp_path, monkeypatch):
     out = private_games
     facts = json.loads((out / "set.json").read_text())

@@ -376,3 +376,14 @@ def test_runs_compare_warns_of_every_setting_the_runs_differ_in_and_ranks_like_w
     assert board["by"] == "writing" and {p["skill"] for p in board["pairs"]} == {"writing"}
     assert RUNNER.invoke(app, ["runs", "compare", "--by", "reading", *runs]).exit_code == 0
     assert RUNNER.invoke(app, ["runs", "compare", "--by", "both", *runs]).exit_code == 2
+
+
+def test_piped_progress_is_a_line_per_task_with_its_count(tmp_path):
+    """Without a terminal (a pipe, CI, a log file) the live bars are not drawn, so each finished task is a
+    `k/N done TASK: held-out score S` line."""
+    result = offline_run(tmp_path, "zero", "original/breakout,original/asterix")
+    lines = [line for line in result.output.splitlines() if " done original/" in line]
+    assert result.exit_code == 0 and len(lines) == 2, result.output
+    assert {line.split(" done ")[0] for line in lines} == {"1/2", "2/2"} and all(
+        "held-out score 0." in x for x in lines
+    )

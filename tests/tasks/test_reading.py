@@ -513,3 +513,13 @@ def test_a_private_sets_task_is_exported_with_its_set_for_the_grader(tiny_set, t
     assert done.returncode == 0, done.stderr
     assert rewards(logs)[0]["reward"] == 1.0
     monkeypatch.setattr(registry, "_tasks", None)
+
+
+def test_wsp_reading_build_says_why_a_game_gave_no_repair_task():
+    from wspbench.baselines.reading_build import no_repair_because
+
+    unlearned = {"skipped": "its trained network's mean return on training episodes is 0, the best of ... 0"}
+    assert no_repair_because(unlearned) == unlearned["skipped"]
+    unclear = {"trained": [1.0], "damages": {"flip_units": {"damaged": [0.9]}}, "skipped": {"zero_channel": "none"}}
+    why = no_repair_because(unclear)
+    assert why.startswith("zero_channel: none; flip_units: the damaged network keeps more than") and "standard" in why

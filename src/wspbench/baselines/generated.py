@@ -241,3 +241,10 @@ def build(
     }
     (out / SET_FILE).write_text(json.dumps(facts, indent=1) + "\n")
     return kept
+
+
+def rejections(out: Path) -> list[str]:
+    """Why each seed a build in `out` tried was rejected, one line per seed (`build` keeps every row)."""
+    results = Path(out) / "calibration" / "results.jsonl"
+    rows = [json.loads(line) for line in results.read_text().splitlines()] if results.is_file() else []
+    return [f"{row['game']}: {'; '.join(row['rejected_because'])}" for row in rows if not row["kept"]]

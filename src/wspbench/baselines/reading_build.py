@@ -262,5 +262,18 @@ def _build_one(key: str, reading_set: ReadingSet, binding: MinAtarGame, budget: 
         entry = measure_damages(binding, weights)  # a redrawn row that is used can change the returns
     save_network(reading_set.folder, f"{game}.{seed}", weights, about)
     kind = repair.chosen_kind(game, repair.clear_kinds(entry)) if "damages" in entry else None
-    line = f"{game}: {'a repair task (' + kind + ')' if kind else 'no repair task'}"
+    line = f"{game}: {'a repair task (' + kind + ')' if kind else 'no repair task: ' + no_repair_because(entry)}"
     return game, entry, f"{line}, {time.perf_counter() - started:.0f} s"
+
+
+def no_repair_because(entry: dict) -> str:
+    """Why a game's measured damages (its damages.json entry) gave no repair task."""
+    if "damages" not in entry:
+        return str(entry.get("skipped"))
+    why = [f"{kind}: {reason}" for kind, reason in entry.get("skipped", {}).items()]
+    why += [
+        f"{kind}: the damaged network keeps more than {repair.MAX_DAMAGED_SHARE:g} of the return on scoring episodes, "
+        f"or the gap is under {repair.MIN_GAP_SE:g} standard errors"
+        for kind in entry.get("damages", {})
+    ]
+    return "; ".join(why) or "no damage was measured"

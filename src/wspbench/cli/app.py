@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -137,6 +138,21 @@ def main(
             handlers=[logging.StreamHandler(errors.file)],
         )
         logging.getLogger("wspbench").setLevel(logging.DEBUG if verbose > 1 else logging.INFO)
+    _check_private_sets()
+
+
+def _check_private_sets() -> None:
+    """A folder in WSP_PRIVATE_SETS that is not a private set is a usage error naming it (exit 2), never a
+    silent empty set: the library (`tasks/registry.py`) only warns, so that one bad folder cannot stop a batch."""
+    from wspbench.tasks.reading_set import PRIVATE_SETS, private_sets
+    from wspbench.tasks.spec import safe_message
+
+    if os.environ.get(PRIVATE_SETS, "").strip():
+        try:
+            private_sets()
+        except (ValueError, OSError, KeyError, TypeError) as error:
+            errors.print(f"{PRIVATE_SETS}: {safe_message(error)}", style="red", markup=False)
+            raise typer.Exit(2) from None
 
 
 @contextmanager

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import typer
 
+from wspbench import words
 from wspbench.cli.app import (
     AGENT_PASSES,
     AGENT_TURNS,
@@ -29,7 +30,6 @@ from wspbench.cli.app import (
     replies_at_most,
     rounds_option,
 )
-from wspbench.words import count
 
 log = logging.getLogger(__name__)
 
@@ -374,7 +374,7 @@ def suite(as_json: bool = typer.Option(False, "--json", help="Print the suite as
         print(json.dumps({**found.to_json(), **({"plugin_tasks": plugins} if plugins else {})}))
         return
     console.print(
-        f"{found.name} {found.version}: {count(found.tasks, 'task')}, digest {found.digest}"
+        f"{found.name} {found.version}: {words.count(found.tasks, 'task')}, digest {found.digest}"
         + (f"; plugins, outside the suite and its digest: {summary(plugins)}" if plugins else ""),
         markup=False,
         highlight=False,
@@ -438,10 +438,11 @@ def generate(
     Seeds are drawn from the key until COUNT games are kept (at most 4 x COUNT tried); each is generated
     (minatar_synth/generator.py), measured against its trivial players, trained by PPO and kept only if the trained
     network clearly beats them, which sets its cap (wspbench/baselines/generated.py states the rules). Measured
-    on one core at 1M steps: about 45 s per seed (generation 0.01 s, trivial players 2-15 s, training 25-55 s,
-    calibration 1 s); 9 of 10 seeds are kept; 5 games take about 4 minutes. A stopped build resumes from OUT. The key
-    is not written (prefer WSP_GAMES_KEY to --key: a command line is visible to other users). Load the set with
-    WSP_PRIVATE_SETS=OUT (os.pathsep between several): its tasks are <name>.gen/<hex> in every command, outside
+    on one core at 1M steps (the public family's calibration, docs/generated.md): a median 45 s per seed (quartiles
+    38 and 59 s: trivial players 2-59 s, training 23-109 s, scoring 1 s); 104 of 133 seeds were kept (78%); 5 games
+    take about 5 minutes. A build that keeps no game exits 1 with each seed's reason. A stopped build resumes from
+    OUT. The key is not written (prefer WSP_GAMES_KEY to --key: a command line is visible to other users). Load the
+    set with WSP_PRIVATE_SETS=OUT (os.pathsep between several): its tasks are <name>.gen/<hex> in every command, outside
     the public suite.
     """
     from dataclasses import replace
@@ -463,4 +464,17 @@ def generate(
     except ValueError as error:
         errors.print(f"wsp games generate: {error}", markup=False)
         raise typer.Exit(2) from None
-    console.print(f"{count(len(kept), 'game')} in {out}; use them with WSP_PRIVATE_SETS={out}", markup=False)
+    if not kept:  # nothing to load: say why, and what would change it
+        from wspbench.baselines.generated import rejections
+
+        errors.print(f"wsp games generate kept no game in {out}; each seed tried was rejected:", markup=False)
+        for line in rejections(out):
+            errors.print(f"  {line}", markup=False)
+        errors.print(
+            f"a game is kept when its trained network clearly beats its trivial players: train longer (--steps, now "
+            f"{steps:,}) or let it try more seeds (--count: at most {SEEDS_PER_GAME} seeds per game wanted, "
+            f"{SEEDS_PER_GAME * count} now); the same command resumes from the seeds already measured",
+            markup=False,
+        )
+        raise typer.Exit(1)
+    console.print(f"{words.count(len(kept), 'game')} in {out}; use them with WSP_PRIVATE_SETS={out}", markup=False)

@@ -22,6 +22,7 @@ credential query parameters of the base URL, those values are secrets of the red
 
 from __future__ import annotations
 
+import difflib
 import email.utils
 import functools
 import importlib
@@ -419,4 +420,10 @@ def make_client(model: str, base_url: str | None = None, api_key_env: str = "OPE
     """An offline model for `reference`, `zero` and `trained`, an OpenAI-compatible client for any other name."""
     if model in OFFLINE_MODELS:
         return OfflineClient(model)
+    near = difflib.get_close_matches(model, OFFLINE_MODELS, n=1, cutoff=0.8)
+    if near and base_url is None:  # a typo of an offline model, not a model of OpenAI's endpoint
+        raise ModelError(
+            f"no model {model!r:.60}: did you mean {near[0]!r}? The offline models are {', '.join(OFFLINE_MODELS)}; "
+            "any other name is a model at an OpenAI-compatible endpoint (--base-url)"
+        )
     return OpenAIClient(model, base_url, api_key_env, **options)

@@ -37,6 +37,7 @@ class RichDisplay(Display):
             transient=True,
         )
         self.overall = self.progress.add_task("tasks", total=total, completed=already_done)
+        self.done_count, self.total = already_done, total  # each finished task's line says `k/N`: a pipe sees it too
         self.lines: dict[str, int] = {}
         self.lock = threading.Lock()
 
@@ -63,12 +64,15 @@ class RichDisplay(Display):
             if line is not None:
                 self.progress.remove_task(line)
             self.progress.advance(self.overall)
+            self.done_count += 1
+            step = f"{self.done_count}/{self.total} "
         if record.status == "ok":
-            line = Text(f"done {task_id}: held-out score {cell('test_score', record.test_score)}{_remarks(record)}")
-            line.stylize("green", 0, 4)
+            score = cell("test_score", record.test_score)
+            line = Text(f"{step}done {task_id}: held-out score {score}{_remarks(record)}")
+            line.stylize("green", len(step), len(step) + 4)
         else:
-            line = Text(f"failed {task_id}: {record.error}")  # Text: a model's words are never markup
-            line.stylize("red", 0, 6)
+            line = Text(f"{step}failed {task_id}: {record.error}")  # Text: a model's words are never markup
+            line.stylize("red", len(step), len(step) + 6)
         self.progress.console.print(line)
 
 
