@@ -126,3 +126,111 @@ def test_the_inspect_log_excerpt_names_the_suite_and_score_of_today():
     assert f'"prompt_version": "{task.prompt_version}"' in text
     score = task.grade(task.offline_answer("reference"), task.scoring_episodes(100))
     assert f'"normalized": {score.normalized}' in text and f'"score_cap": {score.score_cap}' in text
+
+
+# --- every `wsp ...` command the docs show parses against the real command line ----------------------------------
+
+INLINE = re.compile(r"`((?:[A-Z_]+=\S+ )*wsp [^`]+)`")
+ALTERNATIVES = re.compile(r"^(-[\w-]+ )?([\w./*-]+)(\|[\w./*-]+)+$")
+
+
+def documented_commands() -> list:
+    """Every `wsp ...` command in README.md and docs/*.md (inline code and shell blocks), as test parameters:
+    placeholders stay (TASK, DIR), `[...]` optional parts are kept without their brackets, `a|b` takes `a`."""
+    found = {}
+    for path in [README, *sorted((ROOT / "docs").glob("*.md"))]:
+        text = path.read_text()
+        lines = INLINE.findall(text)
+        for kind in ("bash", "console", "sh", "shell"):
+            for body in blocks(path, kind):
+                joined = body.replace("\\\n", " ")
+                lines += [line.removeprefix("$ ").strip() for line in joined.splitlines()]
+        for line in lines:
+            for part in re.split(r"&&|\|\||;|\|(?=\s)", line):
+                words = part.strip().split()
+                while words and re.fullmatch(r"[A-Z_]+=\S*", words[0]):
+                    words = words[1:]
+                if words[:1] == [".venv/bin/wsp"]:
+                    words[0] = "wsp"
+                if len(words) > 1 and words[0] == "wsp" and not words[1].startswith("..."):
+                    command = " ".join(words)
+                    found.setdefault(command, pytest.param(command, id=f"{path.name}: {command}"[:150]))
+    return list(found.values())
+
+
+NUMBERS = {"N", "K", "S", "T", "M", "R"}  # placeholders of counts, seeds and temperatures: one such value
+TASKS = {"TASK", "ID"}  # placeholders of a task id: one such id
+
+
+def cleaned(command: str) -> list[str]:
+    """The command's arguments as a user would type one instance of it: a comment cut, `[...]` kept without its
+    brackets, `a|b|c` as `a`, a numeric placeholder (N, K...) as 1, `...` dropped."""
+    text = command.split(" # ")[0].replace("[", " ").replace("]", " ").replace("...", " ")
+    args = []
+    for word in shlex.split(text)[1:]:
+        if "|" in word:
+            word = word.split("|")[0]
+        args.append("1" if word in NUMBERS else "original/breakout" if word in TASKS else word)
+    return [word for word in args if word]
+
+
+def alternatives(command: str) -> list[str]:
+    """`wsp runs show/compare` names two commands: each one's command line."""
+    words = command.split()
+    for i, word in enumerate(words[1:3], start=1):
+        if re.fullmatch(r"[a-z0-9]+(/[a-z0-9]+)+", word) and not word.startswith(("original", "synth", "gen")):
+            return [" ".join([*words[:i], one, *words[i + 1 :]]) for one in word.split("/")]
+    return [command]
+
+
+@pytest.mark.parametrize("command", documented_commands())
+def test_a_documented_command_parses_against_the_cli(command):
+    """Options exist and their values are valid: the command line is parsed by the real click command (each
+    group's, then its subcommand's), without running it."""
+    for one in alternatives(command):
+        parse(one)
+
+
+def parse(command: str) -> None:
+    import typer
+
+    def left(context) -> list[str]:  # what a group leaves for its subcommand (click keeps it apart)
+        return [*getattr(context, "_protected_args", []), *context.args]
+
+    def group(command) -> bool:  # typer's own click groups are not click.Group instances
+        return hasattr(command, "resolve_command")
+
+    current = typer.main.get_command(app)
+    try:
+        context = current.make_context("wsp", cleaned(command))
+        rest = left(context)
+        while group(current) and rest:
+            name, sub, rest = current.resolve_command(context, rest)
+            assert sub is not None, f"no command {name!r}"
+            context = sub.make_context(name, list(rest), parent=context)
+            current, rest = sub, left(context) if group(sub) else []
+    except Exception as error:
+        kind, message = type(error).__name__, str(error)
+        if kind == "Exit" and getattr(error, "exit_code", 1) == 0:  # --help and --version end parsing so
+            return
+        if kind in ("MissingParameter", "NoArgsIsHelpError") or "requires an argument" in message:
+            return  # a fragment that names an option or a command in prose, not a whole command line
+        if "No such command 'COMMAND'" in message:
+            return
+        raise
+
+
+def test_numbers_the_docs_quote_are_the_codes():
+    """The suite version and task counts, and the record schema version, as the docs state them now."""
+    from wspbench.harness.record import SCHEMA_VERSION
+    from wspbench.harness.summary import skill_of
+    from wspbench.tasks import all_tasks, suite
+    from wspbench.tasks.registry import SUITE_VERSION
+
+    now, tasks = suite(), all_tasks()
+    writing = sum(skill_of(t.id) == "writing" for t in tasks)
+    assert re.search(r"^## Suite (\w+)", (ROOT / "CHANGELOG.md").read_text(), re.M).group(1) == SUITE_VERSION
+    stated = f"Suite {SUITE_VERSION} has {now.tasks} tasks: {writing} writing and {now.tasks - writing} reading"
+    assert stated in " ".join(README.read_text().split())
+    harness = " ".join((ROOT / "docs" / "harness.md").read_text().split())
+    assert f"record.py`, schema {SCHEMA_VERSION}," in harness

@@ -39,6 +39,7 @@ import math
 import os
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from wspbench.answers.edits import MAX_MESSAGE_CHARS
@@ -351,21 +352,24 @@ def read_answer(task: Task, answer_file: Path, logs: Path) -> str:
 def grade_step(
     task_id: str, answer_file: Path, logs: Path, environ: dict[str, str] | None = None, workers: int | None = None
 ) -> tuple[Score, int]:
-    """The graded answer and the exit status; a bad setting or answer is a rejected Score."""
+    """The graded answer and the exit status; a bad setting or answer is a rejected Score. The Score names the
+    task by its public id (`Task.public`: an exported reading task's opaque id), never by an id that names its
+    answer."""
     environ = os.environ if environ is None else environ
     try:
         task = find_task(task_id)
     except SettingsError as error:
         return unknown(task_id, str(error)), SETTINGS
+    public = task.public().id
     try:
         episodes = scoring_episodes(task, environ.get("WEIGHT_SPACE_EPISODES", str(task.default_episodes)))
     except SettingsError as error:
-        return task.rejected(str(error)), SETTINGS
+        return replace(task.rejected(str(error)), task=public), SETTINGS
     try:
         text = read_answer(task, answer_file, logs)
     except AnswerFileError as error:
-        return task.rejected(str(error)[:MAX_MESSAGE_CHARS]), REJECTED
-    score = task.grade(text, episodes, workers=workers)
+        return replace(task.rejected(str(error)[:MAX_MESSAGE_CHARS]), task=public), REJECTED
+    score = replace(task.grade(text, episodes, workers=workers), task=public)
     return score, REJECTED if score.error else GRADED
 
 

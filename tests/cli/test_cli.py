@@ -344,3 +344,16 @@ def test_compiling_the_engine_says_so_once_and_warm_runs_say_nothing(tmp_path):
         assert done.returncode == 0 and "compiling" not in done.stderr, done.stderr
         shown[args[0]] = done.stdout
     assert "loaded from the cache" in shown["warmup"] and "original/breakout" in shown["grade"]
+
+
+def test_wsp_games_selects_tasks_as_wsp_run_does():
+    from wspbench.tasks import select
+
+    for selector in ("gen", "repair/*", "original/breakout,synth/ferry"):
+        listed = CliRunner().invoke(app, ["games", "--tasks", selector, "--json"])
+        assert listed.exit_code == 0, listed.output
+        assert [row["id"] for row in json.loads(listed.output)] == [task.id for task in select(selector)]
+    table = " ".join(CliRunner().invoke(app, ["games", "--tasks", "original/breakout"]).output.split())
+    assert "score cap (raw)" in table and "steps at most" in table and "normalised score" in table
+    wrong = CliRunner().invoke(app, ["games", "--tasks", "original/breakot"])
+    assert wrong.exit_code == 2 and "did you mean original/breakout" in wrong.output

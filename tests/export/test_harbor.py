@@ -568,10 +568,11 @@ def test_reading_and_repair_tasks_are_exported_and_verified(tmp_path, task_id):
         answer = tmp_path / f"{model}.md"
         answer.write_text(item.task.offline_answer(model))
         logs = tmp_path / model
-        assert run_step(task_id, answer, logs, item.verifier_env()) == GRADED
+        assert run_step(item.public.id, answer, logs, item.verifier_env()) == GRADED  # as the export calls it
         reward, details = rewards(logs)
         assert reward == {"reward": expected, "normalized_score": expected, "parse_success": 1.0}, model
-        assert details["task"] == task_id and details["episodes"] == list(item.episodes)
+        assert details["task"] == item.public.id != task_id and details["episodes"] == list(item.episodes)
+        assert task_id not in (logs / "verifier" / "details.json").read_text()  # the real id names the answer
 
 
 def test_a_planted_symlink_in_the_logs_is_replaced_not_written_through(tmp_path):

@@ -55,8 +55,12 @@ def named_task(task_id: str | None, game: str | None, source: str | None):
     return task
 
 
+EPISODES_FOR = "episodes for ± 0.01 (95%)"  # how many episodes the normalised score's 95% interval needs to be ± 0.01
+
+
 def episodes_needed(score, available: int) -> str:
-    """The "episodes for ± 0.01" cell: a count the task has, or why there is none."""
+    """The "episodes for ± 0.01" cell (the half-width of the normalised score's 95% interval): a count the task
+    has, or why there is none."""
     needed = score.episodes_for(0.01, available)
     if needed is not None:
         return f"{needed:,}"
@@ -86,7 +90,7 @@ def grade_table(name: str, score, available: int):
     low, high = score.interval()
     rows = [
         ("95% interval", f"{low:.4f} .. {high:.4f} (± {score.half_width():.4f})"),
-        ("episodes for ± 0.01", episodes_needed(score, available)),
+        (EPISODES_FOR, episodes_needed(score, available)),
         ("raw score (mean value)", f"{score.raw:.3f}"),
         ("score cap", f"{score.score_cap:g}"),
         ("mean episode length", f"{score.mean_length:.2f}"),
@@ -188,14 +192,15 @@ def grade(
         raise typer.Exit(1)
 
 
-def game_rows() -> list[dict]:
-    """What `wsp games` shows of each task: the facts its prompt and its grade use."""
+def game_rows(selector: str = "all") -> list[dict]:
+    """What `wsp games` shows of each task `selector` names (as `wsp run --tasks`): the facts its prompt and its
+    grade use."""
     from wspbench.baselines import measured
-    from wspbench.tasks import all_tasks
+    from wspbench.tasks import select
 
     baselines = measured.load().get("tasks", {})
     rows = []
-    for task in all_tasks():
+    for task in select(selector):
         calibration = task.calibration()
         entry = baselines.get(task.id)
         if entry and not {"zero", "reference"} <= calibration.keys() and measured.is_current(task.id, entry):
@@ -223,23 +228,35 @@ app.add_typer(games_app, name="games", help="List every task; `wsp games generat
 
 @games_app.callback()
 def games(
-    context: typer.Context, as_json: bool = typer.Option(False, "--json", help="Print the tasks as JSON.")
+    context: typer.Context,
+    tasks: str = typer.Option(
+        "all", help="Which tasks, as `wsp run --tasks` selects them: gen, 'repair/*', original/breakout,synth/ferry."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the tasks as JSON."),
 ) -> None:
-    """List every task: id, family, score cap, maximum length, calibrated scores, description."""
+    """List the tasks (every one, or those --tasks selects): id, family, score cap, steps per episode at most,
+    the zero network's and the reference's normalised scores, description."""
+    from wspbench.tasks import UnknownTask
+
     if context.invoked_subcommand is not None:
         return
-    rows = game_rows()
+    try:
+        rows = game_rows(tasks)
+    except UnknownTask as error:
+        raise typer.BadParameter(str(error), param_hint="--tasks") from None
     if as_json:
         print(json.dumps(rows))
         return
     from rich.table import Table
 
     table = Table(
-        caption="zero: the all-zero network; reference: the shipped program, for a generated game its trained "
-        "network (normalised, from benchmarks/calibrate_synth.py or calibrate_generated.py, else from "
+        caption="score cap: the raw score (mean return) that normalises to 1; steps at most: an episode's longest; "
+        "zero: the all-zero network's normalised score; reference: the shipped program's, for a generated game its "
+        "trained network's (from benchmarks/calibrate_synth.py or calibrate_generated.py, else from "
         "`wsp baselines`); - not measured"
     )
-    for column in ("task", "family", "cap", "max length", "zero", "reference", "description"):
+    columns = ("task", "family", "score cap (raw)", "steps at most", "zero", "reference", "description")
+    for column in columns:
         table.add_column(column, justify="left" if column in ("task", "family", "description") else "right")
     for row in rows:
         scores = ["-" if row[key] is None else f"{row[key]:.3f}" for key in ("zero", "reference")]
