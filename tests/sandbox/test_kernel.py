@@ -292,3 +292,96 @@ def test_a_sandbox_that_does_not_start_fails_its_tests_where_bubblewrap_is_insta
     monkeypatch.setattr(conftest, "REQUIRED_PARTS", set())
     with pytest.raises(pytest.skip.Exception, match="bubblewrap: the sandbox did not start"):
         need_sandbox()
+
+
+# --- one memory total per sandbox, bounded inodes, limits the code cannot raise (issue 38) -----------------------
+
+TOTAL = 640 * 2**20  # the sandbox's memory total in these tests, below one process's 768 MiB of address space
+HOLDERS = {
+    "memfd": "import os, mmap\nkept = []\nfor i in range(40):\n    fd = os.memfd_create('x')\n"
+    "    os.ftruncate(fd, 48 * 2**20)\n    m = mmap.mmap(fd, 48 * 2**20)\n    m.write(b'x' * 48 * 2**20)\n"
+    "    m.close()\n    kept.append(fd)",
+    "tmpfs files": "for i in range(40):\n    open(f'/tmp/f{i}', 'wb').write(b'x' * 7 * 2**20)\n"
+    "    open(f'f{i}', 'wb').write(b'x' * 7 * 2**20)",
+    "children": "import os, time\nfor i in range(8):\n    if os.fork() == 0:\n        b = bytearray(200 * 2**20)\n"
+    "        time.sleep(3)\n        os._exit(0)\nends = [os.waitstatus_to_exitcode(os.wait()[1]) for i in range(8)]\n"
+    "print(ends.count(-9), 'killed')",
+    "pipes": "import os, fcntl\nkept = []\nfor i in range(120):\n    r, w = os.pipe()\n"
+    "    fcntl.fcntl(w, 1031, 2**20)\n    os.set_blocking(w, False)\n    try:\n        os.write(w, b'x' * 2**20)\n"
+    "    except BlockingIOError:\n        pass\n    kept += [r, w]",
+}
+
+
+@pytest.fixture
+def bounded():
+    need_sandbox()
+    if sandbox.memory_route() != "cgroup":
+        pytest.skip("this host gives the sandbox no memory cgroup (not root, or no memory controller): docs/agent.md")
+    limits = Limits(cpu_s=10.0, wall_s=20.0, memory_bytes=768 * 2**20, total_memory_bytes=TOTAL, inodes=2000)
+    with Kernel({}, limits) as started:
+        assert started.run("marker = 41 + 1").status == "ok"
+        yield started
+
+
+@pytest.mark.parametrize("route", list(HOLDERS))
+def test_every_way_to_hold_memory_stops_at_the_sandboxs_total(bounded, route):
+    """memfds (48 MiB each, under the file limit, kept open), tmpfs files, forked children and pipe buffers all
+    count in one total per sandbox (a memory cgroup): the flood ends the sandbox, the host starts a new one."""
+    result = bounded.run(HOLDERS[route])
+    if route == "pipes":  # a pipe's buffer is at most 1 MiB and 256 descriptors fit: under the total, so it runs
+        assert result.status in ("ok", "error", "memory limit"), result.output
+        still_serves(bounded, restarted=result.restarted)
+        return
+    if route == "tmpfs files":  # the working folder (256 MiB) and /tmp (65 MiB) are full below the total
+        assert result.status in ("error", "output limit") and not result.restarted, result.output
+        return
+    if route == "children":  # 8 x 200 MiB: the kernel's OOM killer ends children (oom_score_adj 1000) at the total
+        assert result.status == "ok" and int(result.output.split()[0]) >= 1, result.output
+        still_serves(bounded)
+        return
+    assert result.status == "memory limit" and result.restarted, (result.status, result.output)
+    assert f"{TOTAL:,} bytes" in result.output
+    still_serves(bounded, restarted=True)
+
+
+def test_a_flood_of_empty_files_stops_at_the_inode_limit(bounded):
+    result = bounded.run("n = 0\ntry:\n    while True:\n        open(f'f{n}', 'w').close()\n        n += 1\n"
+                         "except OSError as error:\n    print(n, error.errno)")  # fmt: skip
+    count, code = result.output.split()
+    assert result.status == "ok" and int(count) < 2000 and int(code) == 28  # ENOSPC: no inode left
+    assert bounded.run("open('/tmp/x', 'w').close(); print('tmp ok')").output == "tmp ok\n"
+    still_serves(bounded)
+
+
+@pytest.mark.parametrize("limit", ["RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_NPROC", "RLIMIT_FSIZE", "RLIMIT_NOFILE"])
+def test_no_block_can_raise_a_limit(kernel, limit):
+    """Every limit the sandbox relies on is hard (soft == hard, or the CPU's hard one for the kernel's life)."""
+    result = kernel.run(
+        f"import resource\nsoft, hard = resource.getrlimit(resource.{limit})\nprint(hard != resource.RLIM_INFINITY)\n"
+        f"try:\n    resource.setrlimit(resource.{limit}, (hard, resource.RLIM_INFINITY))\nexcept ValueError as e:\n"
+        f"    print('refused', e)\nelse:\n    print('raised')"
+    )
+    assert result.output.splitlines() == ["True", "refused not allowed to raise maximum limit"], result.output
+    still_serves(kernel)
+
+
+def test_the_host_cuts_the_output_whatever_the_kernel_says_of_it(kernel):
+    """A block that forges the kernel's reply (its output longer than the limit, its size understated) still
+    comes back cut to the limit by the host."""
+    forged = (
+        "import json, struct, os\nreply = json.dumps({'status': 'ok', 'output': 'y' * 15000, 'bytes': 1})\n"
+        "os.write(201, struct.pack('>I', len(reply)) + reply.encode())\nimport time; time.sleep(1)"
+    )
+    result = kernel.run(forged)
+    assert len(result.output) <= LIMITS.output_chars + 100 and "output cut" in result.output
+    kernel.close()
+
+
+def test_no_ptys_and_no_shared_memory(kernel):
+    result = kernel.run(
+        "import os\nfor path in ('/dev/ptmx', '/dev/shm/x'):\n    try:\n        os.open(path, os.O_RDWR | os.O_CREAT)\n"
+        "    except OSError as error:\n        print(path, error.errno)"
+    )
+    found = result.output.split()
+    assert found[0::2] == ["/dev/ptmx", "/dev/shm/x"] and found[1] in ("2", "13") and found[3] == "13", found
+    still_serves(kernel)

@@ -60,6 +60,10 @@ class Limits:
     output_chars: int = 10_000  # of a block's stdout and stderr returned; the rest is cut, with a note
     file_bytes: int = 64 * 2**20  # the largest file a block may write
     folder_bytes: int = 256 * 2**20  # the working folder
+    total_memory_bytes: int = 3 * 2**30  # the whole sandbox: every process, memfd, shm, tmpfs file, pipe, inode
+    kernel_cpu_s: float = 1800.0  # CPU seconds of a kernel's whole life (a hard limit the code cannot raise)
+    open_files: int = 256  # file descriptors per process
+    inodes: int = 10_000  # files and folders in each writable mount (the working folder, /tmp)
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,7 @@ class Kernel:
         self.files = {_relative(name): bytes(data) for name, data in files.items()}
         self.limits = limits
         self.process: subprocess.Popen | None = None
+        self.group: MemoryGroup | None = None
         self._start()
 
     def __enter__(self) -> Kernel:
@@ -112,11 +117,21 @@ class Kernel:
             if status not in STATUSES:
                 raise KernelLost(f"an unknown status {status!r:.40}")
         except (KernelLost, KeyError, TypeError, ValueError) as lost:
+            full = self.group is not None and self.group.full()
             self._restart()
             seconds = time.perf_counter() - started
+            if full:
+                output = (
+                    f"stopped: the sandbox reached its memory total of {self.limits.total_memory_bytes:,} bytes "
+                    f"(all its processes, memfds, shared memory, files and pipes together) after {seconds:.0f} s; "
+                    "the kernel was started again"
+                )
+                return BlockResult(output, seconds, "memory limit", restarted=True)
             output = f"stopped: the kernel was killed after {seconds:.0f} s ({lost}) and started again"
             return BlockResult(output, seconds, "killed", restarted=True)
-        if size > len(output.encode()):
+        if len(output) > self.limits.output_chars or size > len(output.encode()):  # the host cuts it itself: the
+            size = max(size, len(output.encode()))  # kernel's account of the output is the code's to forge
+            output = output[: self.limits.output_chars]
             output += f"\n[output cut: {size:,} bytes in all, the first {self.limits.output_chars:,} characters shown]"
         return BlockResult(output, time.perf_counter() - started, status)
 
@@ -145,6 +160,9 @@ class Kernel:
                 with contextlib.suppress(OSError):  # a write the dead kernel never read cannot be flushed
                     stream.close()
             self.process = None
+        if self.group is not None:
+            self.group.remove()
+            self.group = None
 
     # --- the host's side of the conversation ------------------------------------------------------------
     def _start(self) -> None:
@@ -154,6 +172,9 @@ class Kernel:
         map_read, map_write = os.pipe()  # as root, bubblewrap waits on this until the host wrote its user map
         info_read, info_write = os.pipe()  # where bubblewrap names its child (for that map)
         command = _bwrap(self.limits, map_read, info_write) if root else _bwrap(self.limits)
+        self.group = MemoryGroup.make(self.limits.total_memory_bytes)
+        if self.group is not None:  # bubblewrap starts inside it, so everything the sandbox does is counted
+            command = ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', str(self.group.procs), *command]
         errors = tempfile.TemporaryFile()  # noqa: SIM115 - bwrap's own errors, for the message
         try:
             try:
@@ -248,6 +269,75 @@ class Kernel:
         return data
 
 
+class MemoryGroup:
+    """A memory cgroup of one sandbox (as root, where the host has the memory controller): its limit bounds the
+    sandbox's memory as a whole, whatever holds it: anonymous maps of all its processes, memfds, /dev/shm and tmpfs
+    files, pipe buffers and the kernel memory of its inodes. Past it the kernel's OOM killer ends the sandbox (the
+    host starts a new one). cgroup v2 (memory.max) or v1 (memory.limit_in_bytes)."""
+
+    def __init__(self, folder: Path, procs: Path):
+        self.folder, self.procs = folder, procs
+
+    @classmethod
+    def make(cls, limit: int) -> MemoryGroup | None:
+        """A new group with this limit, or None where none can be made (not root, no memory controller)."""
+        if os.geteuid() != 0:
+            return None
+        for root, name in (
+            (Path("/sys/fs/cgroup"), "memory.max"),
+            (Path("/sys/fs/cgroup/memory"), "memory.limit_in_bytes"),
+        ):
+            if not (root / name).exists() and not (root / "cgroup.procs").exists():
+                continue
+            folder = root / f"wspbench-{os.getpid()}-{time.monotonic_ns()}"
+            try:
+                folder.mkdir()
+                if not (folder / name).exists():
+                    raise OSError(f"no {name}")
+                (folder / name).write_text(str(limit))
+                if (folder / "memory.swappiness").exists():
+                    with contextlib.suppress(OSError):
+                        (folder / "memory.swappiness").write_text("0")
+                return cls(folder, folder / "cgroup.procs")
+            except OSError:
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+        return None
+
+    def full(self) -> bool:
+        """Whether the group reached its limit (its OOM killer ran, or v1 counted a failed charge)."""
+        for name in ("memory.events", "memory.failcnt"):
+            with contextlib.suppress(OSError, ValueError):
+                text = (self.folder / name).read_text()
+                if name == "memory.failcnt":
+                    return int(text) > 0
+                return any(int(line.split()[1]) > 0 for line in text.splitlines() if line.startswith("oom_kill"))
+        return False
+
+    def remove(self) -> None:
+        """Remove the group once its processes are gone (a killed sandbox's take a moment to end)."""
+        deadline = time.monotonic() + 2.0
+        while True:
+            try:
+                self.folder.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    return  # left behind, empty soon; named wspbench-<pid>-<ns> under the memory controller
+                time.sleep(0.02)
+
+
+def memory_route() -> str:
+    """How this host bounds a sandbox's memory as a whole (docs/agent.md): "cgroup", or "none" (per process only)."""
+    group = MemoryGroup.make(2**30)
+    if group is None:
+        return "none"
+    group.remove()
+    return "cgroup"
+
+
 def _map_users(info: int, deadline: float) -> None:
     """As root, give the sandbox's user namespace the map "0 -> 0, NOBODY -> NOBODY" (bubblewrap waits for it):
     bubblewrap sets up its mounts as root, then the kernel drops to NOBODY for good before it reads any code, so
@@ -281,6 +371,7 @@ def _bwrap(limits: Limits, map_fd: int | None = None, info_fd: int | None = None
         command += ["--disable-userns"]  # (bubblewrap cannot combine it with a map written by the host)
     else:
         command += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SYS_RESOURCE"]
+        command += ["--cap-add", "CAP_SYS_ADMIN"]  # to bound the inodes of its tmpfs mounts, then dropped
         command += ["--userns-block-fd", str(map_fd), "--info-fd", str(info_fd)]
 
     def bind(source: Path | str, target: Path | str) -> None:
@@ -303,6 +394,8 @@ def _bwrap(limits: Limits, map_fd: int | None = None, info_fd: int | None = None
         bind(libs, f"{SITE}/numpy.libs")
     bind(KERNEL, "/sandbox/kernel.py")
     command += ["--proc", "/proc", "--dev", "/dev"]
+    command += ["--perms", "0555", "--size", "4096", "--tmpfs", "/dev/pts"]  # no ptys: not even a private pool
+    command += ["--perms", "0555", "--size", "4096", "--tmpfs", "/dev/shm"]  # no POSIX shared memory
     command += ["--perms", "1777", "--size", str(limits.file_bytes + 2**20), "--tmpfs", "/tmp"]
     command += ["--perms", "0777", "--size", str(limits.folder_bytes), "--tmpfs", FOLDER]
     command += ["--chdir", FOLDER, "--remount-ro", "/"]

@@ -27,6 +27,7 @@ SITE = "/sandbox/site"  # numpy, bound here by the host
 CHANNEL_FD = 200  # the host's pipes are moved to this file descriptor and the next
 MAX_REQUEST = 64 * 2**20
 IDLE_CPU_S = 2  # of CPU between blocks (see idle)
+KERNEL_LIMITS = {}  # the limits the host sent (main)
 
 
 class CpuLimit(BaseException):
@@ -85,7 +86,7 @@ def run(code, namespace, limits):
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the file limit fails instead
     status = "ok"
     try:
-        resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_seconds() + limits["cpu_s"]) + 1, resource.RLIM_INFINITY))
+        set_cpu_limit(cpu_seconds() + limits["cpu_s"], limits)
         signal.setitimer(signal.ITIMER_REAL, limits["wall_s"])
         exec(compile(code, "<block>", "exec"), namespace)
     except CpuLimit:
@@ -117,7 +118,15 @@ def idle():
     """Between blocks, a thread a block left running may use IDLE_CPU_S of CPU (per request), then SIGXCPU's
     default action ends the kernel, whatever thread it reaches (the host starts a new one)."""
     signal.signal(signal.SIGXCPU, signal.SIG_DFL)
-    resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_seconds() + IDLE_CPU_S) + 1, resource.RLIM_INFINITY))
+    set_cpu_limit(cpu_seconds() + IDLE_CPU_S, KERNEL_LIMITS)
+
+
+def set_cpu_limit(seconds, limits):
+    """The soft CPU limit at `seconds`, under the hard one (the kernel's whole life, set once in `main`: no block
+    can raise it). A block may raise its own soft limit up to that hard one; the host's wall limit still ends it."""
+    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    soft = int(seconds) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
 
 
 def report(status, what):
@@ -194,6 +203,19 @@ def serve(requests, replies, namespace, limits):
         idle()
 
 
+def bound_inodes(limits):
+    """Remount the writable tmpfs mounts with an inode limit as well as their size (bubblewrap sets only the
+    size): a flood of empty files stops at INODES instead of growing the host's kernel memory."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    remount, nosuid, nodev = 32, 2, 4  # MS_REMOUNT, MS_NOSUID, MS_NODEV
+    for path, size, mode in (("/tmp", limits["file_bytes"] + 2**20, "1777"), ("/work", limits["folder_bytes"], "777")):
+        options = f"size={size},nr_inodes={limits.get('inodes', 10000)},mode={mode}".encode()
+        if libc.mount(b"none", path.encode(), b"tmpfs", remount | nosuid | nodev, options) != 0:
+            raise SystemExit(f"the kernel could not bound the inodes of {path}: errno {ctypes.get_errno()}")
+
+
 def drop_privileges(user):
     """As root (a host that runs as root), become `user` for good: no capabilities, no way back, and no new user
     namespace (what bubblewrap's --disable-userns does, which it cannot do with a map the host wrote)."""
@@ -219,16 +241,22 @@ def main():
     start = receive(requests)
     with open("/proc/self/oom_score_adj", "w") as oom:  # inherited: when memory runs out, the sandbox goes first
         oom.write("1000")
-    if start["user"] is not None:
-        drop_privileges(start["user"])
     limits = start["limits"]
+    if start["user"] is not None:
+        bound_inodes(limits)
+        drop_privileges(start["user"])
     for name, data in start["files"].items():
         write(name, base64.b64decode(data))
+    KERNEL_LIMITS.update(limits)
     memory, size = limits["memory_bytes"], limits["file_bytes"]
+    cpu, files = int(limits.get("kernel_cpu_s", 1800)), int(limits.get("open_files", 256))
+    # every limit soft == hard: without CAP_SYS_RESOURCE (dropped above, or never held) no block can raise one
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"], limits["processes"]))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
     idle()
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     send(replies, {"ready": True})
