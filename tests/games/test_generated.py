@@ -204,3 +204,19 @@ def test_a_private_set_that_lists_a_module_not_a_generated_game_is_left_out(list
     run = RUNNER.invoke(app, ["grade", "bad.gen/000000000000", "-"], input="")
     assert run.exit_code == 2 and "Traceback" not in run.output
     monkeypatch.setattr(registry, "_tasks", None)
+
+
+def test_a_module_a_private_set_does_not_list_is_no_game(private_games, monkeypatch):
+    """issue 38.9: a module left in a private set's games folder (not in set.json) is neither a hand-written game
+    nor a task, though the folder is on the package's path."""
+    stray = private_games / "games" / "sneaky.py"
+    stray.write_text((resources.files("minatar_synth") / "games" / "ferry.py").read_text())
+    try:
+        monkeypatch.setenv("WSP_PRIVATE_SETS", str(private_games))
+        monkeypatch.setattr(registry, "_tasks", None)
+        tasks = registry.all_tasks()
+        assert "sneaky" not in synth.available_games() and not [t for t in tasks if "sneaky" in t.id]
+        assert len([t for t in tasks if t.id.startswith("mine.gen/")]) == 1
+    finally:
+        stray.unlink()
+        monkeypatch.setattr(registry, "_tasks", None)

@@ -85,8 +85,11 @@ def description(game: str) -> str:
 
 
 def available_games() -> list[str]:
-    """Names of the hand-written games' modules in `minatar_synth.games`, sorted."""
-    return [name for name in _modules() if not name.startswith(GENERATED)]
+    """Names of the hand-written games' modules shipped in `minatar_synth.games`, sorted: a module in a folder added
+    to the package's path (a private set's, `add_folder`) is not one, whatever its name; a private set's games are
+    the ones its set.json lists (`wspbench/tasks/reading_set.py`)."""
+    package = importlib.import_module(PACKAGE)
+    return [name for name in _modules([str(Path(package.__file__).parent)]) if not name.startswith(GENERATED)]
 
 
 def generated_games() -> list[str]:
