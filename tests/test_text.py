@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).parents[1] / "src" / "wspbench"
 WRONG_ARTICLE = re.compile(r"\b[Aa] (?!u|one\b|once\b)[aeiouAEIOU]\w*|\b[Aa]n [b-df-hj-np-tv-zB-DF-HJ-NP-TV-Z]\w*")
 NOUNS = "tasks|games|replies|episodes|levels|seeds|files|blocks|networks|rounds|turns|records|families"
 # "{n} tasks" in an f-string says "1 tasks" when n is 1 (not after a constant, which is never 1)
-COUNTED = re.compile(r"\{(?![\w.]*[A-Z_]{3,}[}:])[^{}]+\} (" + NOUNS + r")\b")
+COUNTED = re.compile(r"\{(?![\w.]*[A-Z_]{3,}[}:])(?:[^{}]|\{[^{}]*\})+\} (" + NOUNS + r")\b")  # nested braces too
 MESSAGES = ("cli", "harness", "report", "export", "evaluation", "baselines")  # what commands print
 
 

@@ -58,7 +58,7 @@ def test_grade_table_from_a_file(tmp_path):
         assert fact in result.stdout, fact
     score = graded(["original/breakout", "--episodes", "5", "--engine", "reference"])
     assert f"(± {score['half_width']:.4f})" in result.stdout
-    assert f"episodes for ± 0.01 {score['episodes_for_0.01']:,}" in " ".join(result.stdout.replace("│", "").split())
+    assert f"episodes for ± 0.01 (95%) {score['episodes_for_0.01']:,}" in " ".join(result.stdout.replace("│", "").split())
 
 
 def test_grade_reports_a_bad_answer_and_fails():
@@ -276,11 +276,11 @@ def test_episodes_for_says_when_no_count_of_the_tasks_episodes_would_do():
         app, ["grade", "superbeam", "-", "--workers", "1"], input=superbeam.offline_answer("reference")
     )
     assert result.exit_code == 0, result.output
-    assert _table(result.stdout)["episodes for ± 0.01"] == "n/a (more than the 20 the task has)"
+    assert _table(result.stdout)["episodes for ± 0.01 (95%)"] == "n/a (more than the 20 the task has)"
     identify = get_task("identify/asterix/4")
     result = RUNNER.invoke(app, ["grade", identify.id, "-"], input=identify.offline_answer("reference"))
     assert result.exit_code == 0, result.output
-    assert _table(result.stdout)["episodes for ± 0.01"] == "n/a (one episode shows no spread)"
+    assert _table(result.stdout)["episodes for ± 0.01 (95%)"] == "n/a (one episode shows no spread)"
 
 
 def test_games_shows_the_measured_superbeam_baselines():

@@ -606,3 +606,24 @@ def test_six_rounds_of_non_ascii_replies_are_counted_and_never_asked_again(serve
     assert wsp_run(server, tmp_path, *args).exit_code == 0 and len(server.requests) == asked  # nothing asked again
     record = json.loads(path.read_bytes())
     assert all(r["reply"]["content"] == E_ACUTE for r in record["rounds"])
+
+
+def test_a_task_that_keeps_sending_slow_blocks_stops_at_its_budget_with_its_candidate_graded(server, key, tmp_path):
+    """issue 38.5: an agent that offers a candidate, then keeps sending blocks that sleep, stops at
+    --task-timeout: status `time limit`, the candidate graded on the held-out episodes as usual, counted."""
+    from tests.conftest import need_sandbox
+
+    need_sandbox()
+    slow = "```python\nimport time\ntime.sleep(2)\n```\n" * 3
+    first = f"```play\n{RIGHT.split('```edits')[1].split('```')[0].strip()}\n```\n" + slow
+    server.script["original/breakout"] = [completion(first)] + [completion(slow) for _ in range(19)]
+    started = time.monotonic()
+    result = wsp_run(server, tmp_path, "--tasks", "original/breakout", "--protocol", "agent", "--task-timeout", "3")
+    assert result.exit_code == 0, result.output
+    rec = record(tmp_path, "original/breakout")
+    assert rec["status"] == "time limit" and time.monotonic() - started < 60
+    assert len(server.requests) < 20 and rec["test"]["normalized"] == graded(RIGHT)["normalized"]
+    not_run = [b for r in rec["rounds"] for b in r["blocks"] if b["status"] == "not run"]
+    assert not_run and all("time budget" in b["output"] for b in not_run)
+    shown = RUNNER.invoke(app, ["runs", "show", "--json", str(tmp_path)])
+    assert json.loads(shown.output)["writing"]["tasks"] == 1  # counted, as a finished task is

@@ -362,3 +362,17 @@ def test_mockllm_offline_is_one_message_before_any_sample(tmp_path, monkeypatch)
     monkeypatch.setattr(tiktoken, "get_encoding", lambda name: local)
     (log,) = inspect_ai.eval("wspbench/weight_programming", model="mockllm/model", display="none", **params)
     assert log.status == "success" and log.samples[0].scores["registry_score"].value == 0.0  # its default reply
+
+
+def test_a_conversation_stops_at_its_time_budget_as_wsp_run_stops(tmp_path):
+    """issue 38.5: `-T task_timeout=...` bounds each conversation as `wsp run --task-timeout` does: once it is
+    spent nothing more is asked, and the answer so far is graded (the sample says `time_limit`)."""
+    task = get_task("original/breakout")
+    prompt = task.messages(Protocol("feedback", 4, EPISODES, 5))[1]["content"]
+    replies = [task.offline_answer("reference"), NO_ANSWER, NO_ANSWER, NO_ANSWER]
+    sent: dict[str, list] = {}
+    params = {"protocol": "feedback", "rounds": 4, "train_episodes": 5, "task_timeout": 1e-9}
+    log = run_eval(tmp_path, scripted({prompt: list(replies)}, sent), task=task.id, **params)
+    sample = log.samples[0]
+    assert len(sent[prompt]) == 1 and sample.metadata["time_limit"] is True
+    assert sample.scores["registry_score"].answer == task.offline_answer("reference")

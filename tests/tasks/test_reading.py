@@ -280,7 +280,7 @@ def test_wsp_run_reference_reads_and_repairs_offline(tmp_path):
     rows = [json.loads(path.read_text()) for path in (tmp_path / "r" / "tasks").glob("*.json")]
     assert {row["task"] for row in rows} == {t.id for t in select("identify/*,repair/breakout/*")}
     assert all(row["test"]["normalized"] == 1.0 for row in rows)
-    assert "| repair: swap_actions | 1 | 1.0000 | 1.0000 to 1.0000 |" in (tmp_path / "r" / "summary.md").read_text()
+    assert "| repair: swap_actions | reading | 1 | 1.0000 | 1.0000 to 1.0000 |" in (tmp_path / "r" / "summary.md").read_text()
     assert re.search(r"^\s+swap_actions +1\.0000 \(1\.0000 to 1\.0000\), 1 task", result.output, re.MULTILINE)
 
 
@@ -443,10 +443,10 @@ def test_a_private_set_is_built_from_a_key_and_graded(tiny_set, tmp_path, monkey
             assert all(np.array_equal(one[name], two[name]) for name in one.files), path.name
     refused = RUNNER.invoke(app, [*args[:5], str(out), *args[6:]])
     assert refused.exit_code == 2 and "not an empty folder" in refused.output
-    monkeypatch.setenv("WSP_PRIVATE_SETS", str(tmp_path / "nowhere"))  # a broken set: left out, with a warning
+    monkeypatch.setenv("WSP_PRIVATE_SETS", str(tmp_path / "nowhere"))  # not a set: a usage error naming it
     monkeypatch.setattr(registry, "_tasks", None)
     missing = RUNNER.invoke(app, ["run", "--model", "zero", "--tasks", "private.*"])
-    assert missing.exit_code == 2 and "no task matches" in missing.output
+    assert missing.exit_code == 2 and "nowhere is not a private reading set" in " ".join(missing.output.split())
     monkeypatch.setattr(registry, "_tasks", None)
 
 

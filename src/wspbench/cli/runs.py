@@ -117,6 +117,13 @@ def run(
         help="Agent protocol: a fresh conversation every N turns, with the model's notebook.md and its last "
         "candidate (0: never).",
     ),
+    task_timeout: float = typer.Option(
+        None,
+        min=0.0,
+        callback=finite,
+        help="A task's wall-clock budget in seconds: past it no block runs and nothing more is asked, and the answer "
+        "so far is graded (status 'time limit'). Default: 3600 for the agent protocol, none (0) for the others.",
+    ),
     concurrency: int = typer.Option(4, min=1, max=1000, help="Tasks in flight at once."),
     episodes: int = typer.Option(
         1000,
@@ -204,6 +211,7 @@ def run(
     """Run a model on tasks (one-shot, feedback or agent), grade its weights, and write a resumable run directory."""
     from wspbench.harness.clients import ModelError
     from wspbench.harness.display import RichDisplay, audit_table, summary_table
+    from wspbench.harness.protocols import task_budget
     from wspbench.harness.record import RunConfig
     from wspbench.harness.runs import Display, RunDirError, open_run_dir, prepare_run, run_batch
     from wspbench.harness.summary import run_scores, summary_rows
@@ -227,7 +235,7 @@ def run(
         raise typer.BadParameter(str(error), param_hint="--tasks") from None
     chosen = _fitting(chosen, protocol, max_prompt_tokens, model, episodes)
     settings = {"protocol": protocol, "rounds": rounds, "episodes": episodes, "train_episodes": train_episodes}
-    settings |= {"passes": passes, "handoff": handoff}
+    settings |= {"passes": passes, "handoff": handoff, "task_timeout": task_budget(protocol, task_timeout)}
     if dry_run:  # before the client: a dry run needs no key and calls nothing
         _dry_run(chosen, RunConfig(model, **settings), model)
         return
@@ -301,7 +309,7 @@ def run(
     if config.protocol == "agent":
         console.print(audit_table([record for record in records if record.task in ids]))
     console.print(f"run directory: {run_dir.path}", markup=False)
-    if any(row["status"] != "ok" for row in rows):
+    if any(row["status"] not in ("ok", "time limit") for row in rows):  # a task that was not graded
         raise typer.Exit(1)
 
 

@@ -23,6 +23,7 @@ from wspbench.harness.clients import Notice
 from wspbench.harness.record import Manifest, TaskRecord
 from wspbench.harness.runs import Display
 from wspbench.harness.summary import audit_rows, cell, scores_text
+from wspbench.words import count
 
 
 class RichDisplay(Display):
@@ -66,7 +67,7 @@ class RichDisplay(Display):
             self.progress.advance(self.overall)
             self.done_count += 1
             step = f"{self.done_count}/{self.total} "
-        if record.status == "ok":
+        if record.counted:  # graded ("ok", or "time limit": its budget ran out and its answer so far was graded)
             score = cell("test_score", record.test_score)
             line = Text(f"{step}done {task_id}: held-out score {score}{_remarks(record)}")
             line.stylize("green", len(step), len(step) + 4)
@@ -77,9 +78,10 @@ class RichDisplay(Display):
 
 
 def _remarks(record: TaskRecord) -> str:
-    """What the score line should not hide: truncated replies and retried requests."""
+    """What the score line should not hide: a time limit, truncated replies and retried requests."""
     retries = sum(len(r.reply.retries) for r in record.rounds if not r.reused)
-    parts = [f"{record.truncated_replies} truncated"] if record.truncated_replies else []
+    parts = [record.status] if record.status != "ok" else []
+    parts += [f"{record.truncated_replies} truncated"] if record.truncated_replies else []
     parts += [f"{retries} retried"] if retries else []
     return f" ({', '.join(parts)})" if parts else ""
 
@@ -88,7 +90,8 @@ def summary_table(manifest: Manifest, rows: list[dict], scores: dict) -> Table:
     """The run's rows (`summary_rows`) and scores (`run_scores`), compact enough for an 80-column terminal
     (summary.md has every column; errors are listed under the table). The per-family means close the table,
     where they stay on screen after a long run."""
-    caption = f"{scores['tasks']} of {len({r['task'] for r in rows})} tasks finished; {scores_text(scores)}"
+    listed = len({r["task"] for r in rows})
+    caption = f"{scores['tasks']} of {count(listed, 'task')} finished; {scores_text(scores)}"
     truncated = sum(r.get("truncated") or 0 for r in rows)
     if truncated:
         caption += f"\n{truncated} truncated replies (finish_reason=length): " + ", ".join(
@@ -125,7 +128,9 @@ def summary_table(manifest: Manifest, rows: list[dict], scores: dict) -> Table:
             *used,
             tokens,
             cell("total_s", row["total_s"]),
-            style={"ok": None, "error": "red", "corrupt": "red", "pending": "dim"}.get(row["status"]),
+            style={"ok": None, "time limit": "yellow", "error": "red", "corrupt": "red", "pending": "dim"}.get(
+                row["status"]
+            ),
         )
     return table
 

@@ -36,11 +36,22 @@ from datetime import UTC, datetime
 from wspbench.evaluation.executors import ExecutorError
 from wspbench.harness.agent import act, hand_off, open_kernel
 from wspbench.harness.clients import ModelError, Notice
-from wspbench.harness.record import Reply, Round, RunConfig, TaskRecord, TextBudget
+from wspbench.harness.record import TIME_LIMIT, Reply, Round, RunConfig, TaskRecord, TextBudget
 from wspbench.tasks.conversation import Candidate, Conversation, Turn
 from wspbench.tasks.spec import Score, Task, prompt_hash, safe_message
 
 GRADING = threading.Lock()  # grading already uses every core: one task grades at a time
+AGENT_TASK_TIMEOUT_S = 3600.0  # an agent task's default wall-clock budget (docs/agent.md); other protocols: none
+
+
+def task_budget(protocol: str, given: float | None) -> float:
+    """A task's wall-clock budget in seconds (0: none): `wsp run --task-timeout` as given, else the protocol's
+    default, which only the agent protocol has (its turns run code: up to 50 blocks of 60 s each)."""
+    if given is not None:
+        return float(given)
+    return AGENT_TASK_TIMEOUT_S if protocol == "agent" else 0.0
+
+
 Update = Callable[[TaskRecord], None]
 
 
@@ -75,7 +86,7 @@ def run_task(
     clock = {"grading_s": 0.0, "started": time.perf_counter()}
     try:
         protocol = config.protocol_spec
-        conversation = Conversation(task, protocol)
+        conversation = Conversation(task, protocol, config.task_timeout or None)
         messages = conversation.messages()
         record.prompt_version, record.prompt_sha256 = task.prompt_version, prompt_hash(messages)
         record.seeds, record.messages = task.seeds(protocol), [dict(m) for m in messages]
@@ -86,7 +97,7 @@ def run_task(
                 run.converse()
         else:
             run.converse()
-        record.status = "ok"
+        record.status = TIME_LIMIT if conversation.out_of_time else "ok"
     except (StopRun, ExecutorError):  # ExecutorError: a cluster lost, not this task's fault; the run stops
         raise
     except ModelError as error:
@@ -147,6 +158,10 @@ class _Run:
                 self.on_update(self.record)
             follow_up = conversation.follow_up(turn)
             if follow_up is None:
+                if conversation.out_of_time:
+                    self.status(
+                        Notice(f"round {number}: the task's time budget ({self.config.task_timeout:g} s) ran out")
+                    )
                 break
             if conversation.handoff_due(turn):
                 entry.handoff = True

@@ -43,7 +43,8 @@ READABLE_SCHEMAS = (2, 3, 4)  # an older file is a newer one without the newer f
 MANIFEST_FORMAT = "wspbench.run"
 RECORD_FORMAT = "wspbench.run.task"
 OLD_FORMATS = ("wspbench.harness.run/1", "wspbench.harness.task/1")  # schema 1, before the task registry
-STATUSES = ("running", "ok", "error")
+STATUSES = ("running", "ok", "error", "time limit")  # time limit: its budget ran out; graded as "ok" is
+TIME_LIMIT = "time limit"
 CORRUPT = "corrupt"  # not written: the status a reader gives a record file it cannot read (it scores 0)
 MAX_RECORD_BYTES = 128 * 2**20  # a record or manifest file; larger ones are refused unread
 MAX_WRITE_BYTES = 120 * 2**20  # a record as written (`fit`): under what the reader takes
@@ -89,6 +90,7 @@ class RunConfig:
     samples: int = 1  # independent replies per task (`wsp run --samples K`)
     passes: int = 0  # agent: plays on training episodes
     handoff: int = 0  # agent: a fresh conversation every `handoff` turns (0: never)
+    task_timeout: float = 0.0  # a task's wall-clock budget in seconds (0: none); `wsp run --task-timeout`
 
     def __post_init__(self) -> None:
         Protocol(self.protocol)  # ValueError for an unknown protocol
@@ -118,7 +120,7 @@ class RunConfig:
     def from_json(cls, data) -> RunConfig:
         if not isinstance(data, dict):
             raise RecordError("its config is not a dict")
-        data = {"samples": 1, "passes": 0, "handoff": 0, **data}  # added after schema 2 was first written
+        data = {"samples": 1, "passes": 0, "handoff": 0, "task_timeout": 0.0, **data}  # added after schema 2
         missing = [f.name for f in fields(cls) if f.name not in data]
         if missing:
             raise RecordError(f"its config lacks {', '.join(missing)}")
@@ -138,6 +140,7 @@ class RunConfig:
                 inputs.whole(data["samples"], "samples", 1, MAX_SAMPLES),
                 inputs.whole(data["passes"], "passes", 0, MAX_PASSES),
                 inputs.whole(data["handoff"], "handoff", 0, MAX_ROUNDS),
+                inputs.real(data["task_timeout"], "task_timeout", 0.0, MAX_SECONDS),
             )
         except BadValue as error:
             raise RecordError(f"config.{error}") from None
@@ -363,7 +366,7 @@ class TaskRecord:
     def counted(self) -> bool:
         """Whether the record's held-out score counts in a mean: finished ("ok"), or a file that cannot be read
         (0), which is never left out as if the task had not run."""
-        return self.status in ("ok", CORRUPT)
+        return self.status in ("ok", TIME_LIMIT, CORRUPT)
 
     @property
     def test_score(self) -> float | None:
@@ -420,7 +423,7 @@ class TaskRecord:
             if not all(isinstance(m, dict) for m in messages):
                 raise BadValue("messages must be a list of dicts")
             timings = inputs.sized(data.get("timings", {}), "timings", dict, MAX_ITEMS)
-            if data["status"] == "ok" and test is None:  # a finished task was graded: readers count its score
+            if data["status"] in ("ok", TIME_LIMIT) and test is None:  # graded: readers count its score
                 raise BadValue("a finished (ok) record must hold its held-out Score (test)")
             return cls(
                 task=inputs.text(data["task"], "task"),

@@ -49,7 +49,7 @@ from pathlib import Path
 
 from wspbench.evaluation.executors import LocalExecutor, RayExecutor, current_executor, use_executor
 from wspbench.files import InputFileError, read_bounded, write_atomic
-from wspbench.harness.protocols import StopRun, run_task
+from wspbench.harness.protocols import StopRun, run_task, task_budget
 from wspbench.harness.record import (
     CORRUPT,
     MAX_RECORD_BYTES,
@@ -605,6 +605,7 @@ def evaluate(
     engine: str = "auto",
     workers: int | None = None,
     concurrency: int = 4,
+    task_timeout: float | None = None,
     out: str | Path | None = None,
     base_url: str | None = None,
     api_key_env: str = "OPENAI_API_KEY",
@@ -631,6 +632,7 @@ def evaluate(
     if not chosen:
         raise ValueError(f"no selected task has the {protocol} protocol")
     settings = {"protocol": protocol, "rounds": rounds, "episodes": episodes, "train_episodes": train_episodes}
+    settings["task_timeout"] = task_budget(protocol, task_timeout)
     client, config = prepare_run(
         chosen, model, {**settings, "engine": engine, "samples": samples}, base_url, api_key_env, client_options
     )

@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import hashlib
 
-from wspbench.harness.record import CORRUPT, Manifest, TaskRecord
+from wspbench.harness.record import CORRUPT, TIME_LIMIT, Manifest, TaskRecord
 from wspbench.statistics import Sample, aggregate_interval, difference_interval
 from wspbench.tasks import all_tasks
 from wspbench.tasks.spec import SKILLS, group_of
@@ -47,7 +47,7 @@ COLUMNS = (
     "total_s",
     "error",
 )
-COUNTED = ("ok", CORRUPT)  # the statuses whose held-out score counts in a mean (TaskRecord.counted)
+COUNTED = ("ok", TIME_LIMIT, CORRUPT)  # the statuses whose held-out score counts in a mean (TaskRecord.counted)
 AGENT_COLUMNS = ("blocks", "passes", "block_s")  # a run of the agent protocol's rows also have these
 
 

@@ -21,6 +21,7 @@ from inspect_ai.solver import Generate, TaskState, generate, solver
 
 from wspbench.evaluation import ENGINES
 from wspbench.harness.agent import act, hand_off, open_kernel
+from wspbench.harness.protocols import task_budget
 from wspbench.harness.record import block_json
 from wspbench.harness.summary import by_skill, headline
 from wspbench.statistics import Sample as Episodes
@@ -51,11 +52,13 @@ def weight_programming(
     workers: int | None = None,
     passes: int = 10,
     handoff: int = 0,
+    task_timeout: float | None = None,
 ) -> Task:
     """Write a network's weights by hand to play a game: one sample per task of the selector `task` (ids,
     globs, comma lists: `wsp games`; `-T task=a,b` arrives as a list). The other parameters are those of
     `wsp run` (`rounds`: feedback rounds or agent turns); `episodes`: held-out scoring episodes (default: the
-    task's own, as many as wsp run's 1000 give it)."""
+    task's own, as many as wsp run's 1000 give it); `task_timeout`: each conversation's wall-clock budget in seconds,
+    as `wsp run --task-timeout` (default: 3600 for the agent protocol, none for the others)."""
     selector = ",".join(map(str, task)) if isinstance(task, list) else str(task)
     facts = suite().to_json()
     try:
@@ -69,6 +72,9 @@ def weight_programming(
             except SandboxUnavailable as error:
                 raise ValueError(f"the agent protocol needs a sandbox: {error}") from None
         spec = protocol_spec(protocol, rounds, episodes, train_episodes, passes, handoff)
+        if task_timeout is not None and (isinstance(task_timeout, bool) or not isinstance(task_timeout, (int, float))):
+            raise ValueError(f"-T task_timeout={task_timeout!r:.40}: a number of seconds")
+        budget = task_budget(spec.name, task_timeout)
         chosen = [one for one in select(selector) if spec.name in one.protocols]  # identify: one-shot only
         if not chosen:
             raise ValueError(f"no task of {selector!r} has the {spec.name} protocol")
@@ -78,9 +84,9 @@ def weight_programming(
     if spec.name == "one-shot":
         steps = generate()
     elif spec.name == "feedback":
-        steps = feedback_rounds(spec.rounds, train_episodes, engine, workers)
+        steps = feedback_rounds(spec.rounds, train_episodes, engine, workers, budget)
     else:
-        steps = agent_turns(spec, engine, workers)
+        steps = agent_turns(spec, engine, workers, budget)
     metadata = {"suite": facts, "protocol": spec.name, "rounds": spec.rounds}
     if spec.name == "agent":
         metadata |= {"passes": spec.passes, "handoff": spec.handoff}
@@ -172,7 +178,9 @@ def sample(chosen: WspTask, spec: Protocol, facts: dict) -> Sample:
 
 
 @solver
-def feedback_rounds(rounds: int, train_episodes: int, engine: str = "auto", workers: int | None = None):
+def feedback_rounds(
+    rounds: int, train_episodes: int, engine: str = "auto", workers: int | None = None, budget_s: float = 0.0
+):
     """The feedback protocol, by the engine `wsp run` drives (`wspbench/tasks/conversation.py`): up to `rounds`
     replies, each usable one scored on the training episodes and answered with `task.feedback`, an unusable one
     with `task.parse_feedback`, a perfect training score stopping early. The reply to grade (the best by
@@ -180,7 +188,7 @@ def feedback_rounds(rounds: int, train_episodes: int, engine: str = "auto", work
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         chosen = get_task(state.metadata["task"])
-        conversation = Conversation(chosen, Protocol("feedback", rounds, None, train_episodes))
+        conversation = Conversation(chosen, Protocol("feedback", rounds, None, train_episodes), budget_s or None)
         history = []
         while True:
             state = await generate(state)
@@ -207,7 +215,7 @@ def feedback_rounds(rounds: int, train_episodes: int, engine: str = "auto", work
 
 
 @solver
-def agent_turns(spec: Protocol, engine: str = "auto", workers: int | None = None):
+def agent_turns(spec: Protocol, engine: str = "auto", workers: int | None = None, budget_s: float = 0.0):
     """The agent protocol `spec`, by the engine and the kernel `wsp run` uses (`wspbench/tasks/conversation.py`,
     `wspbench/harness/agent.py`): up to `spec.rounds` turns, each reply's blocks run in the task's sandboxed
     kernel (whose task.md is the sample's prompt), plays scored on the training episodes within `spec.passes`, a
@@ -216,7 +224,7 @@ def agent_turns(spec: Protocol, engine: str = "auto", workers: int | None = None
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         chosen = get_task(state.metadata["task"])
-        conversation = Conversation(chosen, spec)
+        conversation = Conversation(chosen, spec, budget_s or None)
 
         def grade(candidate: Candidate, episodes: list[int]) -> WspScore:
             return chosen.grade_checked(candidate.read, episodes, engine, workers)
@@ -251,6 +259,7 @@ def graded(state: TaskState, conversation: Conversation, history: list[dict]) ->
     state.store.set(ANSWER, answer.text)
     state.store.set(ROUNDS, history)
     state.metadata["best_round"] = answer.number
+    state.metadata["time_limit"] = conversation.out_of_time  # its budget ran out: the answer so far is graded
     return state
 
 

@@ -26,6 +26,7 @@ A driver ends with `answer()`: what is graded on the held-out episodes, and from
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from wspbench.tasks import agent
@@ -78,8 +79,13 @@ class Candidate:
 
 
 class Conversation:
-    def __init__(self, task: Task, protocol: Protocol):
+    def __init__(self, task: Task, protocol: Protocol, budget_s: float | None = None, clock=time.monotonic):
+        """`budget_s`: the conversation's wall-clock budget (`wsp run --task-timeout`): past it no block runs and
+        nothing more is asked; the answer so far is graded as usual, and `out_of_time` says so."""
         self.task, self.protocol = task, protocol
+        self.clock = clock
+        self.deadline = None if not budget_s else clock() + budget_s
+        self.out_of_time = False
         self.turns: list[Turn] = []
         self.best: tuple[tuple, Turn] | None = None  # (train_key, turn) of the best usable reply so far
         self.feedback = protocol.name == "feedback"
@@ -129,9 +135,17 @@ class Conversation:
         if score.error is None and (self.best is None or key > self.best[0]):
             self.best = (key, turn)
 
+    def over_budget(self) -> bool:
+        """Whether the time budget has run out (and remember it)."""
+        if self.deadline is not None and self.clock() >= self.deadline:
+            self.out_of_time = True
+        return self.out_of_time
+
     def follow_up(self, turn: Turn) -> str | None:
         """What to send after this turn, or None when the conversation is over: one-shot, the last round, a
-        perfect training score, or (agent) a submitted answer."""
+        perfect training score, (agent) a submitted answer, or the time budget spent."""
+        if self.over_budget():
+            return None
         if self.agent:
             if self.submitted or turn.number >= self.protocol.rounds:
                 return None
@@ -171,10 +185,14 @@ class Conversation:
 
     # --- the agent protocol -------------------------------------------------------------------------
     def steps(self, turn: Turn):
-        """The turn's blocks to run, in order, until one submits (the rest stay "not run")."""
+        """The turn's blocks to run, in order, until one submits or the time budget runs out (the rest stay "not
+        run")."""
         for block in turn.blocks:
             if self.submitted:
                 return
+            if self.over_budget():
+                block.output = "not run: the task's time budget ran out"
+                continue
             yield block
 
     def ran(self, block: Block, output: str, status: str, seconds: float) -> None:
