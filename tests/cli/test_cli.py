@@ -58,7 +58,9 @@ def test_grade_table_from_a_file(tmp_path):
         assert fact in result.stdout, fact
     score = graded(["original/breakout", "--episodes", "5", "--engine", "reference"])
     assert f"(± {score['half_width']:.4f})" in result.stdout
-    assert f"episodes for ± 0.01 (95%) {score['episodes_for_0.01']:,}" in " ".join(result.stdout.replace("│", "").split())
+    assert f"episodes for ± 0.01 (95%) {score['episodes_for_0.01']:,}" in " ".join(
+        result.stdout.replace("│", "").split()
+    )
 
 
 def test_grade_reports_a_bad_answer_and_fails():

@@ -325,3 +325,41 @@ def test_the_agent_protocol_over_a_websocket_session_scores_what_wsp_run_scores(
         == record.test.normalized
         == get_task(task_id).grade(task.offline_answer("reference"), task.scoring_episodes(2), workers=1).normalized
     )
+
+
+def test_an_idle_session_expires_and_a_dropped_client_frees_its_slot_at_once():
+    """issue 38.5: with one slot, a client that disconnects frees it at once, and a client that stays connected but
+    idle loses it after --session-timeout (openenv's reaper runs every max(timeout / 4, 5 s))."""
+    websockets = websockets_client()
+    from websockets.exceptions import ConnectionClosed
+
+    server = Server("--episodes", "2", "--max-sessions", "1", "--graders", "1", "--session-timeout", "2")
+
+    def reset(socket_) -> bool:
+        """Whether the session got its prompt (False: refused, the server being full)."""
+        try:
+            socket_.send(json.dumps({"type": "reset", "data": {"task": "original/breakout"}}))
+            return json.loads(socket_.recv(timeout=60))["type"] == "observation"
+        except ConnectionClosed:
+            return False
+
+    try:
+        server.wait_ready()
+        url = f"ws://127.0.0.1:{server.port}/ws"
+        for _ in range(3):  # each client leaves without a word: the next one gets the slot at once
+            with websockets.connect(url, open_timeout=60) as dropped:
+                assert reset(dropped)
+        with websockets.connect(url, open_timeout=60) as idle:
+            assert reset(idle)
+            with websockets.connect(url, open_timeout=60) as refused:  # the one slot is taken
+                assert not reset(refused)
+            started = time.monotonic()
+            while True:  # the idle session is reaped: its slot is free again
+                with websockets.connect(url, open_timeout=60) as later:
+                    if reset(later):
+                        break
+                assert time.monotonic() - started < 30, "the idle session kept its slot"
+                time.sleep(1)
+            assert 1.5 < time.monotonic() - started
+    finally:
+        server.stop()

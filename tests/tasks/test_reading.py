@@ -280,7 +280,10 @@ def test_wsp_run_reference_reads_and_repairs_offline(tmp_path):
     rows = [json.loads(path.read_text()) for path in (tmp_path / "r" / "tasks").glob("*.json")]
     assert {row["task"] for row in rows} == {t.id for t in select("identify/*,repair/breakout/*")}
     assert all(row["test"]["normalized"] == 1.0 for row in rows)
-    assert "| repair: swap_actions | reading | 1 | 1.0000 | 1.0000 to 1.0000 |" in (tmp_path / "r" / "summary.md").read_text()
+    assert (
+        "| repair: swap_actions | reading | 1 | 1.0000 | 1.0000 to 1.0000 |"
+        in (tmp_path / "r" / "summary.md").read_text()
+    )
     assert re.search(r"^\s+swap_actions +1\.0000 \(1\.0000 to 1\.0000\), 1 task", result.output, re.MULTILINE)
 
 

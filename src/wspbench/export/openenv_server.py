@@ -19,7 +19,9 @@ last) candidate on the held-out episodes. The trainer owns the conversation, so 
 Replies are untrusted, so: a request body over MAX_BODY_BYTES is refused with 413 before it is read (and a
 WebSocket message over it closes the socket); validation errors never echo the request back; an unknown
 task id is a 400; grading runs in worker processes (wspbench/export/grade_pool.py) with a time limit, so a
-slow grade cannot hold up other requests or `/health`; up to `--max-sessions` WebSocket sessions at once.
+slow grade cannot hold up other requests or `/health`; up to `--max-sessions` WebSocket sessions at once, each
+closed after `--session-timeout` seconds idle (a client that disconnects frees its slot at once); an agent
+session's conversation stops at `--task-timeout` (default 3600 s, as `wsp run`) and grades its answer so far.
 
     pip install openenv-core
     python -m wspbench.export.openenv_server --port 8000 --episodes 100
@@ -45,10 +47,12 @@ from openenv.core.env_server import (
     State,
     create_fastapi_app,
 )
+from openenv.core.env_server.types import ConcurrencyConfig
 from pydantic import Field
 
 from wspbench.export.grade_pool import GradePool, GraderBusy
 from wspbench.harness.agent import act, open_kernel
+from wspbench.harness.protocols import task_budget
 from wspbench.harness.record import block_json
 from wspbench.tasks import Task, get_task, suite
 from wspbench.tasks.conversation import Candidate, Conversation
@@ -58,6 +62,7 @@ DEFAULT_TASK = "original/breakout"
 EPISODES = 100
 MAX_BODY_BYTES = 8 * 1024 * 1024  # a 1,000,000-character reply, JSON-escaped, fits
 MAX_SESSIONS = 8
+SESSION_TIMEOUT_S = 300.0  # a WebSocket session idle this long is closed and its slot freed (a disconnect: at once)
 GRADE_TIMEOUT_S = 300.0
 AGENT = {"turns": (20, 1, 1000), "passes": (10, 0, 1000), "train_episodes": (100, 1, 100_000)}  # default, min, max
 
@@ -113,9 +118,11 @@ class WspEnvironment(Environment):
 
     SUPPORTS_CONCURRENT_SESSIONS = True
 
-    def __init__(self, grader: GradePool, episodes: int = EPISODES, default_task: str = DEFAULT_TASK):
+    def __init__(
+        self, grader: GradePool, episodes: int = EPISODES, default_task: str = DEFAULT_TASK, task_timeout_s: float = 0.0
+    ):
         super().__init__()
-        self.grader, self.episodes = grader, episodes
+        self.grader, self.episodes, self.task_timeout_s = grader, episodes, task_timeout_s
         self.task: Task = requested_task(default_task)
         self._state = State(step_count=0)
         self.conversation: Conversation | None = None  # agent: the session's conversation, and its kernel
@@ -169,7 +176,8 @@ class WspEnvironment(Environment):
                 raise TaskError(f"{name} must be a whole number from {low} to {high:,}")
         if "agent" not in self.task.protocols:
             raise TaskError(f"{self.task.public().id} has no agent protocol")
-        self.conversation = Conversation(self.task, Protocol("agent", turns, self.episodes, train_episodes, passes))
+        spec = Protocol("agent", turns, self.episodes, train_episodes, passes)
+        self.conversation = Conversation(self.task, spec, task_budget("agent", self.task_timeout_s or None) or None)
         try:
             self.kernel = open_kernel(self.conversation)
         except SandboxUnavailable as error:
@@ -200,6 +208,7 @@ class WspEnvironment(Environment):
             return WspObservation(prompt=follow_up, done=False, reward=None, **facts)
         self.close()
         result = self.grader.grade(self.task, self.episodes, conversation.answer().text)
+        result["time_limit"] = conversation.out_of_time  # the budget ran out: the answer so far was graded
         return WspObservation(done=True, reward=float(result.get("normalized", 0.0)), result=result, **facts)
 
     def play(self, candidate: Candidate, episodes: list[int]) -> Score:
@@ -276,16 +285,20 @@ def make_app(
     graders: int | None = None,
     grade_timeout_s: float = GRADE_TIMEOUT_S,
     max_body_bytes: int = MAX_BODY_BYTES,
+    session_timeout_s: float = SESSION_TIMEOUT_S,
+    task_timeout_s: float = 0.0,
 ):
     """The app: OpenEnv's HTTP and WebSocket routes behind the body limit; `graders` worker processes
-    (default: one per core) grade within `grade_timeout_s` seconds each."""
+    (default: one per core) grade within `grade_timeout_s` seconds each. A WebSocket session idle for
+    `session_timeout_s` is closed (openenv's reaper; a disconnect closes it at once), and an agent session's
+    conversation has a wall-clock budget of `task_timeout_s` (0: the agent protocol's default, as `wsp run`)."""
     requested_task(default_task)  # a bad default fails at start, not on every request
     pool = GradePool(graders or os.cpu_count() or 1, grade_timeout_s)
     app = create_fastapi_app(
-        lambda: WspEnvironment(pool, episodes, default_task),
+        lambda: WspEnvironment(pool, episodes, default_task, task_timeout_s),
         WspAction,
         WspObservation,
-        max_concurrent_envs=max_sessions,
+        concurrency_config=ConcurrencyConfig(max_concurrent_envs=max_sessions, session_timeout=session_timeout_s),
     )
 
     @app.exception_handler(TaskError)
@@ -320,6 +333,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--graders", type=int, default=None, help="Grading processes (default: one per core)")
     parser.add_argument("--grade-timeout", type=float, default=GRADE_TIMEOUT_S, help="Seconds one grade may take")
     parser.add_argument("--max-body-bytes", type=int, default=MAX_BODY_BYTES, help="Largest request or message")
+    parser.add_argument(
+        "--session-timeout", type=float, default=SESSION_TIMEOUT_S, help="Seconds a WebSocket session may stay idle"
+    )
+    parser.add_argument(
+        "--task-timeout", type=float, default=0.0, help="An agent session's wall-clock budget (0: the default, 3600)"
+    )
     args = parser.parse_args(argv)
     if (
         args.episodes < 1
@@ -327,11 +346,23 @@ def main(argv: list[str] | None = None) -> None:
         or (args.graders is not None and args.graders < 1)
         or not args.grade_timeout > 0
         or args.max_body_bytes < 1
+        or not args.session_timeout > 0
+        or not args.task_timeout >= 0
     ):
-        parser.error("--episodes, --max-sessions, --graders, --grade-timeout and --max-body-bytes must be positive")
+        parser.error(
+            "--episodes, --max-sessions, --graders, --grade-timeout, --max-body-bytes and --session-timeout must be "
+            "positive, --task-timeout not negative"
+        )
     try:
         app = make_app(
-            args.episodes, args.task, args.max_sessions, args.graders, args.grade_timeout, args.max_body_bytes
+            args.episodes,
+            args.task,
+            args.max_sessions,
+            args.graders,
+            args.grade_timeout,
+            args.max_body_bytes,
+            args.session_timeout,
+            args.task_timeout,
         )
     except TaskError as error:
         parser.error(f"--task: {error}")
