@@ -158,7 +158,7 @@ def documented_commands() -> list:
     return list(found.values())
 
 
-NUMBERS = {"N", "K", "S", "T", "M", "R"}  # placeholders of counts, seeds and temperatures: one such value
+NUMBERS = {"N", "K", "S", "T", "M", "R", "SECONDS"}  # placeholders of counts, seeds and temperatures: one such value
 TASKS = {"TASK", "ID"}  # placeholders of a task id: one such id
 
 

@@ -11,6 +11,7 @@ import logging
 import math
 import os
 from contextlib import contextmanager
+from dataclasses import fields
 from pathlib import Path
 
 import typer
@@ -20,6 +21,7 @@ from typer.core import TyperGroup
 
 from wspbench.evaluation import ENGINES
 from wspbench.files import InputFileError, InputTooLarge, check_output_file, read_bounded
+from wspbench.harness.settings import AGENT_TURNS, FEEDBACK_ROUNDS, RunSettings
 
 # `wsp --help` lists the commands in this order (what a user does first comes first); others follow.
 COMMAND_ORDER = (
@@ -82,15 +84,21 @@ console = Output()
 errors = Console(stderr=True, soft_wrap=True)  # error lines hold paths: never broken across lines
 log = logging.getLogger(__name__)
 
-MAX_EPISODES = 100_000
-MAX_WORKERS = 1024
-FEEDBACK_ROUNDS, AGENT_TURNS, AGENT_PASSES = 4, 20, 10  # `wsp run`'s defaults (--rounds/--turns, --passes)
+AGENT_PASSES = next(f.default for f in fields(RunSettings) if f.name == "passes")  # `wsp run --passes`
+
+
+def option(name: str, *flags: str, **extra):
+    """The option of a run setting (`wsp run`, `wsp prompt`): its default, bounds and help are RunSettings' field's
+    (`harness/settings.py`, their one owner); `extra` adds flags' other names, a callback, or other help."""
+    (one,) = [f for f in fields(RunSettings) if f.name == name]
+    bounds = {key: one.metadata[key] for key in ("min", "max") if one.metadata[key] is not None}
+    return typer.Option(one.default, *flags, help=extra.pop("help", one.metadata["help"]), **bounds, **extra)
 
 
 def rounds_option(text: str):
     """`--rounds` (feedback) and its other name `--turns` (agent): replies at most; its default depends on the
     protocol (`replies_at_most`)."""
-    return typer.Option(None, "--rounds", "--turns", min=1, max=1000, help=text)
+    return option("rounds", "--rounds", "--turns", help=text)
 
 
 def replies_at_most(protocol: str, rounds: int | None) -> int:

@@ -14,22 +14,18 @@ import typer
 
 from wspbench import words
 from wspbench.cli.app import (
-    AGENT_PASSES,
-    AGENT_TURNS,
-    FEEDBACK_ROUNDS,
-    MAX_EPISODES,
-    MAX_WORKERS,
     InputTooLarge,
     app,
     check_engine,
     connected_executor,
     console,
     errors,
+    option,
     progress_bar,
     read_answer,
     replies_at_most,
-    rounds_option,
 )
+from wspbench.harness.settings import MAX_EPISODES, MAX_WORKERS
 
 log = logging.getLogger(__name__)
 
@@ -270,17 +266,11 @@ def games(
 def prompt(
     task_id: str = typer.Argument(..., metavar="TASK", help="Task id or game name (see `wsp games`)."),
     protocol: str = typer.Option("one-shot", help="one-shot, feedback or agent (as `wsp run --protocol`)."),
-    rounds: int = rounds_option(
-        f"Feedback rounds or agent turns, as `wsp run --rounds` (default {FEEDBACK_ROUNDS} or {AGENT_TURNS})."
-    ),
-    passes: int = typer.Option(AGENT_PASSES, min=0, max=1000, help="Plays, as `wsp run --passes` (agent)."),
-    handoff: int = typer.Option(0, min=0, max=1000, help="Turns between handoffs, as `wsp run --handoff` (agent)."),
-    episodes: int = typer.Option(
-        1000, min=1, max=MAX_EPISODES, help="Held-out scoring episodes, as `wsp run --episodes` (the prompt says it)."
-    ),
-    train_episodes: int = typer.Option(
-        100, min=1, max=MAX_EPISODES, help="Training episodes per round or play, as `wsp run --train-episodes`."
-    ),
+    rounds: int = option("rounds", "--rounds", "--turns"),
+    passes: int = option("passes"),
+    handoff: int = option("handoff"),
+    episodes: int = option("episodes"),
+    train_episodes: int = option("train_episodes"),
     as_json: bool = typer.Option(False, "--json", help="Print the messages list as JSON."),
 ) -> None:
     """Print the exact opening messages a model gets for a task under `wsp run` with these options (the

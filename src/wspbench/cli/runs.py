@@ -10,19 +10,13 @@ from urllib.parse import urlsplit
 import typer
 
 from wspbench.cli.app import (
-    AGENT_PASSES,
-    AGENT_TURNS,
-    FEEDBACK_ROUNDS,
-    MAX_EPISODES,
-    MAX_WORKERS,
     app,
     check_engine,
     connected_executor,
     console,
     errors,
     finite,
-    replies_at_most,
-    rounds_option,
+    option,
 )
 from wspbench.words import count
 
@@ -103,42 +97,14 @@ def run(
         help="Tasks, comma-separated: all, original/*, synth/*, superbeam, an id (original/breakout), or the "
         "reading families identify/*, identify-choice/*, repair/* (`wsp games` lists every id).",
     ),
-    protocol: str = typer.Option("one-shot", help="one-shot, feedback or agent (docs/agent.md)."),
-    rounds: int = rounds_option(
-        f"Replies at most: feedback rounds (default {FEEDBACK_ROUNDS}) or agent turns (default {AGENT_TURNS})."
-    ),
-    passes: int = typer.Option(
-        AGENT_PASSES, min=0, max=1000, help="Agent protocol: plays on training episodes (0: compute only)."
-    ),
-    handoff: int = typer.Option(
-        0,
-        min=0,
-        max=1000,
-        help="Agent protocol: a fresh conversation every N turns, with the model's notebook.md and its last "
-        "candidate (0: never).",
-    ),
-    task_timeout: float = typer.Option(
-        None,
-        min=0.0,
-        callback=finite,
-        help="A task's wall-clock budget in seconds: past it no block runs and nothing more is asked, and the answer "
-        "so far is graded (status 'time limit'). Default: 3600 for the agent protocol, none (0) for the others.",
-    ),
-    concurrency: int = typer.Option(4, min=1, max=1000, help="Tasks in flight at once."),
-    episodes: int = typer.Option(
-        1000,
-        min=1,
-        max=MAX_EPISODES,
-        help="Held-out scoring episodes per task: its "
-        "first N (MinAtar: episodes 0..N-1; SUPERBEAM: at most its 20 test levels).",
-    ),
-    train_episodes: int = typer.Option(
-        100,
-        min=1,
-        max=MAX_EPISODES,
-        help="Training episodes per feedback round or agent play "
-        "(disjoint from the scoring episodes; SUPERBEAM: its 10 training levels).",
-    ),
+    protocol: str = option("protocol"),
+    rounds: int = option("rounds", "--rounds", "--turns"),
+    passes: int = option("passes"),
+    handoff: int = option("handoff"),
+    task_timeout: float = option("task_timeout", callback=finite),
+    concurrency: int = option("concurrency"),
+    episodes: int = option("episodes"),
+    train_episodes: int = option("train_episodes"),
     out: Path = typer.Option(
         None, help="Run directory (default runs/<model>-<protocol>); re-running with the same directory resumes it."
     ),
@@ -146,41 +112,24 @@ def run(
         None, callback=base_url_option, help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1."
     ),
     api_key_env: str = typer.Option("OPENAI_API_KEY", help="Name of the environment variable with the API key."),
-    timeout: float = typer.Option(600.0, min=0.001, callback=finite, help="Seconds to wait for one reply."),
-    max_tries: int = typer.Option(4, min=1, max=100, help="Tries per request (rate limits, server errors, timeouts)."),
-    backoff: float = typer.Option(
-        2.0, min=0.0, max=3600.0, callback=finite, help="First retry wait in seconds (doubles each try)."
-    ),
-    max_tokens: int = typer.Option(None, min=1, help="max_tokens sent with each request (default: not sent)."),
-    temperature: float = typer.Option(
-        None, min=0.0, callback=finite, help="temperature sent with each request (default: not sent)."
-    ),
-    top_p: float = typer.Option(
-        None, min=0.0, max=1.0, callback=finite, help="top_p sent with each request (default: not sent)."
-    ),
-    seed: int = typer.Option(
-        None, help="seed sent with each request (default: not sent); reply k of a task (--samples) sends seed + k."
-    ),
-    samples: int = typer.Option(
-        1,
-        min=1,
-        max=1000,
-        help="Independent replies per task, each graded; reported as their mean and as best-of-K, with "
-        "intervals. Use a temperature above 0 (and no seed, or --seed) so that the replies differ.",
-    ),
-    reasoning_effort: str = typer.Option(
-        None,
-        callback=reasoning_effort_option,
-        help="reasoning_effort sent with each request: low, medium or high (default: not sent).",
-    ),
-    extra_body: str = typer.Option(
-        None,
+    timeout: float = option("timeout", callback=finite),
+    max_tries: int = option("max_tries"),
+    backoff: float = option("backoff", callback=finite),
+    max_tokens: int = option("max_tokens"),
+    temperature: float = option("temperature", callback=finite),
+    top_p: float = option("top_p", callback=finite),
+    seed: int = option("seed"),
+    samples: int = option("samples"),
+    reasoning_effort: str = option("reasoning_effort", callback=reasoning_effort_option),
+    extra_body: str = option(
+        "extra_body",
         callback=extra_body_option,
         help="A JSON object merged into each request body, e.g. '{\"top_k\": 20}' (recorded in the run, the "
         "values of credential keys such as api_key, *token*, *secret*, *password* redacted).",
     ),
-    header: list[str] = typer.Option(
-        None,
+    headers: list[str] = option(
+        "headers",
+        "--header",
         callback=header_option,
         help="NAME:VALUE, an HTTP header sent with each request (repeatable); recorded in the run, every "
         "value redacted but those of content-type, accept, user-agent, referer, x-title and a few more.",
@@ -192,12 +141,8 @@ def run(
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Print each task's prompts and token counts; call no model, write nothing."
     ),
-    workers: int = typer.Option(None, min=1, max=MAX_WORKERS, help="Processes for grading (default: all cores)."),
-    engine: str = typer.Option(
-        "auto",
-        callback=check_engine,
-        help="auto (default: compiled for original games, fast for synthetic ones), compiled, fast or reference.",
-    ),
+    workers: int = option("workers"),
+    engine: str = option("engine", callback=check_engine),
     executor: str = typer.Option(
         "local",
         help="Where grading episodes are played: local (this machine's processes) or ray (a Ray cluster: "
@@ -209,17 +154,45 @@ def run(
     ),
 ) -> None:
     """Run a model on tasks (one-shot, feedback or agent), grade its weights, and write a resumable run directory."""
+    from wspbench.harness.settings import RunSettings
+
+    given = {"protocol": protocol, "rounds": rounds, "passes": passes, "handoff": handoff}
+    given |= {"task_timeout": task_timeout, "concurrency": concurrency, "episodes": episodes}
+    given |= {"train_episodes": train_episodes, "timeout": timeout, "max_tries": max_tries, "backoff": backoff}
+    given |= {"max_tokens": max_tokens, "temperature": temperature, "top_p": top_p, "seed": seed}
+    given |= {"samples": samples, "reasoning_effort": reasoning_effort, "extra_body": extra_body}
+    given |= {"headers": _headers(headers), "workers": workers, "engine": engine}
+    try:
+        settings = RunSettings.of(**given)
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from None
+    launch(model, tasks, settings, out, base_url, api_key_env, limit, max_prompt_tokens, dry_run, executor, ray_address)
+
+
+def launch(
+    model: str,
+    tasks: str,
+    settings,
+    out: Path | None,
+    base_url: str | None,
+    api_key_env: str,
+    limit: int | None,
+    max_prompt_tokens: int | None,
+    dry_run: bool,
+    executor: str,
+    ray_address: str | None,
+) -> None:
+    """`wsp run` once its options are parsed: the tasks chosen, the run started as `wspbench.evaluate` starts it
+    (`harness/runs.py` `start_run`), then played with a progress display and summarised, every failure a message
+    and an exit code."""
     from wspbench.harness.clients import ModelError
     from wspbench.harness.display import RichDisplay, audit_table, summary_table
-    from wspbench.harness.protocols import task_budget
     from wspbench.harness.record import RunConfig
-    from wspbench.harness.runs import Display, RunDirError, open_run_dir, prepare_run, run_batch
+    from wspbench.harness.runs import Display, RunDirError, run_batch, start_run
     from wspbench.harness.summary import run_scores, summary_rows
     from wspbench.tasks import UnknownTask, select
-    from wspbench.tasks.spec import PROTOCOLS
 
-    if protocol not in PROTOCOLS:
-        raise typer.BadParameter(f"choose one of {', '.join(PROTOCOLS)}", param_hint="--protocol")
+    protocol, samples = settings.protocol, settings.samples
     if protocol == "agent" and not dry_run:  # no silent fallback to the host: refused before anything is paid for
         from wspbench.sandbox import SandboxUnavailable, check
 
@@ -228,46 +201,30 @@ def run(
         except SandboxUnavailable as error:
             errors.print(f"the agent protocol needs a sandbox: {error}", style="red", markup=False)
             raise typer.Exit(2) from None
-    rounds = replies_at_most(protocol, rounds)
     try:
         chosen = select(tasks)[:limit]
     except UnknownTask as error:
         raise typer.BadParameter(str(error), param_hint="--tasks") from None
-    chosen = _fitting(chosen, protocol, max_prompt_tokens, model, episodes)
-    settings = {"protocol": protocol, "rounds": rounds, "episodes": episodes, "train_episodes": train_episodes}
-    settings |= {"passes": passes, "handoff": handoff, "task_timeout": task_budget(protocol, task_timeout)}
+    chosen = _fitting(chosen, protocol, max_prompt_tokens, model, settings.episodes)
     if dry_run:  # before the client: a dry run needs no key and calls nothing
-        _dry_run(chosen, RunConfig(model, **settings), model)
+        _dry_run(chosen, RunConfig(model, **settings.config()), model)
         return
-    options = {
-        "timeout_s": timeout,
-        "max_tries": max_tries,
-        "backoff_s": backoff,
-        "max_tokens": max_tokens,
-        "temperature": temperature,
-        "top_p": top_p,
-        "seed": seed,
-        "reasoning_effort": reasoning_effort,
-        "extra_body": extra_body,
-        "headers": _headers(header),
-    }
     try:
-        client, config = prepare_run(
-            chosen, model, {**settings, "engine": engine, "samples": samples}, base_url, api_key_env, options
-        )
+        run_dir, manifest, client, config = start_run(model, chosen, settings, out, base_url, api_key_env)
     except ModelError as error:
+        errors.print(str(error), style="red", markup=False)
+        raise typer.Exit(2) from None
+    except RunDirError as error:
         errors.print(str(error), style="red", markup=False)
         raise typer.Exit(2) from None
     except ValueError as error:  # a count a task cannot play is a usage error, before any cost
         raise typer.BadParameter(str(error), param_hint="--episodes") from None
-    grader = connected_executor(executor, ray_address)
     try:
-        run_dir, manifest = open_run_dir(out, chosen, client, config)
-    except RunDirError as error:
-        errors.print(str(error), style="red", markup=False)
-        grader.close()
-        raise typer.Exit(2) from None
-    for note in run_dir.notes:  # corrupt records or manifest that open() set aside
+        grader = connected_executor(executor, ray_address)
+    except BaseException:
+        run_dir.close()
+        raise
+    for note in run_dir.notes:  # its own default directory, corrupt records or a manifest set aside
         errors.print(note, style="yellow", markup=False)
     ids = [task.id for task in chosen]
     done = sum(run_dir.finished(t, k) for t in ids for k in range(samples))
@@ -278,6 +235,7 @@ def run(
             f"{len(ids) * samples - done}",
             markup=False,
         )
+    concurrency, workers = settings.concurrency, settings.workers
     try:
         if done == len(ids) * samples:
             errors.print(

@@ -52,8 +52,8 @@ from pydantic import Field
 
 from wspbench.export.grade_pool import GradePool, GraderBusy
 from wspbench.harness.agent import act, open_kernel
-from wspbench.harness.protocols import task_budget
 from wspbench.harness.record import block_json
+from wspbench.harness.settings import task_budget
 from wspbench.tasks import Task, get_task, suite
 from wspbench.tasks.conversation import Candidate, Conversation
 from wspbench.tasks.spec import Protocol, Score

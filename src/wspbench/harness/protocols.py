@@ -41,15 +41,6 @@ from wspbench.tasks.conversation import Candidate, Conversation, Turn
 from wspbench.tasks.spec import Score, Task, prompt_hash, safe_message
 
 GRADING = threading.Lock()  # grading already uses every core: one task grades at a time
-AGENT_TASK_TIMEOUT_S = 3600.0  # an agent task's default wall-clock budget (docs/agent.md); other protocols: none
-
-
-def task_budget(protocol: str, given: float | None) -> float:
-    """A task's wall-clock budget in seconds (0: none): `wsp run --task-timeout` as given, else the protocol's
-    default, which only the agent protocol has (its turns run code: up to 50 blocks of 60 s each)."""
-    if given is not None:
-        return float(given)
-    return AGENT_TASK_TIMEOUT_S if protocol == "agent" else 0.0
 
 
 Update = Callable[[TaskRecord], None]

@@ -49,7 +49,7 @@ from pathlib import Path
 
 from wspbench.evaluation.executors import LocalExecutor, RayExecutor, current_executor, use_executor
 from wspbench.files import InputFileError, read_bounded, write_atomic
-from wspbench.harness.protocols import StopRun, run_task, task_budget
+from wspbench.harness.protocols import StopRun, run_task
 from wspbench.harness.record import (
     CORRUPT,
     MAX_RECORD_BYTES,
@@ -65,6 +65,7 @@ from wspbench.harness.record import (
     slug,
 )
 from wspbench.harness.redaction import Redactor
+from wspbench.harness.settings import RunSettings
 from wspbench.harness.summary import audit_markdown, run_scores, summary_markdown, summary_rows
 from wspbench.tasks.spec import SKILLS, Task, safe_message
 from wspbench.words import count
@@ -593,52 +594,60 @@ def run_batch(
         run_dir.close()
 
 
+def start_run(
+    model: str,
+    tasks: list[Task],
+    settings: RunSettings,
+    out: str | Path | None = None,
+    base_url: str | None = None,
+    api_key_env: str = "OPENAI_API_KEY",
+) -> tuple[RunDir, Manifest, object, RunConfig]:
+    """What `wsp run` and `evaluate` both do before the first request: the client of `model` (ModelError when it
+    cannot be made), the run's config from `settings` (ValueError for a count a task cannot play), and its run
+    directory opened (RunDirError when it holds another run or is in use)."""
+    client, config = prepare_run(tasks, model, settings.config(), base_url, api_key_env, settings.client_options())
+    run_dir, manifest = open_run_dir(out, tasks, client, config)
+    return run_dir, manifest, client, config
+
+
 def evaluate(
     model: str,
     tasks: str | Task | list[Task] = "original/*",
     *,
-    protocol: str = "one-shot",
-    rounds: int = 4,
-    episodes: int = 1000,
-    train_episodes: int = 100,
-    samples: int = 1,
-    engine: str = "auto",
-    workers: int | None = None,
-    concurrency: int = 4,
-    task_timeout: float | None = None,
     out: str | Path | None = None,
     base_url: str | None = None,
     api_key_env: str = "OPENAI_API_KEY",
-    **client_options,
+    settings: RunSettings | None = None,
+    **given,
 ) -> list[TaskRecord]:
     """`wsp run` as a function (`wspbench.evaluate`): run `model` on `tasks`, grade every reply, and return the
     finished records of those tasks (TaskRecord: `record.test` is the held-out Score), in the tasks' order.
 
     `model` is an offline model (reference, zero, trained) or a model at the OpenAI-compatible `base_url` with
-    its key in the environment variable `api_key_env`; `client_options` go to the client as they are
-    (timeout_s, max_tries, backoff_s, max_tokens, temperature, top_p, seed, reasoning_effort, extra_body,
-    headers). `tasks` is a selector as `wsp run --tasks` takes ("synth/*", "original/breakout,superbeam"), a
-    Task or a list of them; those without `protocol` are skipped with a warning, as `wsp run` skips them. The
-    settings and their defaults are `wsp run`'s. The run directory `out` (default runs/<model>-<protocol>, as
-    `wsp run`) keeps every prompt, reply and score; calling again with the same `out` resumes the run: a task
-    with a finished record is not run again, and different settings are refused (RunDirError).
+    its key in the environment variable `api_key_env`. The settings are `wsp run`'s, with the same names and
+    defaults (`harness/settings.py` RunSettings: protocol, rounds, passes, handoff, task_timeout, concurrency,
+    episodes, train_episodes, samples, engine, workers, and each request's timeout, max_tries, backoff, max_tokens,
+    temperature, top_p, seed, reasoning_effort, extra_body, headers), given as keywords or as `settings`; an
+    unknown name is a ValueError. `tasks` is a selector as `wsp run --tasks` takes ("synth/*",
+    "original/breakout,superbeam"), a Task or a list of them; those without the protocol are skipped with a
+    warning, as `wsp run` skips them. The run directory `out` (default as `wsp run`'s) keeps every prompt, reply
+    and score; calling again with the same `out` resumes the run, and different settings are refused
+    (RunDirError).
     """
     from wspbench.tasks.registry import select
 
+    if settings is not None and given:
+        raise ValueError("give the settings as `settings` or as keywords, not both")
+    settings = settings or RunSettings.of(**given)
     chosen = select(tasks) if isinstance(tasks, str) else [tasks] if isinstance(tasks, Task) else list(tasks)
-    chosen, skipped = runnable(chosen, protocol)
+    chosen, skipped = runnable(chosen, settings.protocol)
     if skipped:
-        warnings.warn(f"skipped {count(len(skipped), 'task')} that have no {protocol} protocol", stacklevel=2)
+        warnings.warn(f"skipped {count(len(skipped), 'task')} that have no {settings.protocol} protocol", stacklevel=2)
     if not chosen:
-        raise ValueError(f"no selected task has the {protocol} protocol")
-    settings = {"protocol": protocol, "rounds": rounds, "episodes": episodes, "train_episodes": train_episodes}
-    settings["task_timeout"] = task_budget(protocol, task_timeout)
-    client, config = prepare_run(
-        chosen, model, {**settings, "engine": engine, "samples": samples}, base_url, api_key_env, client_options
-    )
-    run_dir, _ = open_run_dir(out, chosen, client, config)
-    run_batch(run_dir, chosen, client, config, concurrency, workers=workers)
-    records = (run_dir.record(task.id, sample) for task in chosen for sample in range(samples))
+        raise ValueError(f"no selected task has the {settings.protocol} protocol")
+    run_dir, _, client, config = start_run(model, chosen, settings, out, base_url, api_key_env)
+    run_batch(run_dir, chosen, client, config, settings.concurrency, workers=settings.workers)
+    records = (run_dir.record(task.id, sample) for task in chosen for sample in range(settings.samples))
     return [record for record in records if record is not None]
 
 

@@ -21,8 +21,8 @@ from inspect_ai.solver import Generate, TaskState, generate, solver
 
 from wspbench.evaluation import ENGINES
 from wspbench.harness.agent import act, hand_off, open_kernel
-from wspbench.harness.protocols import task_budget
 from wspbench.harness.record import block_json
+from wspbench.harness.settings import task_budget
 from wspbench.harness.summary import by_skill, headline
 from wspbench.statistics import Sample as Episodes
 from wspbench.tasks import Protocol, get_task, select, suite

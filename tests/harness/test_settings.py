@@ -1,0 +1,80 @@
+"""One owner for a run's settings (`wspbench/harness/settings.py` RunSettings): `wsp run`'s options are its fields,
+with the same defaults and bounds, and `wspbench.evaluate` takes the same names and records the same run."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+import wspbench
+from tests.conftest import need_sandbox
+from wspbench.cli import app
+from wspbench.harness.runs import RunDir
+from wspbench.harness.settings import RunSettings
+
+NOT_SETTINGS = {  # what a run is of, and how the command line shows it: the command's own options
+    "model", "tasks", "out", "base_url", "api_key_env", "limit", "max_prompt_tokens", "dry_run", "executor",
+    "ray_address",
+}  # fmt: skip
+
+
+def run_options() -> dict:
+    command = typer.main.get_command(app)
+    run = command.commands["run"]
+    return {param.name: param for param in run.params}
+
+
+def test_every_option_of_wsp_run_is_a_setting_with_its_default_and_bounds():
+    settings = {one.name: one for one in fields(RunSettings)}
+    options = run_options()
+    assert set(options) - NOT_SETTINGS == set(settings), "an option without a setting, or a setting without one"
+    for name, param in options.items():
+        if name in NOT_SETTINGS:
+            continue
+        one = settings[name]
+        assert param.default == one.default, name
+        assert (param.min, param.max) == (one.metadata["min"], one.metadata["max"]), name
+
+
+def test_an_unknown_setting_is_an_error_not_dropped():
+    with pytest.raises(ValueError, match="no run setting 'pases' \\(did you mean 'passes'\\?\\)"):
+        wspbench.evaluate("zero", "synth/ferry", pases=3)
+    for bad in ({"episodes": 0}, {"protocol": "two-shot"}, {"rounds": 2.5}, {"temperature": float("nan")}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            RunSettings.of(**bad)
+    assert RunSettings(protocol="agent").replies == 20 and RunSettings(protocol="feedback").replies == 4
+    assert RunSettings(protocol="agent").budget_s == 3600.0 and RunSettings().budget_s == 0.0
+
+
+def test_evaluate_and_wsp_run_record_the_same_agent_run(tmp_path, monkeypatch):
+    """issue 41: `evaluate(..., protocol="agent", passes=3, handoff=2)` runs as `wsp run` with those options does:
+    the same manifest settings (passes 3, handoff 2, 20 turns) and the same records."""
+    need_sandbox()
+    monkeypatch.chdir(tmp_path)
+    settings = {"protocol": "agent", "passes": 3, "handoff": 2, "episodes": 3, "train_episodes": 2, "workers": 1}
+    (record,) = wspbench.evaluate("reference-agent", "synth/ferry", out="api", **settings)
+    command = ["run", "--model", "reference-agent", "--tasks", "synth/ferry", "--out", "cli", "--protocol", "agent"]
+    command += ["--passes", "3", "--handoff", "2", "--episodes", "3", "--train-episodes", "2", "--workers", "1"]
+    result = CliRunner().invoke(app, command)
+    assert result.exit_code == 0, result.output
+    api, cli = (RunDir(tmp_path / name).read() for name in ("api", "cli"))
+    assert api[0].config == cli[0].config
+    assert (api[0].config.passes, api[0].config.handoff, api[0].config.rounds) == (3, 2, 20)
+
+    def timeless(data):
+        if isinstance(data, dict):
+            return {
+                k: timeless(v)
+                for k, v in data.items()
+                if k not in ("seconds", "timings", "started_at", "finished_at", "latency_s")
+            }
+        return [timeless(v) for v in data] if isinstance(data, list) else data
+
+    (by_cli,) = cli[1]
+    assert json.dumps(timeless(record.to_json()), sort_keys=True) == json.dumps(
+        timeless(by_cli.to_json()), sort_keys=True
+    )
