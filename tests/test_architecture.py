@@ -14,6 +14,7 @@ LAYERS = {  # bottom to top
     "wspbench.answers": 0,
     "wspbench.inputs": 0,
     "wspbench.files": 0,
+    "wspbench.words": 0,
     "wspbench.statistics": 0,
     "wspbench.sandbox": 0,
     "wspbench.games": 1,
@@ -149,4 +150,46 @@ def test_no_family_switch_in_disguise_outside_the_families():
         for number, line in enumerate(path.read_text().splitlines(), start=1)
         if DISGUISED.search(line.split("#", 1)[0])
     ]
+    assert found == []
+
+
+FAMILY_MODULES = {  # what only the registry and the families themselves may import
+    "wspbench.tasks.minatar",
+    "wspbench.tasks.minatar_prompt",
+    "wspbench.tasks.superbeam",
+    "wspbench.tasks.identify",
+    "wspbench.tasks.repair",
+    "wspbench.tasks.reading_set",
+}
+FAMILY_NAMES = ("original", "synth", "gen", "superbeam", "identify", "identify-choice", "repair", "minatar")
+BUILDERS = SRC / "wspbench" / "baselines"  # each makes one family's data (PPO networks, generated games' calibration,
+# reading sets) for the registry to read: a family's own tools, so they may import it
+
+
+def family_text(value) -> bool:
+    return isinstance(value, str) and any(value == n or value.startswith(n + "/") for n in FAMILY_NAMES)
+
+
+def test_family_knowledge_lives_in_tasks():
+    """issue 41: outside wspbench/tasks/, wspbench/games/ (and the game packages and family builders) no module
+    imports a family module or compares a value with a family name or id prefix (`==`, `in`, `startswith`): what
+    a family needs elsewhere is a method or field of its tasks (`Task.offline_reply`, `seed_game`, `skill`,
+    `tasks.grading_file`, `tasks.set_tasks`...)."""
+    found = []
+    for _, path in modules("wspbench"):
+        if path.is_relative_to(SRC / "wspbench" / "tasks") or path.is_relative_to(SRC / "wspbench" / "games"):
+            continue
+        where = path.relative_to(SRC)
+        if not path.is_relative_to(BUILDERS):
+            found += [f"{where}: imports {m}" for m in imports(path) if m in FAMILY_MODULES]
+        for node in ast.walk(ast.parse(path.read_text())):
+            compared = []
+            if isinstance(node, ast.Compare):
+                compared = [node.left, *node.comparators]
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "startswith":
+                compared = list(node.args)
+            for side in compared:
+                values = side.elts if isinstance(side, ast.Tuple | ast.List | ast.Set) else [side]
+                if any(isinstance(v, ast.Constant) and family_text(v.value) for v in values):
+                    found.append(f"{where}:{node.lineno}: {ast.unparse(node)[:80]}")
     assert found == []

@@ -176,10 +176,9 @@ def scoring_episodes(task: Task, text: str) -> list[int]:
 
 
 def seed_game(task: Task) -> MinAtarGame | None:
-    """The MinAtar game that `task` is the writing task of (original/*, synth/*, gen/*: the seed contract's tasks), else
-    None. Identify and repair tasks are bound to a MinAtar game too, but they are not that game's task."""
-    binding = getattr(task, "binding", None)
-    return binding if isinstance(binding, MinAtarGame) and binding.task_id == task.id else None
+    """The MinAtar game that `task` is the writing task of in the seed contract, as the task says (`Task.seed_game`:
+    original/*, synth/*, gen/*; identify and repair tasks are bound to a game too, but are not its task)."""
+    return task.seed_game()
 
 
 def grade_answer(

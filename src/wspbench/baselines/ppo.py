@@ -26,8 +26,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from wspbench.networks import Network, Weights, load_network
-from wspbench.tasks.spec import GameTask, Task
+from wspbench.networks import Network, Weights
+from wspbench.tasks.spec import TRAINED_NETWORKS, Task
 
 IDLE_BIAS = -20.0  # the output bias of an action left out of training: sampled with probability below 1e-8
 KEPT = "the checkpoint with the best score on the first training episodes, as the task scores it"
@@ -287,24 +287,15 @@ def weights_of(network: Network, params: Params, scale: np.ndarray) -> Weights:
     return weights
 
 
-TRAINED = "trained"  # this package's folder of the trained baseline's networks: <game>.0.npz and <game>.0.json
+TRAINED = TRAINED_NETWORKS  # this package's folder of the trained baseline's networks: <game>.0.npz and .json
 
 
 def trained_network(task: Task, seed: int = 0) -> tuple[Weights, dict] | None:
-    """The shipped baseline network trained for this task's game with this seed (`benchmarks/train.py`) and what
-    its training did, or None. Tasks of one game share it (superbeam and superbeam/extended train on the same
-    levels). A game that ships its own (`GameTask.networks`: a generated game's) is played with those. The reading
-    tasks' networks are a reading set's (`wspbench/tasks/reading_set.py`)."""
-    from importlib.resources import files
-
-    folder = (task.networks if isinstance(task, GameTask) else None) or files("wspbench.baselines") / TRAINED
-    return load_network(folder, f"{task.game.name}.{seed}", task.network)
+    """The shipped baseline network trained for this task's game with this seed, and what its training did, or
+    None (`Task.trained_network`: the task says where its networks are)."""
+    return task.trained_network(seed)
 
 
 def trained_answer(task: Task) -> str | None:
     """The reply of the offline model "trained": the task's shipped network in the task's answer format."""
-    stored = trained_network(task) if isinstance(task, GameTask) else None
-    if stored is None:
-        return None
-    weights, about = stored
-    return f"A network trained by PPO for {about['steps']:,} steps on training episodes.\n{task.write(weights)}"
+    return task.offline_reply("trained")

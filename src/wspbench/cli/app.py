@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 from contextlib import contextmanager
 from dataclasses import fields
 from pathlib import Path
@@ -152,15 +151,12 @@ def main(
 def _check_private_sets() -> None:
     """A folder in WSP_PRIVATE_SETS that is not a private set is a usage error naming it (exit 2), never a
     silent empty set: the library (`tasks/registry.py`) only warns, so that one bad folder cannot stop a batch."""
-    from wspbench.tasks.reading_set import PRIVATE_SETS, private_sets
-    from wspbench.tasks.spec import safe_message
+    from wspbench.tasks import private_sets_problem
 
-    if os.environ.get(PRIVATE_SETS, "").strip():
-        try:
-            private_sets()
-        except (ValueError, OSError, KeyError, TypeError) as error:
-            errors.print(f"{PRIVATE_SETS}: {safe_message(error)}", style="red", markup=False)
-            raise typer.Exit(2) from None
+    problem = private_sets_problem()
+    if problem:
+        errors.print(problem, style="red", markup=False)
+        raise typer.Exit(2)
 
 
 @contextmanager

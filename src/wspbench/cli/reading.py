@@ -63,8 +63,7 @@ def build(
     except ValueError as error:
         errors.print(f"wsp reading build: {error}", markup=False)
         raise typer.Exit(2) from None
-    from wspbench.tasks import identify as identify_family
-    from wspbench.tasks import repair
+    from wspbench.tasks import set_tasks
 
-    tasks = identify_family.tasks(made) + repair.tasks(made)
+    tasks = set_tasks(made)
     console.print(f"{words.count(len(tasks), 'task')} in {out}; use them with WSP_PRIVATE_SETS={out}", markup=False)

@@ -200,11 +200,9 @@ def superbeam_task(difficulty: float | None = None):
 
 def _levels(spec: str, task) -> list[int]:
     """train (the feedback rounds' levels), test (the scored ones), a range A..B (inclusive) or a comma list."""
-    from wspbench.tasks.superbeam import TRAIN_LEVELS
-
     text = spec.strip().lower()
     if text == "train":
-        return list(TRAIN_LEVELS)
+        return task.training_episodes(None)
     if text == "test":
         return task.scoring_episodes()
     try:

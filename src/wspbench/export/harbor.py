@@ -45,8 +45,8 @@ from importlib import metadata
 from pathlib import Path
 
 from wspbench.files import write_atomic
+from wspbench.tasks import PRIVATE_SETS, grading_file
 from wspbench.tasks import suite as registry_suite
-from wspbench.tasks.reading_set import PRIVATE_SETS, READING, REPAIR_SEED
 from wspbench.tasks.spec import Protocol, Public, Task, prompt_hash
 
 HARBOR_ORG = "wspbench"
@@ -199,20 +199,6 @@ def build_wheel(folder: Path) -> Path:
         if done.returncode != 0 or not wheels:
             raise RuntimeError(f"building the wspbench wheel failed: {done.stderr.strip()[-400:]}")
         return normalize_wheel(wheels[-1], folder / wheels[-1].name, keep=grading_file)
-
-
-_NETWORK = re.compile(
-    r"(wspbench/tasks/reading|wspbench/baselines/trained|minatar_synth/trained)/[^/]+\.(\d+)\.(?:npz|json)"
-)
-
-
-def grading_file(name: str) -> bool:
-    """Whether the verifier's wheel keeps this file: all but the trained networks that only prompts and
-    offline models use (identify's networks, the `trained` model's `baselines/trained/`, the generated games'
-    references in `minatar_synth/trained/`); grading loads only the network that repair damages
-    (`tasks/reading/`, seed REPAIR_SEED). They are most of the wheel's bytes."""
-    match = _NETWORK.fullmatch(name)
-    return match is None or (match[1] == f"wspbench/tasks/{READING}" and int(match[2]) == REPAIR_SEED)
 
 
 def normalize_wheel(wheel: Path, target: Path, keep=None) -> Path:

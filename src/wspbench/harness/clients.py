@@ -38,7 +38,6 @@ from datetime import UTC, datetime
 
 import openai
 
-from wspbench.baselines.ppo import trained_answer
 from wspbench.harness.record import Reply
 from wspbench.harness.redaction import (
     Redactor,
@@ -92,7 +91,7 @@ class OfflineClient:
         if self.name == "reference-agent":
             content = reference_agent(task, messages)
         else:
-            answer = trained_answer(task) if self.name == "trained" else task.offline_answer(self.name)
+            answer = task.offline_reply(self.name)
             content = answer or f"No {self.name} answer is shipped for {task.id}."
         return Reply(content, None, "stop", None, round(time.perf_counter() - started, 6), 1, self.name)
 

@@ -5,10 +5,22 @@ and report use; `spec.py` is the contract a family implements; `minatar.py` and 
 built-in families.
 """
 
-from wspbench.tasks.registry import UnknownTask, all_tasks, get_task, register_family, select, suite, unregister_family
+from wspbench.tasks.reading_set import PRIVATE_SETS, grading_file
+from wspbench.tasks.registry import (
+    UnknownTask,
+    all_tasks,
+    get_task,
+    private_sets_problem,
+    register_family,
+    select,
+    set_tasks,
+    suite,
+    unregister_family,
+)
 from wspbench.tasks.spec import AnswerError, Game, GameTask, Protocol, Score, Task
 
 __all__ = [
+    "PRIVATE_SETS",
     "AnswerError",
     "Game",
     "GameTask",
@@ -18,8 +30,11 @@ __all__ = [
     "UnknownTask",
     "all_tasks",
     "get_task",
+    "grading_file",
+    "private_sets_problem",
     "register_family",
     "select",
+    "set_tasks",
     "suite",
     "unregister_family",
 ]

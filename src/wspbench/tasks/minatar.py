@@ -57,6 +57,11 @@ class MinAtarTask(GameTask):
         self.id = task_id or game.task_id
         self.private_set = private_set  # a private set's generated game: its calibration and network are there
 
+    def seed_game(self) -> MinAtarGame | None:
+        """This task's game, in the seed grader's contract (`wspbench/verifier.py`): a public MinAtar writing task
+        (original, synth, gen) is its game's task; a private set's game is not one the seed grader knows."""
+        return self.binding if self.binding.task_id == self.id else None
+
     @property
     def prompt_version(self) -> str:
         from wspbench.tasks.minatar_prompt import MINATAR_PROMPT_VERSION

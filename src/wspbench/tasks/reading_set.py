@@ -155,3 +155,18 @@ def private_sets() -> list[ReadingSet]:
     if len(set(names)) != len(names):
         raise ValueError(f"{PRIVATE_SETS} lists two private sets with one name: {', '.join(names)}")
     return sets
+
+
+NETWORK_FILE = re.compile(
+    r"(wspbench/tasks/reading|wspbench/baselines/trained|minatar_synth/trained)/[^/]+\.(\d+)\.(?:npz|json)"
+)
+
+
+def grading_file(name: str) -> bool:
+    """Whether a grader needs this file of the package (a wheel's path): all but the trained networks that only
+    prompts and offline models use (identify's networks, the `trained` model's `baselines/trained/`, the generated
+    games' references in `minatar_synth/trained/`); grading loads only the network that repair damages
+    (`tasks/reading/`, seed REPAIR_SEED). They are most of the wheel's bytes (the Harbor verifier's wheel leaves
+    the rest out)."""
+    match = NETWORK_FILE.fullmatch(name)
+    return match is None or (match[1] == f"wspbench/tasks/{READING}" and int(match[2]) == REPAIR_SEED)

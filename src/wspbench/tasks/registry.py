@@ -25,6 +25,7 @@ import importlib
 import importlib.util
 import itertools
 import logging
+import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -175,20 +176,34 @@ def _load() -> Registry:
 def _private_tasks() -> list[Task]:
     """The tasks of the private sets (reading networks, generated games) in WSP_PRIVATE_SETS; a folder that is not
     one is left out with a warning naming it, as a broken plugin is (its tasks are then unknown ids, a usage
-    error)."""
-    from wspbench.tasks import identify, minatar, repair
+    error; the command line makes it one first: `private_sets_problem`)."""
     from wspbench.tasks.reading_set import PRIVATE_SETS, private_sets
 
     try:
-        sets = private_sets()
-        return [
-            task
-            for found in sets
-            for task in identify.tasks(found) + repair.tasks(found) + minatar.private_tasks(found)
-        ]
+        return [task for found in private_sets() for task in set_tasks(found)]
     except (ValueError, OSError, KeyError, TypeError) as error:
         log.warning("the private sets of %s are left out: %s", PRIVATE_SETS, safe_message(error))
         return []
+
+
+def set_tasks(found) -> list[Task]:
+    """The tasks of one private set (a `reading_set.ReadingSet`): its identify, repair and generated games' tasks."""
+    from wspbench.tasks import identify, minatar, repair
+
+    return identify.tasks(found) + repair.tasks(found) + minatar.private_tasks(found)
+
+
+def private_sets_problem() -> str | None:
+    """Why WSP_PRIVATE_SETS names a folder that is not a private set (the message names it), or None."""
+    from wspbench.tasks.reading_set import PRIVATE_SETS, private_sets
+
+    if not os.environ.get(PRIVATE_SETS, "").strip():
+        return None
+    try:
+        private_sets()
+    except (ValueError, OSError, KeyError, TypeError) as error:
+        return f"{PRIVATE_SETS}: {safe_message(error)}"
+    return None
 
 
 def _all() -> dict[str, Task]:

@@ -27,7 +27,7 @@ from wspbench.answers.edits import MAX_ANSWER_CHARS, MAX_MESSAGE_CHARS, AnswerEr
 from wspbench.evaluation import Progress
 from wspbench.evaluation.executors import ExecutorError
 from wspbench.inputs import BadValue
-from wspbench.networks import Network, Weights
+from wspbench.networks import Network, Weights, load_network
 from wspbench.statistics import Sample, episodes_for, mean_interval, normalize, wilson
 
 PROTOCOLS = ("one-shot", "feedback", "agent")
@@ -35,6 +35,7 @@ SKILLS = ("writing", "reading")  # what a task measures (`Task.skill`); every ag
 OFFLINE_MODELS = ("reference", "zero", "trained", "reference-agent")  # built-in models that need no endpoint
 SCORE_FORMAT = "wspbench.score/1"
 MIN_CAP = 1e-9  # a cap measured on episodes (repair) is at least this
+TRAINED_NETWORKS = "trained"  # wspbench.baselines' folder of the trained baseline's networks (<game>.<seed>.npz)
 MAX_SCORE_EPISODES = 100_000  # the most episodes a stored Score may hold (`wsp run --episodes` allows as many)
 MAX_SCORE_VALUE = 1e12  # no return, cap or episode value is larger in magnitude (a stored Score is checked)
 RECORDED_WEIGHTS = 4096  # a run record keeps at most this many weights of an answer (`weights_record`)
@@ -330,6 +331,27 @@ class Task(ABC):
     def offline_answer(self, model: str) -> str | None:
         """The reply of a built-in offline model ("reference": the shipped program; "zero"), or None."""
 
+    def offline_reply(self, model: str) -> str | None:
+        """The reply of any built-in offline model (`OFFLINE_MODELS`): "trained" answers with the task's shipped
+        PPO network (`trained_network`), the others as `offline_answer` says; None where the task has none."""
+        if model == "trained":
+            stored = self.trained_network()
+            if stored is None:
+                return None
+            weights, about = stored
+            return f"A network trained by PPO for {about['steps']:,} steps on training episodes.\n{self.write(weights)}"
+        return self.offline_answer(model)
+
+    def trained_network(self, seed: int = 0) -> tuple[Weights, dict] | None:
+        """The shipped network trained by PPO for this task (`benchmarks/train.py`) and what its training did, or
+        None (a reading task's networks are its reading set's, not a baseline's)."""
+        return None
+
+    def seed_game(self):
+        """The MinAtar game whose writing task this is, in the seed grader's contract (`wspbench/verifier.py`), or
+        None: a family whose tasks the seed grader grades says so here."""
+        return None
+
     # --- scoring ------------------------------------------------------------------------------------
     @abstractmethod
     def scoring_episodes(self, count: int | None = None) -> list[int]:
@@ -467,6 +489,15 @@ class GameTask(Task):
     @property
     def facts(self) -> Game:
         return self.game
+
+    def trained_network(self, seed: int = 0) -> tuple[Weights, dict] | None:
+        """The shipped network trained by PPO for this task's game with this seed (`benchmarks/train.py`, in
+        `wspbench/baselines/trained/`; tasks of one game share it), or the game's own (`networks`: a generated
+        game's reference), or None."""
+        from importlib.resources import files
+
+        folder = self.networks or files("wspbench.baselines") / TRAINED_NETWORKS
+        return load_network(folder, f"{self.game.name}.{seed}", self.network)
 
     @abstractmethod
     def game_source(self) -> str:
