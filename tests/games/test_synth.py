@@ -1,6 +1,5 @@
 """Synthetic games through the module contract, with a tiny game defined here."""
 
-import importlib
 import itertools
 import json
 import textwrap
@@ -9,7 +8,6 @@ from importlib import resources
 import numpy as np
 import pytest
 
-import minatar_synth.games
 from wspbench.games import synth
 from wspbench.games.minatar import MinAtarGame, game_spec, game_specs
 from wspbench.networks import MINATAR_NETWORK
@@ -58,15 +56,15 @@ counter = itertools.count()
 
 
 @pytest.fixture
-def synth_folder(tmp_path, monkeypatch):
-    """A folder added to `minatar_synth.games` so that test modules import as synthetic games."""
-    monkeypatch.setattr(minatar_synth.games, "__path__", [*minatar_synth.games.__path__, str(tmp_path)])
+def synth_folder(tmp_path):
+    """Test modules in a folder of their own, declared to `minatar_synth.games` (`synth.add_games`, as a private
+    set's games are) so that they import as synthetic games."""
 
     def add(name, source):
         name = f"{name}_{next(counter)}"  # a fresh module name: imported modules stay cached
         named = "".join(part[:1].upper() + part[1:] for part in name.split("_")) + "Environment"  # the contract
         (tmp_path / f"{name}.py").write_text(textwrap.dedent(source).replace("TinyEnvironment", named))
-        importlib.invalidate_caches()
+        synth.add_games(tmp_path, [name])
         return name
 
     yield add
@@ -82,7 +80,7 @@ def test_tiny_game_grades_identically_with_both_engines(synth_folder):
     assert fast == reference
     assert fast["score_cap"] == 5.0 and fast["mean_length"] == 40.0 and fast["task"] == f"synth/{game}"
     assert 0 < fast["normalized"] <= 1 and fast["error"] is None
-    assert game in synth.available_games()
+    assert game not in synth.available_games()  # a declared game imports, but is not a shipped hand-written one
     assert synth.description(game) == "Tiny: step right to the coin; a test game."
     assert synth.spec(game) == MinAtarGame(game, "synth").spec
     assert (synth.spec(game).score_cap, synth.spec(game).max_steps, synth.spec(game).compiled) == (5.0, 10_000, None)

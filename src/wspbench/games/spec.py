@@ -48,7 +48,7 @@ class GameSpec:
         if found is None or not found.submodule_search_locations:
             raise ModuleNotFoundError(f"the game {self.name} needs the `{top}` package")
         path = Path(found.submodule_search_locations[0], *rest.split(".")).with_suffix(".py")
-        if not path.is_file():  # a module added from another folder (a private set's game: `synth.add_folder`)
+        if not path.is_file():  # a module of another folder (a private set's game: `synth.add_games`)
             module = importlib.util.find_spec(self.module)
             path = Path(module.origin) if module is not None and module.origin else path
         return path

@@ -14,6 +14,8 @@ hand-written reference program.
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.util
 import math
 import pkgutil
 import sys
@@ -85,26 +87,43 @@ def description(game: str) -> str:
 
 
 def available_games() -> list[str]:
-    """Names of the hand-written games' modules shipped in `minatar_synth.games`, sorted: a module in a folder added
-    to the package's path (a private set's, `add_folder`) is not one, whatever its name; a private set's games are
-    the ones its set.json lists (`wspbench/tasks/reading_set.py`)."""
+    """Names of the hand-written games' modules shipped in `minatar_synth.games`, sorted: a private set's games are
+    the ones its set.json lists (`add_games`; `wspbench/tasks/reading_set.py`), never another file of its folder."""
     package = importlib.import_module(PACKAGE)
     return [name for name in _modules([str(Path(package.__file__).parent)]) if not name.startswith(GENERATED)]
 
 
 def generated_games() -> list[str]:
     """Names of the generated games' modules shipped in `minatar_synth.games` (`gen_<seed>`), sorted: a private
-    set's games, importable from their own folder (`add_folder`), are not the public family's."""
+    set's games, importable from their own folder (`add_games`), are not the public family's."""
     package = importlib.import_module(PACKAGE)
     return [name for name in _modules([str(Path(package.__file__).parent)]) if name.startswith(GENERATED)]
 
 
-def add_folder(folder: Path | str) -> None:
-    """Let the modules in `folder` import as `minatar_synth.games.<name>` in this process (a private set's games,
-    a calibration's, a test's); nothing is written to the package."""
-    package = importlib.import_module(PACKAGE)
-    if str(folder) not in package.__path__:
-        package.__path__.append(str(folder))
+class GameFinder(importlib.abc.MetaPathFinder):
+    """Imports the game modules a private set (or a calibration, or a test) declares, each from its own file, as
+    `minatar_synth.games.<name>`: only the names given (`add_games`), so that no other file of their folder is
+    ever imported, and without changing the package's path."""
+
+    def __init__(self):
+        self.files: dict[str, Path] = {}
+
+    def find_spec(self, fullname, path=None, target=None):
+        found = self.files.get(fullname)
+        return None if found is None else importlib.util.spec_from_file_location(fullname, found)
+
+
+FINDER = GameFinder()
+sys.meta_path.append(FINDER)  # after the standard finders: a shipped game of the same name is the one imported
+
+
+def add_games(folder: Path | str, games: list[str]) -> None:
+    """Let these games of `folder` (`<folder>/<game>.py`) import as `minatar_synth.games.<game>` in this process
+    (a private set's games, a calibration's, a test's); nothing is written to the package."""
+    for game in games:
+        if not game.isidentifier():
+            raise ValueError(f"invalid game module name {game!r:.40}")
+        FINDER.files[f"{PACKAGE}.{game}"] = Path(folder) / f"{game}.py"
     importlib.invalidate_caches()
 
 
@@ -112,11 +131,11 @@ def add_folder(folder: Path | str) -> None:
 def borrowed(folder: Path | str, game: str) -> Iterator[None]:
     """Let the module `game` in `folder` import as `minatar_synth.games.<game>` for a while (a calibration's module,
     with a placeholder cap), then forget it, so that the game's final module, elsewhere, is the one loaded next."""
-    add_folder(folder)
+    add_games(folder, [game])
     try:
         yield
     finally:
-        importlib.import_module(PACKAGE).__path__.remove(str(folder))
+        FINDER.files.pop(f"{PACKAGE}.{game}", None)
         sys.modules.pop(f"{PACKAGE}.{game}", None)
         spec.cache_clear()
 

@@ -38,7 +38,7 @@ from wspbench.harness.agent import act, hand_off, open_kernel
 from wspbench.harness.clients import ModelError, Notice
 from wspbench.harness.record import TIME_LIMIT, Reply, Round, RunConfig, TaskRecord, TextBudget
 from wspbench.tasks.conversation import Candidate, Conversation, Turn
-from wspbench.tasks.spec import Score, Task, prompt_hash, safe_message
+from wspbench.tasks.spec import Checked, Score, Task, prompt_hash, safe_message
 
 GRADING = threading.Lock()  # grading already uses every core: one task grades at a time
 
@@ -194,7 +194,7 @@ class _Run:
         self.status(f"round {len(self.conversation.turns)}/{self.config.rounds}: playing a candidate")
         return self.grade(candidate.read, episodes)
 
-    def grade(self, read: tuple, episodes: list[int]) -> Score:
+    def grade(self, read: Checked, episodes: list[int]) -> Score:
         """An answer, as `Task.check` read it, graded on `episodes`."""
         with GRADING:
             started = time.perf_counter()

@@ -30,9 +30,9 @@ import time
 from dataclasses import dataclass, field
 
 from wspbench.tasks import agent
-from wspbench.tasks.spec import Protocol, Score, Task
+from wspbench.tasks.spec import Checked, Protocol, Score, Task
 
-NO_ANSWER = (None, {}, None)  # an agent turn's reading before its blocks run: no answer, and no error either
+NO_ANSWER = Checked(None, {}, None)  # an agent turn's reading before its blocks run: no answer, and no error either
 
 
 @dataclass
@@ -42,7 +42,7 @@ class Turn:
     number: int  # 1, 2, ...
     text: str  # what is graded: the content, or the reasoning (`source`)
     source: str  # "content" or "reasoning"
-    read: tuple  # `Task.check(text)`: (weights, about, error), so a reply is read once
+    read: Checked  # `Task.check(text)`: (weights, about, error), so a reply is read once
     train: Score | None = None  # its score on the training episodes (feedback, usable replies)
     feedback: str | None = None  # what the model is told about it (feedback; agent: a reply without blocks)
     blocks: list[Block] = field(default_factory=list)  # agent: the reply's blocks, in order
@@ -52,7 +52,7 @@ class Turn:
     @property
     def error(self) -> str | None:
         """Why the reply cannot be used, or None."""
-        return self.read[2]
+        return self.read.error
 
 
 @dataclass
@@ -75,7 +75,7 @@ class Candidate:
 
     number: int | None
     text: str
-    read: tuple  # `Task.check(text)`
+    read: Checked  # `Task.check(text)`
 
 
 class Conversation:
@@ -112,7 +112,7 @@ class Conversation:
         turn = Turn(len(self.turns) + 1, content, "content", self.task.check(content))
         if turn.error and reasoning:
             reasoned = self.task.check(reasoning)
-            if reasoned[2] is None:
+            if reasoned.error is None:
                 turn = Turn(turn.number, reasoning, "reasoning", reasoned)
         if turn.error and self.feedback:
             turn.feedback = self.task.parse_feedback(turn.error)
@@ -215,8 +215,8 @@ class Conversation:
         else:
             chosen = Candidate(turn.number, *self.read_candidate(text))
             turn.candidate, block.candidate = chosen, chosen.text
-            if chosen.read[2] is not None:
-                return self.refuse(block, "unusable", f"the candidate cannot be used: {chosen.read[2]}")
+            if chosen.read.error is not None:
+                return self.refuse(block, "unusable", f"the candidate cannot be used: {chosen.read.error}")
             self.candidate = chosen
         if block.kind == "submit":
             self.submitted = chosen
@@ -239,14 +239,14 @@ class Conversation:
         block.status, block.output = status, why
         return []
 
-    def read_candidate(self, text: str) -> tuple[str, tuple]:
+    def read_candidate(self, text: str) -> tuple[str, Checked]:
         """A candidate given fenced as a reply would, or as the bare body of its block (then fenced): its text and
         its `Task.check` reading."""
         read = self.task.check(text)
         if read[2] is not None and "```" not in text:
             fenced = f"```{self.task.answer_format}\n{text.rstrip(chr(10))}\n```\n"
             again = self.task.check(fenced)
-            if again[2] is None:
+            if again.error is None:
                 return fenced, again
         return text, read
 

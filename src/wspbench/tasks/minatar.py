@@ -282,7 +282,7 @@ def private_tasks(found: ReadingSet) -> list[Task]:
     folder = found.private_folder
     if folder is None or not found.generated:
         return []
-    synth.add_folder(folder / "games")
+    synth.add_games(folder / "games", list(found.generated))
     return [MinAtarTask(MinAtarGame(game, "gen"), found.task_id("gen", game, 0), folder) for game in found.generated]
 
 

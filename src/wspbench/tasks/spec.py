@@ -116,6 +116,15 @@ class Protocol:
             raise ValueError(f"unknown protocol {self.name!r} (protocols: {', '.join(PROTOCOLS)})")
 
 
+class Checked(typing.NamedTuple):
+    """A reply as `Task.check` read it: its weights and what a grade records about the answer itself (its edit
+    count...), or the message that rejects it (then no weights). A tuple too: `weights, about, error = checked`."""
+
+    weights: Weights | None
+    about: dict
+    error: str | None
+
+
 @dataclass(frozen=True)
 class Score:
     """One graded answer: what every command prints with --json, and what run records keep.
@@ -301,16 +310,16 @@ class Task(ABC):
         """The weights in a reply and what a grade records about the answer itself (e.g. its edit count),
         or AnswerError with a message a model can act on. Bounded in time and memory for any text."""
 
-    def check(self, text: str) -> tuple[Weights | None, dict, str | None]:
-        """`read` that never raises: (weights, about, None) for a usable reply, else (None, {}, the message a
-        rejection gives). Untrusted text gives an error message, never a crash."""
+    def check(self, text: str) -> Checked:
+        """`read` that never raises: Checked(weights, about, None) for a usable reply, else Checked(None, {}, the
+        message a rejection gives). Untrusted text gives an error message, never a crash."""
         try:
             weights, about = self.read(text)
         except AnswerError as error:
-            return None, {}, str(error)[:MAX_MESSAGE_CHARS]
+            return Checked(None, {}, str(error)[:MAX_MESSAGE_CHARS])
         except Exception as error:  # noqa: BLE001 - e.g. a parser bug on strange text: still a message
-            return None, {}, f"the answer cannot be read: {safe_message(error)}"
-        return weights, about, None
+            return Checked(None, {}, f"the answer cannot be read: {safe_message(error)}")
+        return Checked(weights, about, None)
 
     def parse(self, text: str) -> Weights:
         """The weights in a reply, or AnswerError."""
@@ -423,7 +432,7 @@ class Task(ABC):
 
     def grade_checked(
         self,
-        checked: tuple[Weights | None, dict, str | None],
+        checked: Checked,
         episodes: Sequence[int] | None = None,
         engine: str = "auto",
         workers: int | None = None,
