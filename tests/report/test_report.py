@@ -266,3 +266,41 @@ def test_a_record_that_cannot_be_used_counts_as_zero_with_a_notice(tmp_path):
     output = " ".join(result.output.split())
     assert result.exit_code == 0 and "original-gone.json" in output and "best_round" in output, result.output
     assert "| original/gone | 0 (record cannot be read) |" in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_three_runs_one_table_model_the_same_numbers_and_each_runs_own_colour(tmp_path):
+    """issue 41.3: the Markdown and the page render the same rows (`report.tables`), so they carry the same numbers;
+    each run's colour (`COLOURS`, in order) is its own in the page's legend, its tables and both charts' bars."""
+    import re
+
+    from wspbench.report.report import COLOURS
+
+    runs = []
+    for model in ("reference", "zero", "trained"):
+        out = tmp_path / model
+        command = ["run", "--model", model, "--tasks", "original/breakout,synth/ferry", "--out", str(out)]
+        assert RUNNER.invoke(app, [*command, "--episodes", "3", "--workers", "1"]).exit_code == 0
+        runs.append(str(out))
+    result = RUNNER.invoke(app, ["report", *runs, "--out", str(tmp_path / "report"), "--no-replays"])
+    assert result.exit_code == 0, result.output
+    markdown = (tmp_path / "report" / "report.md").read_text()
+    page = (tmp_path / "report" / "index.html").read_text()
+
+    def numbers(text: str) -> list[str]:
+        return sorted(re.findall(r"\b\d+\.\d{4}\b", text))
+
+    tables_md = "\n".join(line for line in markdown.splitlines() if line.startswith("|"))
+    tables_html = " ".join(re.findall(r"<table>.*?</table>", page, re.S))
+    assert numbers(tables_md) == numbers(tables_html) and len(numbers(tables_md)) > 20
+    labels = ["reference (one-shot)", "zero (one-shot)", "trained (one-shot)"]
+    legend = re.search(r'<p class="legend">(.*?)</p>', page).group(1)
+    for colour, label in zip(COLOURS, labels, strict=False):
+        swatch = f'<span class=swatch style="background:{colour}"></span>{label}'
+        assert swatch in legend and page.count(swatch) > 1  # the legend and the tables that name the model
+        rgb = tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))
+        for chart in ("models.png", "scores.png"):
+            with Image.open(tmp_path / "report" / chart) as image:
+                pixels = {seen for _, seen in image.convert("RGB").getcolors(1 << 24)}
+            assert rgb in pixels, (chart, label)
+    for colour in COLOURS[3:]:
+        assert colour not in page

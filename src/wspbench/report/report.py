@@ -58,6 +58,7 @@ class ModelRow:
     completion_tokens: int | None
     cost: float | None
     families: list[dict] = field(default_factory=list)  # per family over the shared tasks: mean, ci95, tasks, skill
+    colour: str = "#000000"  # the model's colour in every chart, legend and table of the report (COLOURS)
 
     def score(self, skill: str) -> tuple[float | None, tuple[float, float] | None, int]:
         """The skill's family-weighted score, its 95% interval and its task count (None, None, 0 without one)."""
@@ -88,10 +89,13 @@ def shared_tasks(entries: list[Entry], label_of: dict[int, str]) -> set[str]:
     return set.intersection(*scored.values()) if scored else set()
 
 
+COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+
+
 def model_rows(entries: list[Entry], label_of: dict[int, str]) -> list[ModelRow]:
     shared = shared_tasks(entries, label_of)
     rows = []
-    for label in dict.fromkeys(label_of[id(e)] for e in entries):
+    for index, label in enumerate(dict.fromkeys(label_of[id(e)] for e in entries)):
         mine = [e for e in entries if label_of[id(e)] == label]
         split = by_skill(replies_of([e.record for e in mine if e.record is not None], shared))
         heads = {skill: headline(replies) for skill, replies in split.items()}
@@ -112,6 +116,7 @@ def model_rows(entries: list[Entry], label_of: dict[int, str]) -> list[ModelRow]
                     for skill, head in heads.items()
                     for f in head["families"]
                 ],
+                COLOURS[index % len(COLOURS)],
             )
         )
     return rows
@@ -323,7 +328,8 @@ def write_models_chart(plt, entries: list[Entry], label_of: dict[int, str], rows
         means = [by_family[name]["mean"] for name in names]
         low = [max(0.0, m - by_family[name]["ci95"][0]) for m, name in zip(means, names, strict=True)]
         high = [max(0.0, by_family[name]["ci95"][1] - m) for m, name in zip(means, names, strict=True)]
-        ax.bar(xs, means, width, yerr=np.array([low, high]) if xs else None, capsize=3, label=row.label)
+        yerr = np.array([low, high]) if xs else None
+        ax.bar(xs, means, width, yerr=yerr, capsize=3, label=row.label, color=row.colour)
     ax.set_xticks(
         range(len(names)),
         [f"{name}\n({count(counts[name], 'task')})" for name in names],
@@ -369,7 +375,7 @@ def write_scores_chart(plt, entries: list[Entry], label_of: dict[int, str], rows
                 low, high = e.ci or (e.score, e.score)
                 errors[0].append(max(0.0, e.score - low))
                 errors[1].append(max(0.0, high - e.score))
-            ax.barh(ys, lengths, bar, xerr=errors if ys else None, capsize=2, label=row.label, color=f"C{k}")
+            ax.barh(ys, lengths, bar, xerr=errors if ys else None, capsize=2, label=row.label, color=row.colour)
         ax.set_yticks(range(len(found)), [_short(t) for t in found], fontsize=8)
         ax.set_ylim(max(2, len(found)) - 0.5, -0.5)
         ax.set_xlim(0, 1.05)
@@ -402,106 +408,165 @@ FAMILIES_TEXT = (
 )
 
 
+@dataclass
+class Cell:
+    """One cell of a report table: its text and how the page shows it (right-aligned, a failure, an error, a link
+    to a replay, the colour of the model it names)."""
+
+    text: str
+    style: str = ""  # num, fail or err: the page's classes
+    link: str | None = None
+    colour: str | None = None
+
+
+@dataclass
+class TableModel:
+    """A table of the report, computed once (`tables`) and rendered as Markdown (`markdown`) and HTML (`page`)."""
+
+    heading: str
+    headers: list[str]
+    rows: list[list[Cell]]
+    text: str = ""  # what the table shows, above it
+
+
+def _n(value, digits: int | None = None) -> Cell:
+    return Cell(_num(value, digits), "num")
+
+
+def tables(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow]) -> list[TableModel]:
+    """Every table of the report, in order: the models' writing and reading scores, per family, the suites, the
+    models, the scores per task, the details and the agent blocks (when there are any)."""
+    colour = {r.label: r.colour for r in rows}
+
+    def model(label: str) -> Cell:
+        return Cell(label, colour=colour.get(label))
+
+    shared = shared_text(entries, label_of, rows)
+    found = [
+        TableModel(
+            f"Per family, {shared}",
+            ["score", "tasks", "model", "mean score", "95% interval"],
+            [
+                [Cell(f"{skill} score (family-weighted)"), _n(r.score(skill)[2]), model(r.label)]
+                + [_n(r.score(skill)[0], 4), Cell(interval_text(r.score(skill)[1]), "num")]
+                for skill in SKILLS
+                for r in rows
+                if skill in r.skills
+            ],
+            FAMILIES_TEXT,
+        ),
+        TableModel(
+            "",
+            ["family", "tasks", "model", "mean score", "95% interval", "mean baseline-relative score (tasks)"],
+            [
+                [Cell(g["family"]), _n(g["tasks"]), model(g["model"]), _n(g["mean"], 4)]
+                + [
+                    Cell(interval_text(g["ci95"]), "num"),
+                    Cell(f"{_num(g['relative'], 4)} ({g['with_baselines']})", "num"),
+                ]
+                for g in family_rows(entries, label_of, rows)
+            ],
+        ),
+        TableModel(
+            "Suites", ["run", "suite"], [[Cell(run), Cell(suite_text(one))] for run, one in run_suites(entries).items()]
+        ),
+        TableModel(
+            "Models",
+            ["model", "tasks", "scored", "writing score (shared tasks)", "95% interval", "reading score (shared tasks)"]
+            + ["95% interval", "parse failures", "errors", "prompt tokens", "completion tokens", "cost"],
+            [
+                [model(r.label), _n(r.tasks), _n(r.scored), _n(r.score("writing")[0], 4)]
+                + [Cell(interval_text(r.score("writing")[1]), "num"), _n(r.score("reading")[0], 4)]
+                + [Cell(interval_text(r.score("reading")[1]), "num"), _n(r.parse_failures), _n(r.errors)]
+                + [_n(r.prompt_tokens), _n(r.completion_tokens), _n(r.cost, 4)]
+                for r in rows
+            ],
+        ),
+        TableModel(
+            "Scores (normalised, 95% interval over episodes)",
+            ["task", *(r.label for r in rows), *BASELINE_COLUMNS],
+            [
+                [Cell(task), *(score_cell(entries, label_of, task, r.label) for r in rows)]
+                + [Cell(c, "num") for c in baseline_cells(task)]
+                for task in dict.fromkeys(e.task for e in entries)
+            ],  # fmt: skip
+            "Each task's baselines follow the models (`wsp baselines`): the better of the zero network and the best "
+            "constant action, a network of the task's shape trained by PPO, and the reference program.",
+        ),
+        TableModel(
+            "Details",
+            ["run", "model", "task", "status", "score", "episodes", "tokens in/out", "cost", "notes"],
+            [
+                [Cell(e.run), model(label_of[id(e)]), Cell(e.task), Cell(e.status), Cell(score_text(e))]
+                + [_n(e.episodes), Cell(f"{_num(e.prompt_tokens)}/{_num(e.completion_tokens)}", "num")]
+                + [_n(e.cost, 4), Cell("; ".join(([e.error] if e.error else []) + e.notes)[:200])]
+                for e in entries
+            ],
+        ),
+    ]
+    blocks = agent_blocks(entries)
+    if blocks:
+        found.append(TableModel("Agent blocks", list(BLOCK_COLUMNS), [[Cell(str(c)) for c in row] for row in blocks]))
+    return found
+
+
+def score_cell(entries: list[Entry], label_of: dict[int, str], task: str, label: str) -> Cell:
+    """A task's cell for one model: its replies' scores (`replies_text`), styled by how they went, with a replay."""
+    found = [e for e in entries if e.task == task and label_of[id(e)] == label]
+    if not found:
+        return Cell("-")
+    style = (
+        "err" if all(e.status not in ("ok", "corrupt") for e in found) else "fail" if found[0].parse_failure else "num"
+    )
+    return Cell(replies_text(found), style, next((e.replay for e in found if e.replay), None))
+
+
+def markdown_table(table: TableModel) -> list[str]:
+    def cell(c: Cell) -> str:
+        return _md(c.text) + (f" ([replay]({c.link}))" if c.link else "")
+
+    lines = [f"## {_md(table.heading)}", ""] if table.heading else []
+    lines += [table.text, ""] if table.text else []
+    lines += ["| " + " | ".join(_md(h) for h in table.headers) + " |", "|" + "---|" * len(table.headers)]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in table.rows]
+    return [*lines, ""]
+
+
+def html_table(table: TableModel) -> str:
+    esc = html.escape
+
+    def cell(c: Cell) -> str:
+        swatch = f'<span class=swatch style="background:{c.colour}"></span>' if c.colour else ""
+        link = f' <a href="{esc(c.link)}">replay</a>' if c.link else ""
+        style = f" class={c.style}" if c.style else ""
+        return f"<td{style}>{swatch}{esc(c.text)}{link}</td>"
+
+    head = f"<h2>{esc(table.heading)}</h2>" if table.heading else ""
+    text = f"<p>{esc(table.text)}</p>" if table.text else ""
+    header = "<tr>" + "".join(f"<th>{esc(h)}</th>" for h in table.headers) + "</tr>"
+    return (
+        head
+        + text
+        + "<table>"
+        + header
+        + "".join("<tr>" + "".join(map(cell, r)) + "</tr>" for r in table.rows)
+        + "</table>"
+    )
+
+
 def markdown(
     entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow], runs: list[str], replays: str = ""
 ) -> str:
-    tasks = list(dict.fromkeys(e.task for e in entries))
-    suites = run_suites(entries)
-    warning = suite_warning(suites)
-    lines = [
-        "# wspbench report",
-        "",
-        f"Runs: {', '.join(_md(r) for r in runs)}",
-        "",
-        *([f"**Warning: {_md(warning)}.**", ""] if warning else []),
-        f"## Per family, {_md(shared_text(entries, label_of, rows))}",
-        "",
-        FAMILIES_TEXT,
-        "",
-        "| score | tasks | model | mean score | 95% interval |",
-        "|---|---|---|---|---|",
-    ]
-    lines += [
-        f"| {skill} score (family-weighted) | {r.score(skill)[2]} | {_md(r.label)} | {_num(r.score(skill)[0], 4)} | "
-        f"{interval_text(r.score(skill)[1])} |"
-        for skill in SKILLS
-        for r in rows
-        if skill in r.skills
-    ]
-    lines += [
-        "",
-        "| family | tasks | model | mean score | 95% interval | mean baseline-relative score (tasks) |",
-        "|---|---|---|---|---|---|",
-    ]
-    lines += [
-        f"| {_md(g['family'])} | {g['tasks']} | {_md(g['model'])} | {g['mean']:.4f} | {interval_text(g['ci95'])} | "
-        f"{_num(g['relative'], 4)} ({g['with_baselines']}) |"
-        for g in family_rows(entries, label_of, rows)
-    ]
-    lines += [
-        "",
-        "![models](models.png)",
-        "",
-        "![scores](scores.png)",
-        "",
-        "## Suites",
-        "",
-        "| run | suite |",
-        "|---|---|",
-        *(f"| {_md(run)} | {_md(suite_text(suite))} |" for run, suite in suites.items()),
-        "",
-        "## Models",
-        "",
-        "| model | tasks | scored | writing score (shared tasks) | 95% interval | reading score (shared tasks) | "
-        "95% interval | parse failures | errors | prompt tokens | completion tokens | cost |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    lines += [
-        f"| {_md(r.label)} | {r.tasks} | {r.scored} | {_num(r.score('writing')[0], 4)} | "
-        f"{interval_text(r.score('writing')[1])} | {_num(r.score('reading')[0], 4)} | "
-        f"{interval_text(r.score('reading')[1])} | {r.parse_failures} | {r.errors} | "
-        f"{_num(r.prompt_tokens)} | {_num(r.completion_tokens)} | {_num(r.cost, 4)} |"
-        for r in rows
-    ]
-    lines += [
-        "",
-        "## Scores (normalised, 95% interval over episodes)",
-        "",
-        "Each task's baselines follow the models (`wsp baselines`): the better of the zero network and the best "
-        "constant action, a network of the task's shape trained by PPO, and the reference program.",
-        "",
-        "| task | " + " | ".join(_md(r.label) for r in rows) + " | " + " | ".join(BASELINE_COLUMNS) + " |",
-        "|---|" + "---|" * (len(rows) + len(BASELINE_COLUMNS)),
-    ]
-    for task in tasks:
-        cells = []
-        for r in rows:
-            found = [e for e in entries if e.task == task and label_of[id(e)] == r.label]
-            replay = next((e.replay for e in found if e.replay), None)
-            cells.append("-" if not found else replies_text(found) + (f" ([replay]({replay}))" if replay else ""))
-        cells += baseline_cells(task)
-        lines.append(f"| {_md(task)} | " + " | ".join(_md(c) if "](" not in c else c for c in cells) + " |")
-    lines += ["", "## Replays", "", _md(replays or "no replays (--no-replays)")]
-    lines += [
-        "",
-        "## Details",
-        "",
-        "| run | model | task | status | score | episodes | tokens in/out | cost | notes |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for e in entries:
-        notes = "; ".join(([e.error] if e.error else []) + e.notes)
-        lines.append(
-            f"| {_md(e.run)} | {_md(label_of[id(e)])} | {_md(e.task)} | {_md(e.status)} | "
-            f"{_md(score_text(e))} | "
-            f"{_num(e.episodes)} | {_num(e.prompt_tokens)}/{_num(e.completion_tokens)} | {_num(e.cost, 4)} | "
-            f"{_md(notes[:200])} |"
-        )
-    blocks = agent_blocks(entries)
-    if blocks:
-        lines += ["", "## Agent blocks", "", "| " + " | ".join(BLOCK_COLUMNS) + " |", "|---" * len(BLOCK_COLUMNS) + "|"]
-        lines += ["| " + " | ".join(_md(str(cell)) for cell in row) + " |" for row in blocks]
-    return "\n".join(lines) + "\n"
+    warning = suite_warning(run_suites(entries))
+    lines = ["# wspbench report", "", f"Runs: {', '.join(_md(r) for r in runs)}", ""]
+    lines += [f"**Warning: {_md(warning)}.**", ""] if warning else []
+    for number, table in enumerate(tables(entries, label_of, rows)):
+        lines += markdown_table(table)
+        if number == 1:  # the charts, after the tables they draw
+            lines += ["![models](models.png)", "", "![scores](scores.png)", ""]
+        if table.heading.startswith("Scores"):
+            lines += ["## Replays", "", _md(replays or "no replays (--no-replays)"), ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 BLOCK_COLUMNS = ("run", "task", "turn", "block", "status", "seconds", "passes", "training score", "output")
@@ -521,7 +586,8 @@ def agent_blocks(entries: list[Entry]) -> list[tuple]:
 STYLE = """body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:1300px}
 table{border-collapse:collapse;margin:1em 0;font-size:14px}th,td{border:1px solid #ccc;padding:4px 8px;text-align:left}
 th{background:#f2f2f2}td.num{text-align:right}.fail{color:#b35c00}.err{color:#c00}img{max-width:100%}
-.broken{color:#c00;font-weight:bold}.warn{color:#b35c00;font-weight:bold}"""
+.broken{color:#c00;font-weight:bold}.warn{color:#b35c00;font-weight:bold}
+.swatch{display:inline-block;width:.8em;height:.8em;margin-right:.3em;vertical-align:middle}"""
 CHECK_IMAGES = """window.addEventListener("load", function () {
   var broken = Array.prototype.filter.call(document.images,
     function (i) { return !(i.complete && i.naturalWidth > 0); });
@@ -540,9 +606,7 @@ def page(
     replays: str = "",
 ) -> str:
     esc = html.escape
-    tasks = list(dict.fromkeys(e.task for e in entries))
-    suites = run_suites(entries)
-    warning = suite_warning(suites)
+    warning = suite_warning(run_suites(entries))
     out = [
         "<!doctype html>",
         '<html lang="en"><head><meta charset="utf-8"><title>wspbench report</title>',
@@ -552,89 +616,16 @@ def page(
         "episodes (normal approximation on the mean episode value; Wilson's interval when every episode is "
         "won or lost). A reply without a usable answer scores 0 and is counted as a parse failure.</p>",
         *([f'<p class="warn">Warning: {esc(warning)}.</p>'] if warning else []),
-        f"<h2>Per family, {esc(shared_text(entries, label_of, rows))}</h2><p>{esc(FAMILIES_TEXT)}</p>",
-        "<table><tr><th>score</th><th>tasks</th><th>model</th><th>mean score</th><th>95% interval</th></tr>",
-        *(
-            f"<tr><td>{skill} score (family-weighted)</td><td class=num>{r.score(skill)[2]}</td>"
-            f"<td>{esc(r.label)}</td><td class=num>{_num(r.score(skill)[0], 4)}</td>"
-            f"<td class=num>{interval_text(r.score(skill)[1])}</td></tr>"
-            for skill in SKILLS
-            for r in rows
-            if skill in r.skills
-        ),
-        "</table>",
-        "<table><tr><th>family</th><th>tasks</th><th>model</th><th>mean score</th><th>95% interval</th>"
-        "<th>mean baseline-relative score</th><th>tasks with baselines</th></tr>",
-        *(
-            f"<tr><td>{esc(g['family'])}</td><td class=num>{g['tasks']}</td><td>{esc(g['model'])}</td>"
-            f"<td class=num>{g['mean']:.4f}</td><td class=num>{interval_text(g['ci95'])}</td>"
-            f"<td class=num>{_num(g['relative'], 4)}</td><td class=num>{g['with_baselines']}</td></tr>"
-            for g in family_rows(entries, label_of, rows)
-        ),
-        "</table>",
-        *(f'<p><img src="{esc(c)}" alt="{esc(c)}"></p>' for c in charts),
-        "<h2>Suites</h2><table><tr><th>run</th><th>suite</th></tr>",
-        *(f"<tr><td>{esc(run)}</td><td>{esc(suite_text(suite))}</td></tr>" for run, suite in suites.items()),
-        "</table>",
-        "<h2>Models</h2><table><tr><th>model</th><th>tasks</th><th>scored</th>"
-        "<th>writing score (shared tasks)</th><th>95% interval</th><th>reading score (shared tasks)</th>"
-        "<th>95% interval</th><th>parse failures</th><th>errors</th><th>prompt tokens</th>"
-        "<th>completion tokens</th><th>cost</th></tr>",
+        '<p class="legend">'
+        + " ".join(f'<span class=swatch style="background:{r.colour}"></span>{esc(r.label)}' for r in rows)
+        + "</p>",
     ]
-    for r in rows:
-        out.append(
-            f"<tr><td>{esc(r.label)}</td><td class=num>{r.tasks}</td><td class=num>{r.scored}</td>"
-            f"<td class=num>{_num(r.score('writing')[0], 4)}</td>"
-            f"<td class=num>{interval_text(r.score('writing')[1])}</td>"
-            f"<td class=num>{_num(r.score('reading')[0], 4)}</td>"
-            f"<td class=num>{interval_text(r.score('reading')[1])}</td>"
-            f"<td class=num>{r.parse_failures}</td>"
-            f"<td class=num>{r.errors}</td>"
-            f"<td class=num>{_num(r.prompt_tokens)}</td><td class=num>{_num(r.completion_tokens)}</td>"
-            f"<td class=num>{_num(r.cost, 4)}</td></tr>"
-        )
-    out.append("</table>")
-    out.append(
-        "<h2>Scores</h2><p>Each task's baselines follow the models (<code>wsp baselines</code>): the better of the "
-        "zero network and the best constant action, a network of the task's shape trained by PPO, and the "
-        "reference program.</p><table><tr><th>task</th>"
-        + "".join(f"<th>{esc(r.label)}</th>" for r in rows)
-        + "".join(f"<th>{esc(c)}</th>" for c in BASELINE_COLUMNS)
-        + "</tr>"
-    )
-    for task in tasks:
-        cells = []
-        for r in rows:
-            found = [e for e in entries if e.task == task and label_of[id(e)] == r.label]
-            if not found:
-                cells.append("<td>-</td>")
-                continue
-            css = "err" if all(e.status != "ok" for e in found) else "fail" if found[0].parse_failure else "num"
-            replay = next((e.replay for e in found if e.replay), None)
-            link = f' <a href="{esc(replay)}">replay</a>' if replay else ""
-            cells.append(f"<td class={css}>{esc(replies_text(found))}{link}</td>")
-        cells += [f"<td class=num>{esc(c)}</td>" for c in baseline_cells(task)]
-        out.append(f"<tr><td>{esc(task)}</td>{''.join(cells)}</tr>")
-    out.append(
-        "</table><h2>Details</h2><table><tr><th>run</th><th>model</th><th>task</th><th>status</th><th>score</th>"
-        "<th>episodes</th><th>tokens in/out</th><th>cost</th><th>notes</th></tr>"
-    )
-    for e in entries:
-        notes = "; ".join(([e.error] if e.error else []) + e.notes)
-        out.append(
-            f"<tr><td>{esc(e.run)}</td><td>{esc(label_of[id(e)])}</td><td>{esc(e.task)}</td><td>{esc(e.status)}</td>"
-            f"<td>{esc(score_text(e))}</td><td class=num>{_num(e.episodes)}</td>"
-            f"<td class=num>{_num(e.prompt_tokens)}/{_num(e.completion_tokens)}</td>"
-            f"<td class=num>{_num(e.cost, 4)}</td>"
-            f"<td>{esc(notes[:300])}</td></tr>"
-        )
-    out.append("</table>")
-    blocks = agent_blocks(entries)
-    if blocks:
-        out.append("<h2>Agent blocks</h2><table><tr>" + "".join(f"<th>{esc(c)}</th>" for c in BLOCK_COLUMNS) + "</tr>")
-        out += ["<tr>" + "".join(f"<td>{esc(str(cell))}</td>" for cell in row) + "</tr>" for row in blocks]
-        out.append("</table>")
-    out.append(f"<h2>Replays</h2><p>{esc(replays or 'no replays (--no-replays)')}.</p>")
+    for number, table in enumerate(tables(entries, label_of, rows)):
+        out.append(html_table(table))
+        if number == 1:  # the charts, after the tables they draw
+            out += [f'<p><img src="{esc(c)}" alt="{esc(c)}"></p>' for c in charts]
+        if table.heading.startswith("Scores"):
+            out.append(f"<h2>Replays</h2><p>{esc(replays or 'no replays (--no-replays)')}.</p>")
     shown = [e for e in entries if e.replay]
     if shown:
         out += [
