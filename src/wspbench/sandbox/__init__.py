@@ -20,6 +20,7 @@ import functools
 import json
 import os
 import select
+import shlex
 import shutil
 import struct
 import subprocess
@@ -35,6 +36,8 @@ FOLDER = "/work"  # the working folder inside the sandbox
 SITE = "/sandbox/site"  # numpy's folder is bound here, the only package on sys.path
 START_S = 30.0  # for the sandbox to start and load its files
 GRACE_S = 5.0  # past a block's wall limit, the host kills the sandbox
+CPU_GRACE_S = 2.0  # past a block's CPU limit, counted over the whole sandbox (its cgroup), the host kills it
+WATCH_S = 0.25  # how often the host reads that count while a block runs
 NOBODY = 65534  # as root, the kernel runs as this host user (see _map_users)
 INSTALL = (
     "install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap) on a Linux kernel that allows user "
@@ -49,6 +52,10 @@ class SandboxUnavailable(RuntimeError):
 
 class KernelLost(Exception):
     """The kernel stopped answering or answered garbage."""
+
+
+class CpuSpent(KernelLost):
+    """The sandbox's processes used the block's CPU time, by the host's count: it is killed."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +107,7 @@ class Kernel:
         self.files = {_relative(name): bytes(data) for name, data in files.items()}
         self.limits = limits
         self.process: subprocess.Popen | None = None
-        self.group: MemoryGroup | None = None
+        self.group: SandboxGroup | None = None
         self._start()
 
     def __enter__(self) -> Kernel:
@@ -111,8 +118,9 @@ class Kernel:
 
     def run(self, code: str) -> BlockResult:
         started = time.perf_counter()
+        used = None if self.group is None else self.group.cpu_seconds()
         try:
-            reply = self._ask({"op": "run", "code": code}, self.limits.wall_s + GRACE_S)
+            reply = self._ask({"op": "run", "code": code}, self.limits.wall_s + GRACE_S, watch=self._cpu_watch(used))
             status, output, size = reply["status"], str(reply["output"]), int(reply["bytes"])
             if status not in STATUSES:
                 raise KernelLost(f"an unknown status {status!r:.40}")
@@ -127,6 +135,12 @@ class Kernel:
                     "the kernel was started again"
                 )
                 return BlockResult(output, seconds, "memory limit", restarted=True)
+            if isinstance(lost, CpuSpent):
+                output = (
+                    f"stopped: the sandbox's processes used the block's {self.limits.cpu_s:g} s of CPU time (counted "
+                    f"by the host, all processes together) after {seconds:.0f} s; the kernel was started again"
+                )
+                return BlockResult(output, seconds, "cpu limit", restarted=True)
             output = f"stopped: the kernel was killed after {seconds:.0f} s ({lost}) and started again"
             return BlockResult(output, seconds, "killed", restarted=True)
         if len(output) > self.limits.output_chars or size > len(output.encode()):  # the host cuts it itself: the
@@ -172,9 +186,10 @@ class Kernel:
         map_read, map_write = os.pipe()  # as root, bubblewrap waits on this until the host wrote its user map
         info_read, info_write = os.pipe()  # where bubblewrap names its child (for that map)
         command = _bwrap(self.limits, map_read, info_write) if root else _bwrap(self.limits)
-        self.group = MemoryGroup.make(self.limits.total_memory_bytes)
-        if self.group is not None:  # bubblewrap starts inside it, so everything the sandbox does is counted
-            command = ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', str(self.group.procs), *command]
+        self.group = SandboxGroup.make(self.limits.total_memory_bytes)
+        if self.group is not None:  # bubblewrap starts inside them, so everything the sandbox does is counted
+            joins = " && ".join(f"echo $$ > {shlex.quote(str(procs))}" for procs in self.group.procs)
+            command = ["/bin/sh", "-c", f'{joins} && exec "$@"', "sh", *command]
         errors = tempfile.TemporaryFile()  # noqa: SIM115 - bwrap's own errors, for the message
         try:
             try:
@@ -230,9 +245,23 @@ class Kernel:
             raise error(str(reply.get("message", ""))[:500])
         return reply
 
-    def _ask(self, message: dict, timeout_s: float, extra: int = 0) -> dict:
+    def _cpu_watch(self, used: float | None):
+        """While a block runs: CpuSpent once the sandbox's processes together used more than the block's CPU limit
+        (the host's own count, which no code inside can change), or None where there is no count."""
+        if used is None:
+            return None
+        most = used + self.limits.cpu_s + CPU_GRACE_S
+
+        def watch() -> None:
+            now = self.group.cpu_seconds()
+            if now is not None and now > most:
+                raise CpuSpent(f"the sandbox used {now - used:.1f} s of CPU")
+
+        return watch
+
+    def _ask(self, message: dict, timeout_s: float, extra: int = 0, watch=None) -> dict:
         self._send(message)
-        reply = self._receive(timeout_s, 8 * self.limits.output_chars + extra + 4096)
+        reply = self._receive(timeout_s, 8 * self.limits.output_chars + extra + 4096, watch)
         if not isinstance(reply, dict):
             raise KernelLost("a reply that is not an object")
         return reply
@@ -245,9 +274,9 @@ class Kernel:
         except (OSError, ValueError) as error:
             raise KernelLost(f"it cannot be written to ({type(error).__name__})") from None
 
-    def _receive(self, timeout_s: float, most: int):
+    def _receive(self, timeout_s: float, most: int, watch=None):
         deadline = time.monotonic() + timeout_s
-        header = self._read(4, deadline)
+        header = self._read(4, deadline, watch)
         (size,) = struct.unpack(">I", header)
         if size > most:
             raise KernelLost(f"a reply of {size:,} bytes")
@@ -256,12 +285,16 @@ class Kernel:
         except ValueError:
             raise KernelLost("a reply that is not JSON") from None
 
-    def _read(self, size: int, deadline: float) -> bytes:
+    def _read(self, size: int, deadline: float, watch=None) -> bytes:
         data, stream = b"", self.process.stdout
         while len(data) < size:
             left = deadline - time.monotonic()
-            if left <= 0 or not select.select([stream], [], [], left)[0]:
+            if left <= 0:
                 raise KernelLost("no answer in time")
+            if not select.select([stream], [], [], min(left, WATCH_S) if watch else left)[0]:
+                if watch is not None:
+                    watch()
+                continue
             chunk = os.read(stream.fileno(), size - len(data))
             if not chunk:
                 raise KernelLost("it ended")
@@ -269,69 +302,94 @@ class Kernel:
         return data
 
 
-class MemoryGroup:
-    """A memory cgroup of one sandbox (as root, where the host has the memory controller): its limit bounds the
-    sandbox's memory as a whole, whatever holds it: anonymous maps of all its processes, memfds, /dev/shm and tmpfs
-    files, pipe buffers and the kernel memory of its inodes. Past it the kernel's OOM killer ends the sandbox (the
-    host starts a new one). cgroup v2 (memory.max) or v1 (memory.limit_in_bytes)."""
+class SandboxGroup:
+    """The cgroups of one sandbox (as root, where the host has the controllers), made before it starts, so that
+    every process in it is counted. Memory: its limit bounds the sandbox as a whole, whatever holds the memory
+    (anonymous maps of all its processes, memfds, /dev/shm and tmpfs files, pipe buffers, the kernel memory of
+    its inodes); past it the kernel's OOM killer ends a process of the sandbox. CPU: the host reads the time all
+    its processes used (`cpu_seconds`), a count no code inside can change. cgroup v2 (one folder: memory.max,
+    cpu.stat) or v1 (the memory and cpuacct hierarchies)."""
 
-    def __init__(self, folder: Path, procs: Path):
-        self.folder, self.procs = folder, procs
+    def __init__(self, folders: list[Path], cpu: Path | None):
+        self.folders, self.cpu = folders, cpu
+        self.procs = [folder / "cgroup.procs" for folder in folders]
 
     @classmethod
-    def make(cls, limit: int) -> MemoryGroup | None:
-        """A new group with this limit, or None where none can be made (not root, no memory controller)."""
+    def make(cls, limit: int) -> SandboxGroup | None:
+        """New groups with this memory limit, or None where none can be made (not root, no memory controller)."""
         if os.geteuid() != 0:
             return None
-        for root, name in (
-            (Path("/sys/fs/cgroup"), "memory.max"),
-            (Path("/sys/fs/cgroup/memory"), "memory.limit_in_bytes"),
-        ):
-            if not (root / name).exists() and not (root / "cgroup.procs").exists():
-                continue
-            folder = root / f"wspbench-{os.getpid()}-{time.monotonic_ns()}"
-            try:
-                folder.mkdir()
-                if not (folder / name).exists():
-                    raise OSError(f"no {name}")
-                (folder / name).write_text(str(limit))
-                if (folder / "memory.swappiness").exists():
-                    with contextlib.suppress(OSError):
-                        (folder / "memory.swappiness").write_text("0")
-                return cls(folder, folder / "cgroup.procs")
-            except OSError:
-                with contextlib.suppress(OSError):
-                    folder.rmdir()
+        name = f"wspbench-{os.getpid()}-{time.monotonic_ns()}"
+        v2, v1 = Path("/sys/fs/cgroup"), Path("/sys/fs/cgroup/memory")
+        if (v2 / "cgroup.controllers").exists():
+            memory = _group(v2 / name, {"memory.max": str(limit), "memory.swap.max": "0"})
+            return None if memory is None else cls([memory], memory / "cpu.stat")
+        if (v1 / "memory.limit_in_bytes").exists():
+            memory = _group(v1 / name, {"memory.limit_in_bytes": str(limit), "memory.swappiness": "0"})
+            if memory is None:
+                return None
+            cpu = _group(Path("/sys/fs/cgroup/cpuacct") / name, {})
+            return cls([memory] + ([cpu] if cpu else []), None if cpu is None else cpu / "cpuacct.usage")
         return None
 
     def full(self) -> bool:
-        """Whether the group reached its limit (its OOM killer ran, or v1 counted a failed charge)."""
+        """Whether the group reached its memory limit (its OOM killer ran, or v1 counted a failed charge)."""
         for name in ("memory.events", "memory.failcnt"):
             with contextlib.suppress(OSError, ValueError):
-                text = (self.folder / name).read_text()
+                text = (self.folders[0] / name).read_text()
                 if name == "memory.failcnt":
                     return int(text) > 0
                 return any(int(line.split()[1]) > 0 for line in text.splitlines() if line.startswith("oom_kill"))
         return False
 
+    def cpu_seconds(self) -> float | None:
+        """The CPU time the sandbox's processes used so far, all together, or None where it is not counted."""
+        if self.cpu is None:
+            return None
+        try:
+            text = self.cpu.read_text()
+            if self.cpu.name == "cpu.stat":
+                return next(int(line.split()[1]) for line in text.splitlines() if line.startswith("usage_usec")) / 1e6
+            return int(text) / 1e9
+        except (OSError, ValueError, StopIteration):
+            return None
+
     def remove(self) -> None:
-        """Remove the group once its processes are gone (a killed sandbox's take a moment to end)."""
+        """Remove the groups once their processes are gone (a killed sandbox's take a moment to end)."""
         deadline = time.monotonic() + 2.0
-        while True:
-            try:
-                self.folder.rmdir()
-                return
-            except FileNotFoundError:
-                return
-            except OSError:
-                if time.monotonic() > deadline:
-                    return  # left behind, empty soon; named wspbench-<pid>-<ns> under the memory controller
-                time.sleep(0.02)
+        for folder in self.folders:
+            while True:
+                try:
+                    folder.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        break  # left behind, empty soon; named wspbench-<pid>-<ns>
+                    time.sleep(0.02)
+
+
+def _group(folder: Path, settings: dict[str, str]) -> Path | None:
+    """A new cgroup folder with these files written (optional ones, such as swap settings, may be missing)."""
+    try:
+        folder.mkdir()
+        first, *rest = list(settings.items()) or [(None, None)]
+        if first[0] is not None:
+            (folder / first[0]).write_text(first[1])
+        for key, value in rest:
+            with contextlib.suppress(OSError):
+                (folder / key).write_text(value)
+        return folder
+    except OSError:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+        return None
 
 
 def memory_route() -> str:
     """How this host bounds a sandbox's memory as a whole (docs/agent.md): "cgroup", or "none" (per process only)."""
-    group = MemoryGroup.make(2**30)
+    group = SandboxGroup.make(2**30)
     if group is None:
         return "none"
     group.remove()
