@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import as_completed
 from dataclasses import dataclass
+from functools import cache
 from itertools import islice, pairwise
 
 import numpy as np
@@ -183,19 +184,37 @@ def play_compiled(
     progress: Progress | None = None,
     batch_size: int = BATCH_SIZE,
 ) -> list[tuple[float, int]]:
-    """The same episodes as `play_reference`, in compiled code for the original games (`fast` otherwise)."""
-    if not task.compiled:
+    """The same episodes as `play_reference`, in compiled code where a twin follows the game exactly (`fast`
+    otherwise: a game no twin follows, such as a user's own module, says so once at -v)."""
+    twin = compiled_twin(task)
+    if twin is None:
         return play_lockstep(task, weights, episode_ids, progress, batch_size)
     from wspbench.evaluation.compiled.engine import Overflow, play
 
     finite = all(np.isfinite(weights[name]).all() for name in task.network.shapes)
     if not finite:  # the other engines' behaviour (numpy's own errors) is the specification here
         return play_lockstep(task, weights, episode_ids, progress, batch_size)
+    name, setup = twin
     try:
-        return play(task.spec.compiled, task.network, weights, episode_ids, MAX_STEPS, batch_size, progress)
+        return play(name, task.network, weights, episode_ids, MAX_STEPS, batch_size, progress, setup)
     except Overflow:  # never seen; the episodes are then played the `fast` way, from the start
         log.warning("%s: the compiled engine overflowed; playing the episodes with `fast`", task.task_id)
         return play_lockstep(task, weights, episode_ids, None, batch_size)
+
+
+def compiled_twin(task: MinAtarGame) -> tuple[str, np.ndarray | None] | None:
+    """The compiled twin that plays `task` exactly, with its rows' setup (`compiled.engine.twin_of`), or None."""
+    return _twin(task.spec, task.source_text()) if task.compiled else None
+
+
+@cache
+def _twin(spec, source: str):
+    from wspbench.evaluation.compiled.engine import twin_of
+
+    twin = twin_of(spec, source)
+    if twin is None:
+        log.info("%s: no compiled twin follows this module exactly; it plays in Python", spec.task_id)
+    return twin
 
 
 PLAYERS = {"compiled": play_compiled, "fast": play_lockstep, "reference": play_reference}

@@ -27,7 +27,7 @@ class GameSpec:
     description: str  # one line
     reference: str  # the reference program, "<package>:<path>": "wspbench:references/breakout.txt"; "" for none
     channel_groups: tuple[tuple[int, ...], ...] | None = None
-    compiled: str | None = None  # the exact compiled twin: a module of `wspbench.evaluation.compiled`, by name
+    compiled: str | None = None  # the compiled twin claiming the game (`evaluation.compiled.engine.twin_of`)
     task_name: str = ""  # the game's name in its task id, where it is not `name`: gen_00100 is gen/00100
 
     @property

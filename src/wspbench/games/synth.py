@@ -57,6 +57,7 @@ def spec(game: str) -> GameSpec:
         max_steps=min(int(getattr(cls, "max_steps", MAX_STEPS)), MAX_STEPS),
         description=description(game),
         reference="" if generated else f"minatar_synth:references/{game}.txt",
+        compiled="generated" if generated else game,  # a claim: the engine plays a twin only if it follows the module
         task_name=task_name(game),
     )
 

@@ -180,11 +180,14 @@ class MinAtarTask(GameTask):
     def environments(self, episodes: Sequence[int], count: int):
         """The original games step in compiled code (`wspbench/evaluation/compiled/batch.py`), equal to
         `environment` step by step; the others in lockstep."""
-        if not self.binding.compiled:
+        from wspbench.evaluation.engine import compiled_twin
+
+        twin = compiled_twin(self.binding)
+        if twin is None:
             return super().environments(episodes, count)
         from wspbench.evaluation.compiled.batch import CompiledEpisodes
 
-        return CompiledEpisodes(self.binding.spec.compiled, episodes, count, self.binding.max_steps)
+        return CompiledEpisodes(twin[0], episodes, count, self.binding.max_steps, twin[1])
 
     # --- feedback rounds ----------------------------------------------------------------------------
     def feedback(self, score: Score) -> str:

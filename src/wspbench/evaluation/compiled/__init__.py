@@ -1,4 +1,5 @@
-"""The compiled engine for the five original MinAtar games (numba; imported only when it is used).
+"""The compiled engine for the MinAtar games: the five original ones, the generated ones and the hand-written synthetic
+ones (numba; imported only when it is used).
 
 `mt19937.py` reproduces numpy's legacy `RandomState` stream, one module per game steps and observes that game
 on an int64 state row exactly as `minatar` 1.0.15 does, `policy.py` decides actions with a rigorous bound
@@ -17,12 +18,12 @@ from pathlib import Path
 
 def _clear_stale_cache() -> None:
     folder = Path(__file__).parent
-    digest = hashlib.sha256(b"".join(path.read_bytes() for path in sorted(folder.glob("*.py")))).hexdigest()
+    digest = hashlib.sha256(b"".join(path.read_bytes() for path in sorted(folder.rglob("*.py")))).hexdigest()
     stamp = folder / "__pycache__" / "compiled_sources.sha256"
     try:
         if stamp.exists() and stamp.read_text() == digest:
             return
-        for cached in folder.glob("__pycache__/*.nb[ic]"):
+        for cached in folder.rglob("__pycache__/*.nb[ic]"):
             cached.unlink()
         stamp.parent.mkdir(exist_ok=True)
         stamp.write_text(digest)

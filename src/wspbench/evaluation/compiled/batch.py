@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from wspbench.evaluation.compiled import seaquest
-from wspbench.evaluation.compiled.common import CANDIDATES, TERMINAL, WIDTH
+from wspbench.evaluation.compiled.common import CANDIDATES, FIRST_FIELD, TERMINAL, WIDTH
 from wspbench.evaluation.compiled.engine import SEAQUEST, TWINS, act, observe, start_episode
 from wspbench.evaluation.compiled.mt19937 import WORDS
 
@@ -63,11 +63,13 @@ class CompiledEpisodes:
     """`count` slots playing `episodes` in turn (round again when they run out) of the game whose compiled
     twin is `twin`; see the module docstring."""
 
-    def __init__(self, twin: str, episodes, count: int, max_steps: int):
+    def __init__(self, twin: str, episodes, count: int, max_steps: int, setup: np.ndarray | None = None):
         self.code = TWINS.index(twin)
         self.queue = np.asarray(episodes, dtype=np.int64)
         self.max_steps = max_steps
         self.states = np.zeros((count, WIDTH), np.int64)
+        if setup is not None:  # the twin's fields of every row (`engine.twin_of`)
+            self.states[:, FIRST_FIELD : FIRST_FIELD + len(setup)] = setup
         self.keys = np.zeros((2 * count, WORDS), np.uint32)
         self.positions = np.zeros(2 * count, np.int64)
         self.control = np.zeros(3, np.int64)

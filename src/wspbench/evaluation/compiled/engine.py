@@ -14,15 +14,17 @@ progress report is due, or on an error.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Callable, Sequence
 
 import numpy as np
 from numba import njit
 
-from wspbench.evaluation.compiled import asterix, breakout, freeway, seaquest, space_invaders
-from wspbench.evaluation.compiled.common import CANDIDATES, LAST_ACTION, TERMINAL, WIDTH, unique
+from wspbench.evaluation.compiled import asterix, breakout, freeway, generated, seaquest, space_invaders
+from wspbench.evaluation.compiled.common import CANDIDATES, FIRST_FIELD, LAST_ACTION, TERMINAL, WIDTH, unique
 from wspbench.evaluation.compiled.mt19937 import WORDS, random_sample, seed
+from wspbench.evaluation.compiled.synth import play as synth
 from wspbench.evaluation.compiled.policy import (
     ACTIONS,
     choose,
@@ -34,8 +36,13 @@ from wspbench.evaluation.compiled.policy import (
 )
 from wspbench.games.minatar import ACTION_SEED, EPISODE_SEED, STICKY_ACTION_PROB
 
-TWINS = tuple(module.__name__.rpartition(".")[2] for module in (asterix, breakout, freeway, seaquest, space_invaders))
-ASTERIX, BREAKOUT, FREEWAY, SEAQUEST, SPACE_INVADERS = range(len(TWINS))  # the codes the compiled functions take
+MODULES = {
+    module.__name__.rpartition(".")[2]: module
+    for module in (asterix, breakout, freeway, seaquest, space_invaders, generated, *synth.TWINS)
+}
+TWINS = tuple(MODULES)
+ASTERIX, BREAKOUT, FREEWAY, SEAQUEST, SPACE_INVADERS, GENERATED = range(6)  # the codes the compiled functions take
+SYNTH = GENERATED + 1  # the first hand-written synthetic twin's code (its index in `synth.TWINS` is code - SYNTH)
 # control fields
 NEXT, UNDECIDED, FINISHED = range(3)
 DONE, OVERFLOWED = 0, -1
@@ -56,8 +63,12 @@ def _reset(game, s, keys, positions, g):
         freeway.reset(s, keys, positions, g)
     elif game == SEAQUEST:
         seaquest.reset(s, keys, positions, g)
-    else:
+    elif game == SPACE_INVADERS:
         space_invaders.reset(s, keys, positions, g)
+    elif game == GENERATED:
+        generated.reset(s, keys, positions, g)
+    else:
+        synth.reset(game - SYNTH, s, keys, positions, g)
 
 
 @njit(cache=True)
@@ -70,7 +81,11 @@ def _step(game, s, action, keys, positions, g):
         return freeway.step(s, action, keys, positions, g)
     if game == SEAQUEST:
         return seaquest.step(s, action, keys, positions, g)
-    return space_invaders.step(s, action, keys, positions, g)
+    if game == SPACE_INVADERS:
+        return space_invaders.step(s, action, keys, positions, g)
+    if game == GENERATED:
+        return generated.step(s, action, keys, positions, g)
+    return synth.step(game - SYNTH, s, action, keys, positions, g)
 
 
 @njit(cache=True)
@@ -84,8 +99,12 @@ def observe(game, s, active, seen, stamp):
         count = freeway.observe(s, active)
     elif game == SEAQUEST:
         count = seaquest.observe(s, active)
-    else:
+    elif game == SPACE_INVADERS:
         count = space_invaders.observe(s, active)
+    elif game == GENERATED:
+        count = generated.observe(s, active)
+    else:
+        count = synth.observe(game - SYNTH, s, active)
     return unique(active, count, seen, stamp)
 
 
@@ -231,9 +250,10 @@ def play(
     max_steps: int,
     batch_size: int,
     progress: Callable[[int], None] | None = None,
+    setup: np.ndarray | None = None,
 ) -> list[tuple[float, int]]:
     """Returns and lengths of `episode_ids` of the game whose compiled twin is `twin`, equal to the reference
-    loop's."""
+    loop's; `setup` (see `twin_of`) is written into every slot's row from FIRST_FIELD before play."""
     if needs_compiling():
         log.warning(COMPILING)
     for name, shape in network.shapes.items():  # the compiled code trusts these (it does not check indices)
@@ -250,6 +270,8 @@ def play(
     keys = np.zeros((2 * slots, WORDS), np.uint32)
     positions = np.zeros(2 * slots, np.int64)
     slot_item = np.full(slots, -1, np.int64)
+    if setup is not None:
+        states[:, FIRST_FIELD : FIRST_FIELD + len(setup)] = setup
     for slot in range(slots):
         slot_item[slot] = slot
         start_episode(code, states, keys, positions, slot, queue[slot])
@@ -305,6 +327,26 @@ def play(
         if outcome == DONE and (slot_item < 0).all():
             break
     return list(zip(returns.tolist(), lengths.tolist(), strict=True))
+
+
+def twin_of(spec, source: str) -> tuple[str, np.ndarray | None] | None:
+    """The twin that plays the game of `spec` (whose module's text is `source`) and the setup of its rows, or None
+    when no twin follows that exact module: an original game by name; a hand-written synthetic game when its
+    module's SHA-256 is the one its twin was written from (`SOURCE_SHA256`); a generated game when its module is
+    exactly what the generator writes for its seed and cap (`generated.serves`)."""
+    if spec.compiled is None or spec.compiled not in TWINS:
+        return None
+    if spec.source == "original":
+        return spec.compiled, None
+    if spec.compiled == "generated":
+        if not generated.serves(spec.name, source, spec.score_cap):
+            return None
+        from minatar_synth import generator
+
+        return "generated", generated.parameters(generator.design(int(spec.name.removeprefix("gen_"))))
+    if getattr(MODULES[spec.compiled], "SOURCE_SHA256", None) != hashlib.sha256(source.encode()).hexdigest():
+        return None
+    return spec.compiled, None
 
 
 def needs_compiling() -> bool:
