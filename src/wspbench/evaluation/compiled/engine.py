@@ -24,7 +24,6 @@ from numba import njit
 from wspbench.evaluation.compiled import asterix, breakout, freeway, generated, seaquest, space_invaders
 from wspbench.evaluation.compiled.common import CANDIDATES, FIRST_FIELD, LAST_ACTION, TERMINAL, WIDTH, unique
 from wspbench.evaluation.compiled.mt19937 import WORDS, random_sample, seed
-from wspbench.evaluation.compiled.synth import play as synth
 from wspbench.evaluation.compiled.policy import (
     ACTIONS,
     choose,
@@ -34,6 +33,7 @@ from wspbench.evaluation.compiled.policy import (
     logits_with_rough_bound,
     prepare,
 )
+from wspbench.evaluation.compiled.synth import play as synth
 from wspbench.games.minatar import ACTION_SEED, EPISODE_SEED, STICKY_ACTION_PROB
 
 MODULES = {
