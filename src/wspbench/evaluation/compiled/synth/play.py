@@ -2,21 +2,72 @@
 
 from numba import njit
 
-from wspbench.evaluation.compiled.synth import ferry
+from wspbench.evaluation.compiled.synth import beacon_keeper, bounce_paddle, charge_cannon, coin_runner, comet_catch, crossfire, duck_shot, ferry, firefighter
 
-TWINS = (ferry,)
+TWINS = (beacon_keeper, bounce_paddle, charge_cannon, coin_runner, comet_catch, crossfire, duck_shot, ferry, firefighter,)
 
 
 @njit(cache=True)
 def reset(code, s, keys, positions, g):
-    ferry.reset(s, keys, positions, g)
+    if code == 0:
+        beacon_keeper.reset(s, keys, positions, g)
+    elif code == 1:
+        bounce_paddle.reset(s, keys, positions, g)
+    elif code == 2:
+        charge_cannon.reset(s, keys, positions, g)
+    elif code == 3:
+        coin_runner.reset(s, keys, positions, g)
+    elif code == 4:
+        comet_catch.reset(s, keys, positions, g)
+    elif code == 5:
+        crossfire.reset(s, keys, positions, g)
+    elif code == 6:
+        duck_shot.reset(s, keys, positions, g)
+    elif code == 7:
+        ferry.reset(s, keys, positions, g)
+    else:
+        firefighter.reset(s, keys, positions, g)
 
 
 @njit(cache=True)
 def step(code, s, action, keys, positions, g):
-    return ferry.step(s, action, keys, positions, g)
+    if code == 0:
+        return beacon_keeper.step(s, action, keys, positions, g)
+    elif code == 1:
+        return bounce_paddle.step(s, action, keys, positions, g)
+    elif code == 2:
+        return charge_cannon.step(s, action, keys, positions, g)
+    elif code == 3:
+        return coin_runner.step(s, action, keys, positions, g)
+    elif code == 4:
+        return comet_catch.step(s, action, keys, positions, g)
+    elif code == 5:
+        return crossfire.step(s, action, keys, positions, g)
+    elif code == 6:
+        return duck_shot.step(s, action, keys, positions, g)
+    elif code == 7:
+        return ferry.step(s, action, keys, positions, g)
+    else:
+        return firefighter.step(s, action, keys, positions, g)
 
 
 @njit(cache=True)
 def observe(code, s, active):
-    return ferry.observe(s, active)
+    if code == 0:
+        return beacon_keeper.observe(s, active)
+    elif code == 1:
+        return bounce_paddle.observe(s, active)
+    elif code == 2:
+        return charge_cannon.observe(s, active)
+    elif code == 3:
+        return coin_runner.observe(s, active)
+    elif code == 4:
+        return comet_catch.observe(s, active)
+    elif code == 5:
+        return crossfire.observe(s, active)
+    elif code == 6:
+        return duck_shot.observe(s, active)
+    elif code == 7:
+        return ferry.observe(s, active)
+    else:
+        return firefighter.observe(s, active)
