@@ -2,9 +2,9 @@
 
 from numba import njit
 
-from wspbench.evaluation.compiled.synth import beacon_keeper, bounce_paddle, charge_cannon, coin_runner, comet_catch, crossfire, duck_shot, ferry, firefighter
+from wspbench.evaluation.compiled.synth import beacon_keeper, bounce_paddle, charge_cannon, coin_runner, comet_catch, crossfire, duck_shot, ferry, firefighter, gravity_flip, heat_gun, lane_switch, missile_defense
 
-TWINS = (beacon_keeper, bounce_paddle, charge_cannon, coin_runner, comet_catch, crossfire, duck_shot, ferry, firefighter,)
+TWINS = (beacon_keeper, bounce_paddle, charge_cannon, coin_runner, comet_catch, crossfire, duck_shot, ferry, firefighter, gravity_flip, heat_gun, lane_switch, missile_defense,)
 
 
 @njit(cache=True)
@@ -25,8 +25,16 @@ def reset(code, s, keys, positions, g):
         duck_shot.reset(s, keys, positions, g)
     elif code == 7:
         ferry.reset(s, keys, positions, g)
-    else:
+    elif code == 8:
         firefighter.reset(s, keys, positions, g)
+    elif code == 9:
+        gravity_flip.reset(s, keys, positions, g)
+    elif code == 10:
+        heat_gun.reset(s, keys, positions, g)
+    elif code == 11:
+        lane_switch.reset(s, keys, positions, g)
+    else:
+        missile_defense.reset(s, keys, positions, g)
 
 
 @njit(cache=True)
@@ -47,8 +55,16 @@ def step(code, s, action, keys, positions, g):
         return duck_shot.step(s, action, keys, positions, g)
     elif code == 7:
         return ferry.step(s, action, keys, positions, g)
-    else:
+    elif code == 8:
         return firefighter.step(s, action, keys, positions, g)
+    elif code == 9:
+        return gravity_flip.step(s, action, keys, positions, g)
+    elif code == 10:
+        return heat_gun.step(s, action, keys, positions, g)
+    elif code == 11:
+        return lane_switch.step(s, action, keys, positions, g)
+    else:
+        return missile_defense.step(s, action, keys, positions, g)
 
 
 @njit(cache=True)
@@ -69,5 +85,13 @@ def observe(code, s, active):
         return duck_shot.observe(s, active)
     elif code == 7:
         return ferry.observe(s, active)
-    else:
+    elif code == 8:
         return firefighter.observe(s, active)
+    elif code == 9:
+        return gravity_flip.observe(s, active)
+    elif code == 10:
+        return heat_gun.observe(s, active)
+    elif code == 11:
+        return lane_switch.observe(s, active)
+    else:
+        return missile_defense.observe(s, active)
