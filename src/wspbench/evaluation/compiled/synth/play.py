@@ -2,9 +2,51 @@
 
 from numba import njit
 
-from wspbench.evaluation.compiled.synth import beacon_keeper, bounce_paddle, charge_cannon, coin_runner, comet_catch, crossfire, duck_shot, ferry, firefighter, gravity_flip, heat_gun, lane_switch, missile_defense
+from wspbench.evaluation.compiled.synth import (
+    beacon_keeper,
+    bounce_paddle,
+    charge_cannon,
+    coin_runner,
+    comet_catch,
+    crossfire,
+    duck_shot,
+    ferry,
+    firefighter,
+    fruit_catch,
+    gravity_flip,
+    heat_gun,
+    lane_switch,
+    missile_defense,
+    pogo_jump,
+    river_hop,
+    rockfall,
+    shield_guard,
+    snake_trail,
+    treasure_dive,
+)
 
-TWINS = (beacon_keeper, bounce_paddle, charge_cannon, coin_runner, comet_catch, crossfire, duck_shot, ferry, firefighter, gravity_flip, heat_gun, lane_switch, missile_defense,)
+TWINS = (
+    beacon_keeper,
+    bounce_paddle,
+    charge_cannon,
+    coin_runner,
+    comet_catch,
+    crossfire,
+    duck_shot,
+    ferry,
+    firefighter,
+    fruit_catch,
+    gravity_flip,
+    heat_gun,
+    lane_switch,
+    missile_defense,
+    pogo_jump,
+    river_hop,
+    rockfall,
+    shield_guard,
+    snake_trail,
+    treasure_dive,
+)
 
 
 @njit(cache=True)
@@ -28,13 +70,27 @@ def reset(code, s, keys, positions, g):
     elif code == 8:
         firefighter.reset(s, keys, positions, g)
     elif code == 9:
-        gravity_flip.reset(s, keys, positions, g)
+        fruit_catch.reset(s, keys, positions, g)
     elif code == 10:
-        heat_gun.reset(s, keys, positions, g)
+        gravity_flip.reset(s, keys, positions, g)
     elif code == 11:
+        heat_gun.reset(s, keys, positions, g)
+    elif code == 12:
         lane_switch.reset(s, keys, positions, g)
-    else:
+    elif code == 13:
         missile_defense.reset(s, keys, positions, g)
+    elif code == 14:
+        pogo_jump.reset(s, keys, positions, g)
+    elif code == 15:
+        river_hop.reset(s, keys, positions, g)
+    elif code == 16:
+        rockfall.reset(s, keys, positions, g)
+    elif code == 17:
+        shield_guard.reset(s, keys, positions, g)
+    elif code == 18:
+        snake_trail.reset(s, keys, positions, g)
+    else:
+        treasure_dive.reset(s, keys, positions, g)
 
 
 @njit(cache=True)
@@ -58,13 +114,27 @@ def step(code, s, action, keys, positions, g):
     elif code == 8:
         return firefighter.step(s, action, keys, positions, g)
     elif code == 9:
-        return gravity_flip.step(s, action, keys, positions, g)
+        return fruit_catch.step(s, action, keys, positions, g)
     elif code == 10:
-        return heat_gun.step(s, action, keys, positions, g)
+        return gravity_flip.step(s, action, keys, positions, g)
     elif code == 11:
+        return heat_gun.step(s, action, keys, positions, g)
+    elif code == 12:
         return lane_switch.step(s, action, keys, positions, g)
-    else:
+    elif code == 13:
         return missile_defense.step(s, action, keys, positions, g)
+    elif code == 14:
+        return pogo_jump.step(s, action, keys, positions, g)
+    elif code == 15:
+        return river_hop.step(s, action, keys, positions, g)
+    elif code == 16:
+        return rockfall.step(s, action, keys, positions, g)
+    elif code == 17:
+        return shield_guard.step(s, action, keys, positions, g)
+    elif code == 18:
+        return snake_trail.step(s, action, keys, positions, g)
+    else:
+        return treasure_dive.step(s, action, keys, positions, g)
 
 
 @njit(cache=True)
@@ -88,10 +158,24 @@ def observe(code, s, active):
     elif code == 8:
         return firefighter.observe(s, active)
     elif code == 9:
-        return gravity_flip.observe(s, active)
+        return fruit_catch.observe(s, active)
     elif code == 10:
-        return heat_gun.observe(s, active)
+        return gravity_flip.observe(s, active)
     elif code == 11:
+        return heat_gun.observe(s, active)
+    elif code == 12:
         return lane_switch.observe(s, active)
-    else:
+    elif code == 13:
         return missile_defense.observe(s, active)
+    elif code == 14:
+        return pogo_jump.observe(s, active)
+    elif code == 15:
+        return river_hop.observe(s, active)
+    elif code == 16:
+        return rockfall.observe(s, active)
+    elif code == 17:
+        return shield_guard.observe(s, active)
+    elif code == 18:
+        return snake_trail.observe(s, active)
+    else:
+        return treasure_dive.observe(s, active)
