@@ -1,6 +1,7 @@
 """River Hop (`minatar_synth/games/river_hop.py`) on a state row. Random calls when lanes are made (reset, and
 each crossing): `rand()` (flip), then per lane, river rows 1-4 then road rows 6-8: `rand()` per log or car
-(length, drawn even for cars, which have one length), `rand()` per log or car (the extra gap after it), `rand()` (period), `rand()` (offset).
+(length, drawn even for cars, which have one length), `rand()` per log or car (the extra gap after it),
+`rand()` (period), `rand()` (offset).
 
 A lane's pattern, its danger cells and its trail cells are bitmasks over the 10 pattern cells; a respawned frog
 also clears the sticky action (`LAST_ACTION`), as the module does."""

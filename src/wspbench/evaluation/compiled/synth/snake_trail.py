@@ -9,7 +9,9 @@ from wspbench.evaluation.compiled.common import FIRST_FIELD, TERMINAL, put
 from wspbench.evaluation.compiled.mt19937 import random_sample
 
 SOURCE_SHA256 = "eddb5186b472f06a5e1a197fa852a417e34a5e1033224b2e783ab731257feb71"
-DIR_ROW, DIR_COL, HEADING_ROW, HEADING_COL, HUNGER, STEPS, FOOD_ROW, FOOD_COL, LENGTH = range(FIRST_FIELD, FIRST_FIELD + 9)
+DIR_ROW, DIR_COL, HEADING_ROW, HEADING_COL, HUNGER, STEPS, FOOD_ROW, FOOD_COL, LENGTH = range(
+    FIRST_FIELD, FIRST_FIELD + 9
+)
 ROCKS = FIRST_FIELD + 9  # 4 rocks: row, col
 BODY = ROCKS + 8  # LENGTH cells: row, col, head first
 TURN_ROW = np.array([0, 0, -1, 0, 1, 0])
