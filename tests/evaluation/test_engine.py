@@ -81,9 +81,17 @@ def test_compiled_engine_rejects_or_defers_weights_it_cannot_trust():
         assert play_compiled(task, weights, [0, 1]) == play_lockstep(task, weights, [0, 1])
 
 
-def test_auto_engine_picks_compiled_for_original_games_only():
-    assert resolve_engine(MinAtarGame("breakout"), "auto") == "compiled"
-    assert resolve_engine(MinAtarGame("fruit_catch", "synth"), "auto") == "fast"
+def test_auto_engine_picks_compiled_unless_the_work_is_too_small_to_load_numba():
+    for task in (MinAtarGame("breakout"), MinAtarGame("fruit_catch", "synth"), MinAtarGame("gen_00100", "gen")):
+        assert resolve_engine(task, "auto") == "compiled"
+        assert resolve_engine(task, "auto", 1000) == "compiled"
+    code = (  # in a fresh process: without numba loaded, ten episodes play in Python
+        "import sys; from wspbench.evaluation.engine import resolve_engine; "
+        "from wspbench.games.minatar import MinAtarGame; "
+        "assert resolve_engine(MinAtarGame('fruit_catch', 'synth'), 'auto', 10) == 'fast'; "
+        "assert resolve_engine(MinAtarGame('fruit_catch', 'synth'), 'auto', 11) == 'compiled'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
     task, weights = MinAtarGame("fruit_catch", "synth"), random_dense(5)
     assert evaluate(task, weights, 6, engine="compiled", workers=1) == evaluate(
         task, weights, 6, engine="reference", workers=1
@@ -169,13 +177,13 @@ def test_unknown_engine_and_empty_episodes():
         evaluate(MinAtarGame("breakout"), random_dense(0), [], engine="fast")
 
 
-def test_numba_is_imported_only_to_grade_original_games_with_the_compiled_engine():
+def test_numba_is_imported_only_when_the_compiled_engine_plays():
     code = (
         "import sys; import wspbench.cli; from wspbench.evaluation import evaluate; "
         "from wspbench.games.minatar import MinAtarGame; from wspbench.networks import MINATAR_NETWORK; "
         "w = MINATAR_NETWORK.zeros(); evaluate(MinAtarGame('fruit_catch', 'synth'), w, 2, workers=1); "
-        "evaluate(MinAtarGame('breakout'), w, 2, engine='fast', workers=1); assert 'numba' not in sys.modules; "
-        "evaluate(MinAtarGame('breakout'), w, 2, workers=1); assert 'numba' in sys.modules"
+        "evaluate(MinAtarGame('breakout'), w, 50, engine='fast', workers=1); assert 'numba' not in sys.modules; "
+        "evaluate(MinAtarGame('breakout'), w, 20, workers=1); assert 'numba' in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=300)
 

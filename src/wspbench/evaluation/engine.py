@@ -24,6 +24,7 @@ Every engine can split the episodes over a process pool, or over a Ray cluster (
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import as_completed
@@ -46,6 +47,7 @@ from wspbench.networks import Weights, sample_action, softmax_cdf
 
 BATCH_SIZE = 64
 EXACT_ROWS = 6  # batches this small are computed row by row, the reference way
+COMPILED_WORTH_STEPS = 10_000  # fewer steps in all play faster in Python than numba loads (about 0.7 s, warm)
 POOL_WORTH_SECONDS = 0.5  # the compiled engine spreads its episodes over workers only beyond this much work
 log = logging.getLogger(__name__)
 
@@ -220,12 +222,17 @@ def _twin(spec, source: str):
 PLAYERS = {"compiled": play_compiled, "fast": play_lockstep, "reference": play_reference}
 
 
-def resolve_engine(task: MinAtarGame, engine: str) -> str:
-    """The engine that plays `task`: `auto` is `compiled` for the original games and `fast` for the others."""
+def resolve_engine(task: MinAtarGame, engine: str, episodes: int | None = None) -> str:
+    """The engine that plays `task`: `auto` is `compiled` for a game a twin claims, unless `episodes` are so few
+    (at most COMPILED_WORTH_STEPS steps in all) that loading numba would take longer than playing them in
+    Python; and `fast` for the others. (A claimed game that no twin follows exactly plays `fast` anyway.)"""
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r} (engines: {', '.join(ENGINES)})")
     if engine == "auto":
-        return "compiled" if task.compiled else "fast"
+        if not task.compiled:
+            return "fast"
+        small = episodes is not None and episodes * task.max_steps <= COMPILED_WORTH_STEPS
+        return "fast" if small and "numba" not in sys.modules else "compiled"
     return engine
 
 
@@ -241,10 +248,10 @@ def evaluate(
     """Play `episode_ids` (or episodes 0..n-1 for an int) and return every episode's return and length.
     `workers` defaults to the executor's (this machine's cores, or the Ray cluster's CPUs); `executor` to
     the one in use (`use_executor`), else the local process pool."""
-    engine = resolve_engine(task, engine)
     ids = list(range(episode_ids)) if isinstance(episode_ids, int) else [int(e) for e in episode_ids]
     if not ids:
         raise ValueError("no episodes to play")
+    engine = resolve_engine(task, engine, len(ids))
     play = PLAYERS[engine]
     executor = executor or current_executor()
     workers = max(1, min(workers or executor.workers(), len(ids)))
