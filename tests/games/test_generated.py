@@ -79,7 +79,7 @@ def test_a_sample_grades_as_the_seed_grader_grades_it(game):
     assert task.id == f"gen/{game[4:]}"
     answers = {**ANSWERS, "trained": trained_answer(task)}
     for name, expected in EXPECTED["results"][game].items():
-        for engine in ("auto", "reference"):
+        for engine in ("auto", "compiled", "reference"):
             result = grade_answer(task, answers[name], EXPECTED["episodes"], engine=engine, workers=1)
             assert {key: result[key] for key in expected} == expected, (name, engine)
             assert result["source"] == "synth" and result["game"] == game
