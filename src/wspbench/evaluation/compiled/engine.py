@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -254,8 +255,10 @@ def play(
 ) -> list[tuple[float, int]]:
     """Returns and lengths of `episode_ids` of the game whose compiled twin is `twin`, equal to the reference
     loop's; `setup` (see `twin_of`) is written into every slot's row from FIRST_FIELD before play."""
-    if needs_compiling():
+    compiling = needs_compiling()
+    if compiling:
         log.warning(COMPILING)
+    started = time.perf_counter()
     for name, shape in network.shapes.items():  # the compiled code trusts these (it does not check indices)
         if np.shape(weights[name]) != shape or not np.isfinite(weights[name]).all():
             raise ValueError(f"{name} must be a finite array of shape {shape}")
@@ -312,6 +315,11 @@ def play(
             undecided_inputs,
             progress is not None,
         )
+        if compiling:
+            log.warning(
+                "the game engine compiled in %.0f s; later runs load it from the cache", time.perf_counter() - started
+            )
+            compiling = False
         if outcome == OVERFLOWED:
             raise Overflow(f"a {twin} list outgrew its capacity")
         for row in range(control[UNDECIDED]):  # (a progress report can come with a few rows waiting)
@@ -353,6 +361,8 @@ def needs_compiling() -> bool:
     """Whether numba's cache lacks usable code for a function `play` calls (the first run on a machine, or the
     sources changed), so that the next `play` compiles for about COMPILE_SECONDS. Reads numba's cache index
     (a private interface): when it cannot be read, the answer is True."""
+    if start_episode.signatures and run.signatures:  # compiled (or loaded) in this process already
+        return False
     try:
         return any(not f._cache._cache_file._load_index() for f in (start_episode, run))
     except Exception:  # noqa: BLE001 - another numba version, an unreadable index: say it may compile
@@ -360,10 +370,13 @@ def needs_compiling() -> bool:
 
 
 def warm_up() -> None:
-    """Load (or compile, the first time on a machine) every compiled function `play` uses."""
+    """Load (or compile, the first time on a machine) every compiled function `play` and the trainer's batches
+    (`batch.py`) use: one `run` and one batch serve every twin."""
+    from wspbench.evaluation.compiled.batch import CompiledEpisodes
     from wspbench.networks import MINATAR_NETWORK
 
     play(TWINS[0], MINATAR_NETWORK, MINATAR_NETWORK.zeros(), [0], 1, 1)
+    CompiledEpisodes(TWINS[0], [0], 1, 1).act(np.zeros(1, np.int64))
 
 
 def _reference_cdf(network, weights, x: np.ndarray) -> np.ndarray:
