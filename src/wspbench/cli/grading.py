@@ -392,7 +392,7 @@ def suite(as_json: bool = typer.Option(False, "--json", help="Print the suite as
 @app.command()
 def warmup() -> None:
     """Build the compiled game engine now (about a minute, once per machine and version), so that the first
-    grade of an original MinAtar game does not wait for it."""
+    compiled grade (every MinAtar game, and the trainer) does not wait for it."""
     import time
 
     from wspbench.evaluation.compiled.engine import needs_compiling, warm_up

@@ -11,11 +11,10 @@ The engines give identical results, episode by episode:
   to a cumulative-probability boundary that this could change the action (see
   `Network.batched` in `wspbench/networks.py`), that one action is recomputed the reference way.
 
-- `compiled`: the original MinAtar games stepped, observed and decided in compiled code (numba, imported
-  only when this engine grades an original game; see `wspbench/evaluation/compiled/`). Its decisions use a
-  rigorous bound the same way, falling back to the reference's one-row computation. Synthetic games play
-  with `fast`.
-- `auto` (the default): `compiled` for the original games, `fast` for the synthetic ones.
+- `compiled`: every game stepped, observed and decided in compiled code by its twin (numba, imported only
+  when this engine plays; see `wspbench/evaluation/compiled/`). Its decisions use a rigorous bound the same
+  way, falling back to the reference's one-row computation. A module no twin follows exactly plays `fast`.
+- `auto` (the default): `compiled`, or `fast` for work too small to be worth loading numba.
 
 Every engine can split the episodes over a process pool, or over a Ray cluster (the executors of
 `wspbench/evaluation/executors.py`); results are merged in episode order.

@@ -79,7 +79,7 @@ class RunSettings:
     )
     engine: str = setting(
         "auto",
-        "auto (default: compiled for original games, fast for synthetic ones), compiled, fast or reference.",
+        "auto (default: compiled, or fast for a few episodes), compiled, fast or reference.",
         choices=ENGINES,
     )
     workers: int | None = setting(None, "Processes for grading (default: all cores).", 1, MAX_WORKERS)

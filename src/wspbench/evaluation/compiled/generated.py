@@ -72,14 +72,15 @@ def parameters(design) -> np.ndarray:
 
 
 def serves(game: str, source: str, score_cap: float) -> bool:
-    """Whether module `game`'s source is exactly what the generator writes for its seed and cap (else the
-    Python module plays it: a user's own edit is never second-guessed)."""
+    """Whether module `game`'s source is exactly what the generator writes for its seed and cap, or with the
+    placeholder cap a calibration writes (else the Python module plays it: a user's own edit is never
+    second-guessed)."""
     from minatar_synth import generator
 
     seed = game.removeprefix("gen_")
     if not seed.isdigit() or generator.module_name(int(seed)) != game:
         return False
-    return source == generator.generate(int(seed), score_cap)
+    return source in (generator.generate(int(seed), score_cap), generator.generate(int(seed)))
 
 
 @njit(cache=True)
