@@ -6,6 +6,8 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import DATA
 from wspbench.answers import AnswerError, parse_edits
@@ -115,3 +117,39 @@ def test_comments_and_last_block_wins(answers):
     weights, count = parse_edits(answers["two_blocks_last_wins"])
     assert count == 2
     assert weights["b3"].tolist() == [0, 1, 0, 2, 0, 0]
+
+
+ROW_NUMBERS = st.one_of(
+    st.floats(allow_nan=False, width=64).map(repr),
+    st.integers(-(10**18), 10**18).map(str),
+    st.sampled_from(["0", "-0", "1.", ".5", "-0.0", "1e5", "1E-05", "007.5", "2e+3", "1e999", "-1e999", "5e-324"]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["W1", "W2", "W3", "b1", "b3"]),
+            st.integers(0, 40),
+            st.lists(ROW_NUMBERS, min_size=1, max_size=33),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_a_block_of_whole_rows_gives_what_the_general_parser_gives(rows):
+    """`_whole_rows` (no syntax tree) and the general path agree on weights, counts and errors; a comment line
+    sends the same edits down the general path."""
+    block = "".join(
+        f"{name}[{':' if name == 'b1' else index}] = [{', '.join(numbers)}]\n" for name, index, numbers in rows
+    )
+
+    def outcome(text):
+        try:
+            weights, count = parse_edits(f"```edits\n{text}```")
+        except AnswerError as error:
+            return str(error)
+        return [weights[name].tobytes() for name in weights], count
+
+    assert outcome(block) == outcome(block + "# the general path\n")

@@ -94,12 +94,17 @@ def parse_edits(answer: str, network: Network = MINATAR_NETWORK, base: Weights |
     if len(answer) > MAX_ANSWER_CHARS:
         raise AnswerError(f"the answer has {len(answer):,} characters; at most {MAX_ANSWER_CHARS:,} are read")
     block = last_edits_block(answer)
-    tree = _parse(block)
+    _check_size(block)
     weights = (
         network.zeros()
         if base is None
         else {name: np.array(base[name], dtype=network.dtype) for name in network.shapes}
     )
+    rows = _whole_rows(block, weights)
+    if rows is not None:
+        _check_bounds(weights)
+        return weights, rows
+    tree = _parse(block)
     with np.errstate(all="ignore"):  # overflow to inf is caught by the bounds check at the end
         for statement in tree.body:
             try:
@@ -115,8 +120,43 @@ def parse_edits(answer: str, network: Network = MINATAR_NETWORK, base: Weights |
 _AST_LOCK = threading.Lock()
 
 
-def _parse(block: str) -> ast.Module:
-    """`ast.parse` of the block, within the bounds on tokens, braces and statements."""
+# A block of whole rows, `W1[3] = [0.25, -1.5e-05, ...]` and `b1[:] = [...]` on each line, is how a dense network
+# is usually written (270,000 characters): `_whole_rows` applies it without building a syntax tree (5x faster),
+# and only when every line has exactly that form, so that the general path would give the same weights.
+_ROW = re.compile(r"([A-Za-z_]\w*)\[(0|[1-9][0-9]{0,5}|:)\] = \[([^\]\n]*)\]")
+_NUMBER = re.compile(r"-?(?:(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+|0|[1-9][0-9]{0,17})")
+
+
+def _whole_rows(block: str, weights: Weights) -> int | None:
+    """Apply a block of whole-row assignments of plain numbers; the statement count, or None (nothing applied)
+    when any line has another form (the general path then parses the block)."""
+    lines = block.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    edits = []
+    for line in lines:
+        found = _ROW.fullmatch(line)
+        if found is None:
+            return None
+        name, index, body = found.groups()
+        tensor = weights.get(name)
+        numbers = body.split(", ")
+        whole = index == ":"  # a bias: the whole vector; else one row of a matrix
+        if tensor is None or tensor.ndim != (1 if whole else 2) or (not whole and int(index) >= tensor.shape[0]):
+            return None
+        if len(numbers) != tensor.shape[-1] or not all(_NUMBER.fullmatch(number) for number in numbers):
+            return None
+        edits.append((tensor, slice(None) if whole else int(index), numbers))
+    if not edits:
+        return None
+    with np.errstate(all="ignore"):  # as in the general path
+        for tensor, index, numbers in edits:  # the Python values `ast.literal_eval` gives, assigned as it assigns
+            tensor[index] = [int(n) if n.lstrip("-").isdigit() else float(n) for n in numbers]
+    return len(edits)
+
+
+def _check_size(block: str) -> None:
+    """The bounds on NUL characters, tokens, statements and braces, checked before any parsing."""
     if "\0" in block:
         line = block.count("\n", 0, block.index("\0")) + 1
         raise AnswerError(f"edits line {line}: the block contains a NUL character (\\0); remove it")
@@ -133,6 +173,10 @@ def _parse(block: str) -> ast.Module:
         )
     if block.count("{") > MAX_BRACES:
         raise AnswerError(f"the edits block has more than {MAX_BRACES:,} '{{' characters (no edit uses one)")
+
+
+def _parse(block: str) -> ast.Module:
+    """`ast.parse` of the block (already within the bounds of `_check_size`), within the bound on statements."""
     try:
         with _AST_LOCK:
             tree = ast.parse(block, mode="exec")
