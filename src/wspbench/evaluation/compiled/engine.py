@@ -24,7 +24,7 @@ from numba import njit
 
 from wspbench.evaluation.compiled import asterix, breakout, freeway, generated, seaquest, space_invaders
 from wspbench.evaluation.compiled.common import CANDIDATES, FIRST_FIELD, LAST_ACTION, TERMINAL, WIDTH, unique
-from wspbench.evaluation.compiled.mt19937 import WORDS, random_sample, seed
+from wspbench.evaluation.compiled.mt19937 import WORDS, random_sample, seed_pair
 from wspbench.evaluation.compiled.policy import (
     ACTIONS,
     choose,
@@ -112,8 +112,7 @@ def observe(game, s, active, seen, stamp):
 @njit(cache=True)
 def start_episode(game, states, keys, positions, slot, episode):
     """Episode `episode` in `slot`: both generators seeded as the reference seeds them, the game reset."""
-    seed(keys, positions, 2 * slot, EPISODE_SEED + episode)
-    seed(keys, positions, 2 * slot + 1, ACTION_SEED + episode)
+    seed_pair(keys, positions, 2 * slot, EPISODE_SEED + episode, 2 * slot + 1, ACTION_SEED + episode)
     states[slot, LAST_ACTION] = 0
     _reset(game, states[slot], keys, positions, 2 * slot)
 

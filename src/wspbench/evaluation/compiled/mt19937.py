@@ -22,12 +22,25 @@ LOW32 = 0xFFFFFFFF
 @njit(cache=True)
 def seed(keys, positions, g, value):
     """Put generator `g` in the state of `RandomState(value)` (0 <= value < 2**32)."""
+    seed_pair(keys, positions, g, value, g, value)
+
+
+@njit(cache=True)
+def seed_pair(keys, positions, g, value, h, other):
+    """`seed(g, value)` and `seed(h, other)` at once: each word of a seed follows from the one before, so one
+    chain waits on its multiplications; two interleaved chains take little longer than one (an episode
+    seeds its game's and its actions' generators, and short episodes spend much of their time here)."""
     word = np.uint64(value) & np.uint64(LOW32)
+    word2 = np.uint64(other) & np.uint64(LOW32)
     keys[g, 0] = np.uint32(word)
+    keys[h, 0] = np.uint32(word2)
     for index in range(1, WORDS):
         word = (np.uint64(1812433253) * (word ^ (word >> np.uint64(30))) + np.uint64(index)) & np.uint64(LOW32)
+        word2 = (np.uint64(1812433253) * (word2 ^ (word2 >> np.uint64(30))) + np.uint64(index)) & np.uint64(LOW32)
         keys[g, index] = np.uint32(word)
+        keys[h, index] = np.uint32(word2)
     positions[g] = WORDS
+    positions[h] = WORDS
 
 
 @njit(cache=True)
