@@ -167,10 +167,10 @@ def test_the_offline_model_trained_answers_with_the_shipped_network():
 
 @pytest.mark.parametrize(
     "task_id", ["original/asterix", "original/breakout", "original/freeway", "original/seaquest",
-                "original/space_invaders", "synth/ferry", "superbeam"]
+                "original/space_invaders", "synth/ferry", "synth/heat_gun", "gen/00100", "gen/00140", "superbeam"]
 )  # fmt: skip
 def test_a_batch_of_training_environments_steps_like_the_reference_engine(task_id):
-    """`Task.environments` (compiled for the original games) against one `Task.environment` per episode (the
+    """`Task.environments` (compiled twins for the MinAtar games) against one `Task.environment` per episode (the
     `minatar` package, the synthetic game's module, the CHIP-8 machine), the same actions, step by step, through
     episode ends and restarts, with the episodes coming round again."""
     task = get_task(task_id)

@@ -178,8 +178,8 @@ class MinAtarTask(GameTask):
         return Episode(self.binding, episode)
 
     def environments(self, episodes: Sequence[int], count: int):
-        """The original games step in compiled code (`wspbench/evaluation/compiled/batch.py`), equal to
-        `environment` step by step; the others in lockstep."""
+        """Every game a compiled twin follows steps in compiled code (`wspbench/evaluation/compiled/batch.py`),
+        equal to `environment` step by step; any other in lockstep."""
         from wspbench.evaluation.engine import compiled_twin
 
         twin = compiled_twin(self.binding)
