@@ -3,7 +3,7 @@
 Ours: `wsp grade`'s compiled engine (`evaluation/compiled/`), exact (minatar's random stream, sticky actions,
 the reference's action choice), one worker, on a random dense 600-32-32-6 tanh network. The peers: gymnax 1.0.1
 and pgx-minatar 0.5.1, a batch of --batch environments stepped by `jax.lax.scan` under `jit` with the same
-network sizes in float32 (the observation flattened and padded to 600 inputs) and a categorical draw; they are
+network sizes in float32 (the observation flattened and padded to 600 inputs, or all of its 700 or 1000) and a categorical draw; they are
 not RNG-identical to minatar, and they reset finished episodes automatically. Each peer runs in its own Python
 (its own JAX): --gymnax-python and --pgx-python (skipped when missing; they are never needed by the tests:
 `pip install gymnax==1.0.1`, and pgx-minatar 0.5.1 with pgx 2.0.1 and jax 0.4.23).
@@ -57,13 +57,14 @@ else:
         return state.observation, state
 key = jax.random.PRNGKey(0)
 k1, k2, k3, k4 = jax.random.split(key, 4)
-w1 = jax.random.normal(k1, (600, 32), jnp.float32) * 0.1
+inputs = max(600, reset(k4)[0].size)  # freeway and seaquest have more than 600 (7 and 10 channels)
+w1 = jax.random.normal(k1, (inputs, 32), jnp.float32) * 0.1
 w2 = jax.random.normal(k2, (32, 32), jnp.float32) * 0.3
 w3 = jax.random.normal(k3, (32, actions), jnp.float32) * 0.3
 b1, b2, b3 = jnp.zeros(32), jnp.zeros(32), jnp.zeros(actions)
 def policy(obs, key):
     x = obs.reshape(-1).astype(jnp.float32)
-    x = jnp.pad(x, (0, 600 - x.shape[0]))
+    x = jnp.pad(x, (0, inputs - x.shape[0]))
     h = jnp.tanh(x @ w1 + b1)
     h = jnp.tanh(h @ w2 + b2)
     return jax.random.categorical(key, h @ w3 + b3)

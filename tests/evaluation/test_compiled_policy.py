@@ -9,6 +9,7 @@ from wspbench.evaluation.compiled.policy import (
     UNIT,
     _tanh_into,
     choose,
+    count_bounds,
     global_bound,
     logits_only,
     logits_with_bound,
@@ -115,3 +116,23 @@ def test_whole_program_bound_covers_every_row_and_the_bound_free_logits():
             _, margin = _logits(active.astype(np.int64), len(active), arrays)
             assert margin <= bound
             assert np.abs(quick.astype(np.float64) - exact).max() <= bound
+
+
+def test_the_bound_for_a_count_of_active_inputs_covers_every_row_with_that_count():
+    """`count_bounds[k]` dominates the rough and the full bound of any observation with k active inputs (the
+    ones with the largest weights included), so the bound-free logits are within it of the reference."""
+    for seed, scale in enumerate((0.001, 0.02, 0.6, 5.0)):
+        weights = _weights(seed, scale)
+        arrays, bounds = prepare(weights), count_bounds(weights)
+        heaviest = np.argsort(-np.abs(weights["W1"]).max(axis=1))
+        observations = _observations(seed + 70, 100) + [np.sort(heaviest[:k]) for k in (1, 5, 33, 120, 600)]
+        for active in observations:
+            active = active.astype(np.int64)
+            x = np.zeros(600, np.float32)
+            x[active] = 1.0
+            exact = MINATAR_NETWORK.forward_one(weights, x)
+            quick = _quick_logits(active, len(active), arrays)
+            _, margin = _logits(active, len(active), arrays)
+            assert max(margin, _rough_logits(active, len(active), arrays)[1]) <= bounds[len(active)]
+            assert np.abs(quick.astype(np.float64) - exact).max() <= bounds[len(active)]
+        assert np.all(np.diff(bounds) >= 0)

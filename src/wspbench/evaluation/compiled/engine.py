@@ -28,7 +28,7 @@ from wspbench.evaluation.compiled.mt19937 import WORDS, random_sample, seed_pair
 from wspbench.evaluation.compiled.policy import (
     ACTIONS,
     choose,
-    global_bound,
+    count_bounds,
     logits_only,
     logits_with_bound,
     logits_with_rough_bound,
@@ -48,7 +48,7 @@ SYNTH = GENERATED + 1  # the first hand-written synthetic twin's code (its index
 NEXT, UNDECIDED, FINISHED = range(3)
 DONE, OVERFLOWED = 0, -1
 REPORT_EVERY = 16
-QUICK_LIMIT = 1e-3  # the widest whole-program bound worth a first, bound-free decision
+QUICK_LIMIT = 1e-2  # the widest bound (`count_bounds`) worth a first, bound-free decision
 COMPILE_SECONDS = 60  # the first compilation, measured with `wsp warmup` on 2 busy cores (about 50-70 s)
 COMPILING = f"compiling the game engine, first run only, about {COMPILE_SECONDS} s (`wsp warmup` builds it ahead)"
 log = logging.getLogger(__name__)
@@ -142,7 +142,7 @@ def run(
     lengths,
     max_steps,
     weights,
-    quick_margin,
+    quick_bounds,
     uniforms,
     actions,
     undecided,
@@ -177,9 +177,9 @@ def run(
                 n = observe(game, s, active, seen, observations)
                 uniform = random_sample(keys, positions, 2 * slot + 1)
                 action = -1
-                if quick_margin >= 0:  # the cheap logits decide unless the draw is near a boundary
+                if quick_bounds[n] <= QUICK_LIMIT:  # the cheap logits decide unless the draw is near a boundary
                     logits_only(active, n, weights, work, logits)
-                    action = choose(logits, quick_margin, uniform, cdf)
+                    action = choose(logits, quick_bounds[n], uniform, cdf)
                 else:  # the row's rough bound decides unless the draw is near a boundary
                     margin = logits_with_rough_bound(active, n, weights, work, logits)
                     action = choose(logits, margin, uniform, cdf)
@@ -282,9 +282,7 @@ def play(
     returns = np.zeros(len(queue), np.float64)
     lengths = np.zeros(len(queue), np.int64)
     arrays = prepare(weights)
-    quick_margin = global_bound(weights)
-    if quick_margin > QUICK_LIMIT:  # too wide to decide often: always compute each row's own bound
-        quick_margin = -1.0
+    quick_bounds = count_bounds(weights)  # per count of active inputs; above QUICK_LIMIT each row's own bound
     scores, steps = np.zeros(slots, np.float64), np.zeros(slots, np.int64)
     uniforms, actions, undecided = np.zeros(slots), np.zeros(slots, np.int64), np.zeros(slots, np.int64)
     undecided_inputs = np.zeros((slots, 600), np.uint8)
@@ -307,7 +305,7 @@ def play(
             lengths,
             max_steps,
             arrays,
-            quick_margin,
+            quick_bounds,
             uniforms,
             actions,
             undecided,
