@@ -8,6 +8,7 @@ exactly plays in Python. `benchmarks/twin_conformance.py` checks every game on m
 
 import json
 import logging
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -96,6 +97,7 @@ def test_a_module_no_twin_follows_plays_in_python_with_one_info_line(tmp_path, c
     ) == 1
     ferry = game_specs()["ferry"]
     assert twin_of(ferry, ferry.source_file.read_text()) == ("ferry", None)
+    assert twin_of(replace(ferry, compiled="breakout"), ferry.source_file.read_text()) is None
     assert twin_of(ferry, ferry.source_file.read_text().replace("SPEEDS = (2, 3)", "SPEEDS = (2, 4)")) is None
 
 

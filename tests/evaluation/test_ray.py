@@ -183,15 +183,15 @@ def random_weights(network, seed: int) -> dict:
     return {name: (generator.standard_normal(shape) * 0.6).astype(np.float32) for name, shape in network.shapes.items()}
 
 
-@pytest.mark.parametrize("task_id", ["original/breakout", "synth/ferry"])
-def test_evaluate_on_the_cluster_equals_the_local_pool(cluster, task_id, monkeypatch):
-    """The compiled engine (an original game) and the fast one (a synthetic game), episode by episode."""
+@pytest.mark.parametrize("task_id, engine_name", [("original/breakout", "compiled"), ("synth/ferry", "fast")])
+def test_evaluate_on_the_cluster_equals_the_local_pool(cluster, task_id, engine_name, monkeypatch):
+    """The compiled engine and the fast one, episode by episode."""
     monkeypatch.setattr(engine, "POOL_WORTH_SECONDS", 0.0)  # spread even this short grading
     game = get_task(task_id).binding
     weights = random_weights(game.network, 7)
-    local = evaluate(game, weights, 300, workers=2, executor=LOCAL)
+    local = evaluate(game, weights, 300, engine=engine_name, workers=2, executor=LOCAL)
     reported = []
-    on_ray = evaluate(game, weights, 300, executor=cluster, progress=reported.append)
+    on_ray = evaluate(game, weights, 300, engine=engine_name, executor=cluster, progress=reported.append)
     assert on_ray == local
     assert sum(reported) == 300 and len(reported) > 1  # progress arrives chunk by chunk
 

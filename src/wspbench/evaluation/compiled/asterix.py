@@ -13,6 +13,8 @@ from numba import njit
 from wspbench.evaluation.compiled.common import DOWN, FIRST_FIELD, LEFT, RIGHT, TERMINAL, UP, WIDTH, put
 from wspbench.evaluation.compiled.mt19937 import bounded, random_sample
 
+FOLLOWS = "minatar.environments.asterix"  # the game module this twin follows (`engine.twin_of`)
+
 (PLAYER_X, PLAYER_Y, SHOT_TIMER, SPAWN_SPEED, SPAWN_TIMER, MOVE_SPEED, MOVE_TIMER, RAMP_TIMER, RAMP_INDEX) = range(
     FIRST_FIELD, FIRST_FIELD + 9
 )

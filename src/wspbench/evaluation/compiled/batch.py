@@ -1,4 +1,4 @@
-"""Many episodes of one original game stepped together for a learner, in compiled code.
+"""Many episodes of one game stepped together for a learner, in compiled code (any game a twin follows).
 
 Each slot plays one episode with the compiled engine's games and generators (`engine.py`), seeded exactly as
 the reference seeds that episode, sticky actions included. `step` acts in every slot, fills in the rewards and

@@ -12,6 +12,8 @@ from numba import njit
 from wspbench.evaluation.compiled.common import FIRST_FIELD, LEFT, RIGHT, TERMINAL, WIDTH, put
 from wspbench.evaluation.compiled.mt19937 import bounded
 
+FOLLOWS = "minatar.environments.breakout"  # the game module this twin follows (`engine.twin_of`)
+
 BALL_Y, BALL_X, BALL_DIR, POSITION, STRIKE, LAST_X, LAST_Y = range(FIRST_FIELD, FIRST_FIELD + 7)
 BRICKS = FIRST_FIELD + 7
 # output channels: paddle -> player 0, ball -> projectile 3, trail -> trail 4, brick -> reward 2

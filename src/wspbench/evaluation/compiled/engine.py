@@ -1,4 +1,4 @@
-"""The compiled lockstep driver: many episodes of one original game, stepped and decided in compiled code.
+"""The compiled lockstep driver: many episodes of one game, stepped and decided in compiled code by its twin.
 
 A game's spec names its twin here (`GameSpec.compiled`, a module of this package); the compiled functions
 take the twin's index in TWINS, since one compiled `run` serves every twin.
@@ -336,20 +336,20 @@ def play(
 
 def twin_of(spec, source: str) -> tuple[str, np.ndarray | None] | None:
     """The twin that plays the game of `spec` (whose module's text is `source`) and the setup of its rows, or None
-    when no twin follows that exact module: an original game by name; a hand-written synthetic game when its
-    module's SHA-256 is the one its twin was written from (`SOURCE_SHA256`); a generated game when its module is
-    exactly what the generator writes for its seed and cap (`generated.serves`)."""
-    if spec.compiled is None or spec.compiled not in TWINS:
+    when no twin follows that exact module. The twin says what it follows: the generated twin, any module the
+    generator writes (`generated.setup`); a hand-written synthetic game's twin, the module whose SHA-256 it keeps
+    (`SOURCE_SHA256`); an original game's twin, its module in the pinned `minatar` package (`FOLLOWS`)."""
+    twin = MODULES.get(spec.compiled)
+    if twin is None:
         return None
-    if spec.source == "original":
-        return spec.compiled, None
-    if spec.compiled == "generated":
-        if not generated.serves(spec.name, source, spec.score_cap):
-            return None
-        from minatar_synth import generator
-
-        return "generated", generated.parameters(generator.design(int(spec.name.removeprefix("gen_"))))
-    if getattr(MODULES[spec.compiled], "SOURCE_SHA256", None) != hashlib.sha256(source.encode()).hexdigest():
+    if twin is generated:
+        setup = generated.setup(spec.name, source, spec.score_cap)
+        return None if setup is None else (spec.compiled, setup)
+    follows = getattr(twin, "FOLLOWS", None)
+    if follows is not None and follows != spec.module:
+        return None
+    written = getattr(twin, "SOURCE_SHA256", None)
+    if written is not None and written != hashlib.sha256(source.encode()).hexdigest():
         return None
     return spec.compiled, None
 

@@ -12,6 +12,8 @@ from numba import njit
 from wspbench.evaluation.compiled.common import DOWN, FIRST_FIELD, TERMINAL, UP, WIDTH, put
 from wspbench.evaluation.compiled.mt19937 import bounded, random_sample
 
+FOLLOWS = "minatar.environments.freeway"  # the game module this twin follows (`engine.twin_of`)
+
 POSITION, MOVE_TIMER, TERMINATE_TIMER = range(FIRST_FIELD, FIRST_FIELD + 3)
 CARS = FIRST_FIELD + 3
 FIELDS = 3

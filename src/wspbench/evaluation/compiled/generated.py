@@ -4,7 +4,7 @@
 into the first fields of a slot's row, `reset` leaves them there, and `step` branches on them where the
 generator writes one variant or another. So a new seed needs no new code, and a mechanic added to the
 generator is added here too, in the same order of random calls (docs/engines.md). The twin serves a module
-only when its source is exactly what the generator writes for its seed and cap (`serves`).
+only when its source is exactly what the generator writes for its seed and cap (`setup`).
 
 Per step, in the module's order: the player moves; a shot is launched; touch; the shot flies (a miss costs 1
 where shots score) and may hit; the rewards move, then the dangers (chase: one `rand()` per move); the shot
@@ -71,16 +71,18 @@ def parameters(design) -> np.ndarray:
     return np.asarray(fields, dtype=np.int64)
 
 
-def serves(game: str, source: str, score_cap: float) -> bool:
-    """Whether module `game`'s source is exactly what the generator writes for its seed and cap, or with the
-    placeholder cap a calibration writes (else the Python module plays it: a user's own edit is never
-    second-guessed)."""
+def setup(game: str, source: str, score_cap: float) -> np.ndarray | None:
+    """The design fields for module `game` when its source is exactly what the generator writes for its seed and
+    cap, or with the placeholder cap a calibration writes; else None (the Python module plays it: a user's own
+    edit is never second-guessed)."""
     from minatar_synth import generator
 
-    seed = game.removeprefix("gen_")
+    seed = game.rpartition("_")[2]
     if not seed.isdigit() or generator.module_name(int(seed)) != game:
-        return False
-    return source in (generator.generate(int(seed), score_cap), generator.generate(int(seed)))
+        return None
+    if source not in (generator.generate(int(seed), score_cap), generator.generate(int(seed))):
+        return None
+    return parameters(generator.design(int(seed)))
 
 
 @njit(cache=True)

@@ -16,6 +16,8 @@ from numba import njit
 from wspbench.evaluation.compiled.common import DOWN, FIRE, FIRST_FIELD, LEFT, RIGHT, TERMINAL, UP, WIDTH, put
 from wspbench.evaluation.compiled.mt19937 import bounded, random_sample
 
+FOLLOWS = "minatar.environments.seaquest"  # the game module this twin follows (`engine.twin_of`)
+
 (
     OXYGEN,
     DIVER_COUNT,

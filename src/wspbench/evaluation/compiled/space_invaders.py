@@ -11,6 +11,8 @@ from numba import njit
 
 from wspbench.evaluation.compiled.common import FIRE, FIRST_FIELD, LEFT, RIGHT, TERMINAL, WIDTH, put
 
+FOLLOWS = "minatar.environments.space_invaders"  # the game module this twin follows (`engine.twin_of`)
+
 (POSITION, ALIEN_DIR, MOVE_INTERVAL, ALIEN_MOVE_TIMER, ALIEN_SHOT_TIMER, RAMP_INDEX, SHOT_TIMER) = range(
     FIRST_FIELD, FIRST_FIELD + 7
 )
