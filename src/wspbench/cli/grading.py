@@ -391,7 +391,7 @@ def suite(as_json: bool = typer.Option(False, "--json", help="Print the suite as
 
 @app.command()
 def warmup() -> None:
-    """Build the compiled game engine now (about a minute, once per machine and version), so that the first
+    """Build the compiled game engine now (about 90 s, once per machine and version), so that the first
     compiled grade (every MinAtar game, and the trainer) does not wait for it."""
     import time
 

@@ -49,7 +49,7 @@ NEXT, UNDECIDED, FINISHED = range(3)
 DONE, OVERFLOWED = 0, -1
 REPORT_EVERY = 16
 QUICK_LIMIT = 1e-2  # the widest bound (`count_bounds`) worth a first, bound-free decision
-COMPILE_SECONDS = 60  # the first compilation, measured with `wsp warmup` on 2 busy cores (about 50-70 s)
+COMPILE_SECONDS = 90  # the first compilation of every twin, measured with `wsp warmup` on a quiet 2-core machine: 85 s
 COMPILING = f"compiling the game engine, first run only, about {COMPILE_SECONDS} s (`wsp warmup` builds it ahead)"
 log = logging.getLogger(__name__)
 
