@@ -2,7 +2,7 @@
 
 For each game, its reference answer (a hand-written game's reference program; a generated game's trained network,
 a dense answer of about 270,000 characters) is graded on N episodes, N sized so that the seed grader needs about
---seconds per game (measured on 50 episodes first):
+--seconds per game (measured on 200 episodes first, with 20% to spare):
   - as whole commands, one worker: the seed grader (`minatar_grader.grade_answer` from --seed-grader, by default
     ../shared/reference, in a fresh Python) and `wsp grade TASK FILE --episodes N --workers 1 --json` after a
     warm-up run (the compiled code cached), the faster of two runs;
@@ -77,9 +77,9 @@ def main() -> None:
         path.write_text(answer)
         seed.grade_answer(task.game.name, "synth", answer, 5)  # warm: imports, the game module
         started = time.perf_counter()
-        seed.grade_answer(task.game.name, "synth", answer, 50)
-        per_episode = (time.perf_counter() - started) / 50
-        episodes = max(100, math.ceil(options.seconds / per_episode / 100) * 100)
+        seed.grade_answer(task.game.name, "synth", answer, 200)
+        per_episode = (time.perf_counter() - started) / 200
+        episodes = max(100, math.ceil(1.2 * options.seconds / per_episode / 100) * 100)  # 20% to spare
         seed_seconds, seed_out = timed(
             [sys.executable, "-c", SEED_COMMAND, options.seed_grader, task.game.name, str(path), str(episodes)]
         )
