@@ -3,10 +3,11 @@
 Ours: `wsp grade`'s compiled engine (`evaluation/compiled/`), exact (minatar's random stream, sticky actions,
 the reference's action choice), one worker, on a random dense 600-32-32-6 tanh network. The peers: gymnax 1.0.1
 and pgx-minatar 0.5.1, a batch of --batch environments stepped by `jax.lax.scan` under `jit` with the same
-network sizes in float32 (the observation flattened and padded to 600 inputs, or all of its 700 or 1000) and a categorical draw; they are
-not RNG-identical to minatar, and they reset finished episodes automatically. Each peer runs in its own Python
-(its own JAX): --gymnax-python and --pgx-python (skipped when missing; they are never needed by the tests:
-`pip install gymnax==1.0.1`, and pgx-minatar 0.5.1 with pgx 2.0.1 and jax 0.4.23).
+network sizes in float32 (the observation flattened and padded to 600 inputs, or all of its 700 or 1000) and a
+categorical draw; they are not RNG-identical to minatar, and they reset finished episodes automatically. Each
+peer runs in its own Python (its own JAX): --gymnax-python and --pgx-python, by default $WSP_GYMNAX_PYTHON and
+$WSP_PGX_PYTHON (skipped when missing; the tests never need them: `pip install gymnax==1.0.1`, and pgx-minatar
+0.5.1 with pgx 2.0.1 and jax 0.4.23).
 
     python benchmarks/peers_speed.py [--games breakout,freeway] [--batch 1024] [--core 0]
 """
