@@ -28,6 +28,20 @@ def put(active, count, row, column, channel):
 
 
 @njit(cache=True)
+def move_in_grid(s, row, col, action, top=0):
+    """Actions 1 (left), 2 (up), 3 (right) and 4 (down) move the cell in fields `row` and `col` of row `s` one step,
+    stopping at the grid's edges (and at row `top`); other actions leave it."""
+    if action == LEFT:
+        s[col] = max(0, s[col] - 1)
+    elif action == RIGHT:
+        s[col] = min(9, s[col] + 1)
+    elif action == UP:
+        s[row] = max(top, s[row] - 1)
+    elif action == DOWN:
+        s[row] = min(9, s[row] + 1)
+
+
+@njit(cache=True)
 def unique(active, count, seen, stamp):
     """Keep the first of each repeated input in `active[:count]`; returns the new count. `seen` holds, per
     input, the stamp of the last observation that kept it, so a fresh stamp per observation needs no clearing."""

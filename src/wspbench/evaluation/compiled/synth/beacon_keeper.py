@@ -8,7 +8,7 @@ computed from it as the module computes it."""
 import numpy as np
 from numba import njit
 
-from wspbench.evaluation.compiled.common import DOWN, FIRST_FIELD, LEFT, RIGHT, TERMINAL, UP, put
+from wspbench.evaluation.compiled.common import FIRST_FIELD, TERMINAL, move_in_grid, put
 from wspbench.evaluation.compiled.mt19937 import bounded, random_sample
 
 SOURCE_SHA256 = "27dd54b13e09e0a5617551b49f6e1eafd546726a3fb9f3dfd27d3a8c75f1e51f"
@@ -43,14 +43,7 @@ def reset(s, keys, positions, g):
 
 @njit(cache=True)
 def step(s, action, keys, positions, g):
-    if action == LEFT:
-        s[COL] = max(0, s[COL] - 1)
-    elif action == RIGHT:
-        s[COL] = min(9, s[COL] + 1)
-    elif action == UP:
-        s[ROW] = max(0, s[ROW] - 1)
-    elif action == DOWN:
-        s[ROW] = min(9, s[ROW] + 1)
+    move_in_grid(s, ROW, COL, action)
     swept = False
     for k in range(2):
         at = STORMS + STORM_FIELDS * k

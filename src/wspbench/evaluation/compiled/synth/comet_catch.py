@@ -3,7 +3,7 @@
 
 from numba import njit
 
-from wspbench.evaluation.compiled.common import DOWN, FIRST_FIELD, LEFT, RIGHT, TERMINAL, UP, put
+from wspbench.evaluation.compiled.common import FIRST_FIELD, TERMINAL, move_in_grid, put
 from wspbench.evaluation.compiled.mt19937 import bounded, random_sample
 
 SOURCE_SHA256 = "a26b8328dc84e35389964931bbfb14ba4fcdeb43afbb446a6402f8bb3ca37d1c"
@@ -40,14 +40,7 @@ def reset(s, keys, positions, g):
 @njit(cache=True)
 def step(s, action, keys, positions, g):
     reward = 0.0
-    if action == LEFT:
-        s[COL] = max(0, s[COL] - 1)
-    elif action == RIGHT:
-        s[COL] = min(9, s[COL] + 1)
-    elif action == UP:
-        s[ROW] = max(4, s[ROW] - 1)
-    elif action == DOWN:
-        s[ROW] = min(9, s[ROW] + 1)
+    move_in_grid(s, ROW, COL, action, 4)
     touched = s[COMET_ROW] == s[ROW] and s[COMET_COL] == s[COL]
     s[TAIL_ON], s[TAIL_ROW], s[TAIL_COL] = 1, s[COMET_ROW], s[COMET_COL]
     for _ in range(s[COMET_SPEED]):

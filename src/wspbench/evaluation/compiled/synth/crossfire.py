@@ -3,7 +3,7 @@ for each unit of the spawn rate, `rand()` (unless the unit is whole), then `rand
 
 from numba import njit
 
-from wspbench.evaluation.compiled.common import DOWN, FIRST_FIELD, LEFT, RIGHT, TERMINAL, UP, put
+from wspbench.evaluation.compiled.common import FIRST_FIELD, TERMINAL, move_in_grid, put
 from wspbench.evaluation.compiled.mt19937 import random_sample
 
 SOURCE_SHA256 = "05afda39d6f61f77983ac053add072a83dc96ad4a7128dbd034e67e2014b5a8e"
@@ -37,14 +37,7 @@ def _add(s, row, col, direction, moved):
 
 @njit(cache=True)
 def step(s, action, keys, positions, g):
-    if action == LEFT:
-        s[COL] = max(0, s[COL] - 1)
-    elif action == RIGHT:
-        s[COL] = min(9, s[COL] + 1)
-    elif action == UP:
-        s[ROW] = max(0, s[ROW] - 1)
-    elif action == DOWN:
-        s[ROW] = min(9, s[ROW] + 1)
+    move_in_grid(s, ROW, COL, action)
     reward = 0.0
     if _hit(s):
         s[TERMINAL] = 1

@@ -4,7 +4,7 @@ per lane `randint(2)` (speed) and `randint(10)` (column); a new piece `randint(2
 import numpy as np
 from numba import njit
 
-from wspbench.evaluation.compiled.common import DOWN, FIRST_FIELD, LEFT, RIGHT, TERMINAL, UP, put
+from wspbench.evaluation.compiled.common import FIRST_FIELD, TERMINAL, move_in_grid, put
 from wspbench.evaluation.compiled.mt19937 import bounded
 
 SOURCE_SHA256 = "339c341c2bf20a8e028b1fa9d29572b4180873727294315d2b5c062d61a4a719"
@@ -37,14 +37,7 @@ def reset(s, keys, positions, g):
 @njit(cache=True)
 def step(s, action, keys, positions, g):
     reward = 0.0
-    if action == LEFT:
-        s[COL] = max(0, s[COL] - 1)
-    elif action == RIGHT:
-        s[COL] = min(9, s[COL] + 1)
-    elif action == UP:
-        s[ROW] = max(0, s[ROW] - 1)
-    elif action == DOWN:
-        s[ROW] = min(9, s[ROW] + 1)
+    move_in_grid(s, ROW, COL, action)
     hit = False
     for lane in range(4):
         at = DEBRIS + 3 * lane

@@ -4,7 +4,7 @@
 
 from numba import njit
 
-from wspbench.evaluation.compiled.common import DOWN, FIRST_FIELD, LEFT, RIGHT, TERMINAL, UP, put
+from wspbench.evaluation.compiled.common import FIRST_FIELD, TERMINAL, move_in_grid, put
 from wspbench.evaluation.compiled.mt19937 import random_sample
 
 SOURCE_SHA256 = "7720b8be997cbb1b9b3dadf42154b677163b9fb92cad2c949b4823243ac71c9e"
@@ -53,14 +53,7 @@ def _bitten(s):
 @njit(cache=True)
 def step(s, action, keys, positions, g):
     reward = 0.0
-    if action == LEFT:
-        s[COL] = max(s[COL] - 1, 0)
-    elif action == RIGHT:
-        s[COL] = min(s[COL] + 1, 9)
-    elif action == UP:
-        s[ROW] = max(s[ROW] - 1, 0)
-    elif action == DOWN:
-        s[ROW] = min(s[ROW] + 1, 9)
+    move_in_grid(s, ROW, COL, action)
     if s[ROW] == 9 and (s[TREASURES] >> s[COL]) & 1:
         s[TREASURES] &= ~(1 << s[COL])
         _add_treasure(s, keys, positions, g)
