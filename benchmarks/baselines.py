@@ -32,11 +32,12 @@ import numpy as np
 from rich.console import Console
 from rich.progress import track
 
-from wspbench.baselines import measured
+from wspbench.baselines import cma_search, generated, measured
 from wspbench.baselines.ppo import trained_answer, trained_network
 from wspbench.baselines.search import Budget, evolve
 from wspbench.statistics import normalize
 from wspbench.tasks import select, suite
+from wspbench.tasks.minatar import generated_calibration
 from wspbench.tasks.spec import Score, Task
 
 ROOT = Path(__file__).parents[1]
@@ -47,7 +48,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from calibrate_synth import has_scripted_player, scripted_score  # noqa: E402 - a sibling script
 
 SEARCH_BUDGET = Budget()  # 4,000 training episodes per task
-FLOORS = ("reading", "generated_floors")  # sections of baselines.json: reading_floors.py's, generated_floors.py's
+CMA_BUDGET = cma_search.Budget()  # 2,000 candidates x 10 training levels, on SUPERBEAM only (its 246 weights)
+FLOORS = ("reading",)  # sections of baselines.json measured by other scripts: reading_floors.py's
 
 
 def settings() -> dict:
@@ -127,6 +129,30 @@ def search(task: Task, workers: int | None) -> dict:
     return {**summary(task.score(weights, workers=workers)), **about}
 
 
+def cma(task: Task, workers: int | None) -> dict | None:
+    """CMA-ES (`cma_search.py`) on a small network's weights, from the best constant action, on training episodes;
+    graded on the scoring episodes, with the network found (as its JSON answer), its budget and its curve. Tasks with
+    the same game and training episodes share one search."""
+    if sum(int(np.prod(shape)) for shape in task.network.shapes.values()) > cma_search.MAX_WEIGHTS:
+        return None
+    key = repr(("cma", task.game.name, task.network, task.training_episodes(CMA_BUDGET.episodes)))
+    if key not in _searched:
+        _searched[key] = cma_search.search(task, CMA_BUDGET)
+    weights, about = _searched[key]
+    return {**summary(task.score(weights, workers=workers)), "answer": task.write(weights), **about}
+
+
+def public(task: Task, workers: int | None) -> dict | None:
+    """A generated game's best public program, as its calibration found it (a hand-written game's reference program
+    or another generated game's network, `generated.public_programs`), played unchanged: the score of copying
+    instead of programming (docs/generated.md)."""
+    row = generated_calibration(task.private_set).get(task.game.name)
+    if row is None or not row.get("public"):
+        return None
+    program = row["public"]["program"]
+    return {**summary(task.score(generated.public_programs()[program], workers=workers)), "program": program}
+
+
 def trained(task: Task, workers: int | None) -> dict | None:
     """The shipped PPO network (`benchmarks/train.py`) graded from the reply the offline model `trained` gives,
     the network written in the task's answer format: which also shows that the format holds it exactly."""
@@ -150,7 +176,7 @@ WRITING = "minatar,superbeam*"  # the tasks that write a network from scratch
 
 # Measured after the others, each in a pass over all tasks of its own, so that the cheap baselines of every task
 # come first; an entry gets one when it lacks it (a search, when it lacks one with SEARCH_BUDGET).
-EXTRAS = {"trained": trained, "scripted": scripted, "search": search}
+EXTRAS = {"public": public, "trained": trained, "scripted": scripted, "search": search, "cma": cma}
 
 
 def has(task: Task, entry: dict | None, kind: str) -> bool:
@@ -158,6 +184,8 @@ def has(task: Task, entry: dict | None, kind: str) -> bool:
         return False
     if kind == "search":
         return entry.get("search", {}).get("budget") == SEARCH_BUDGET.describe()
+    if kind == "cma":
+        return entry.get("cma", {}).get("budget") == CMA_BUDGET.describe()
     if kind == "trained":  # graded again when the shipped network changes
         return entry.get("trained", {}).get("answer", {}).get("sha256") == trained_answer_digest(task)
     return kind in entry
@@ -181,6 +209,13 @@ def document(data: dict) -> str:
         f"- *search*: an evolution strategy from the zero network ({search_budget()}), on training episodes "
         "only (`src/wspbench/baselines/search.py`; superbeam and superbeam/extended share one search, as they share "
         "their training levels);",
+        f"- *cma*: CMA-ES on every weight of a small network (SUPERBEAM's 246), from the best constant action, "
+        f"{CMA_BUDGET.evaluations:,} candidates of {CMA_BUDGET.population} a generation, each playing all "
+        f"{CMA_BUDGET.episodes} training levels, kept by the task's own order (levels won, then progress) "
+        "(`src/wspbench/baselines/cma_search.py`);",
+        "- *public*: a generated game's best public program, played unchanged: the hand-written games' reference "
+        "programs and the other generated games' networks, the best on the game's calibration episodes (its "
+        "calibration chose it, docs/generated.md), here on the scoring episodes (its name in brackets);",
         f"- *trained*: a network of the task's shape trained by PPO on training episodes ({ppo_budget()}; "
         "`src/wspbench/baselines/ppo.py`, `benchmarks/train.py`), written out in the task's answer format and graded "
         "as a reply; the networks are shipped in `src/wspbench/baselines/trained/`;",
@@ -192,12 +227,14 @@ def document(data: dict) -> str:
         "A baseline-relative score is (score - trivial) / (reference - trivial), with trivial the better of zero "
         "and constant (`src/wspbench/baselines/measured.py`).",
         "",
-        "| task | episodes | zero | constant | random mean | random best | search | trained | reference | scripted "
-        "| seconds |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| task | episodes | zero | constant | random mean | random best | search | cma | public | trained | "
+        "reference | scripted | seconds |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for task_id, entry in data["tasks"].items():
         searched = f"{entry['search']['score']:.4f}" if "search" in entry else ""
+        searched += f" | {entry['cma']['score']:.4f}" if "cma" in entry else " | "
+        searched += f" | {entry['public']['score']:.4f} ({entry['public']['program']})" if "public" in entry else " | "
         scripted = scripted_cell(entry)
         learned = f"{entry['trained']['score']:.4f}" if "trained" in entry else ""
         randoms = f"{entry['random']['score']:.4f} | {entry['random']['best']:.4f}" if "random" in entry else " | "
@@ -214,9 +251,9 @@ def document(data: dict) -> str:
         f"Compute: {total / 60:.1f} minutes of wall time in all ({data['machine']}), besides the PPO training "
         f"({training_minutes():.0f} core-minutes, one core per game). An empty cell is a baseline not measured yet "
         "for that task.",
+        *family_section(data["tasks"]),
         *training_section(),
         *reading_section(data.get("reading", {}).get("tasks", {})),
-        *generated_floors_section(data.get("generated_floors")),
     ]
     return "\n".join(lines) + "\n"
 
@@ -242,33 +279,15 @@ def reading_section(entries: dict) -> list[str]:
     return lines
 
 
-def generated_floors_section(floors: dict | None) -> list[str]:
-    """The generated games' floor (benchmarks/generated_floors.py): the best public program, played unchanged."""
-    if not floors:
-        return []
-    rows = floors["tasks"]
-    close = [task for task, row in rows.items() if row["score"] >= row["reference"] - 0.05]
-    beaten = [task for task, row in rows.items() if row["score"] > row["reference"]]
-    by = [rows[task]["best"] for task in beaten]
-    lines = [
-        "",
-        "## Generated games: a floor",
-        "",
-        f"Can a generated game be scored without writing a network for it? Each of the {len(floors['programs'])} "
-        "public reference programs of the hand-written MinAtar games, played unchanged on each generated game "
-        f"(`python benchmarks/generated_floors.py`, first {floors['episodes']} scoring episodes), and the best one "
-        "per game (an upper bound: it knows which program suits):",
-        "",
-        f"- mean over the {len(rows)} games of the best public program: {floors['mean_best_program']:.4f};",
-        f"- mean of the games' references (their trained networks): {floors['mean_reference']:.4f};",
-        f"- games where a public program comes within 0.05 of the reference or beats it: {len(close)}"
-        + (f" ({', '.join(close[:8])}{', ...' if len(close) > 8 else ''})." if close else "."),
-        f"- games where one beats the reference: {len(beaten)}, by {', '.join(sorted(set(by)))}; it reaches the cap "
-        f"(>= 0.99) on {sum(rows[task]['score'] >= 0.99 for task in beaten)}.",
-        "",
-        "On those games the cap (4x a 1M-step network) is low for a hand-written shooter or catcher: a score there "
-        'says less than elsewhere in the family (docs/generated.md, "Attacks and floors").',
-    ]
+def family_section(entries: dict) -> list[str]:
+    """Each writing family's mean of each baseline, over its tasks measured as they are now (`wsp baselines`)."""
+    lines = ["", "## Family means", "", "Each baseline's mean normalised score over a family's current tasks that "
+             "have it (how many, where fewer than all):", "", "| family | tasks | " + " | ".join(measured.KINDS) + " |",
+             "| --- | ---: |" + " ---: |" * len(measured.KINDS)]  # fmt: skip
+    for family, (count, means) in measured.family_means(entries).items():
+        cells = [f"{means[kind][0]:.4f}" + (f" ({means[kind][1]})" if means[kind][1] < count else "")
+                 if kind in means else "" for kind in measured.KINDS]  # fmt: skip
+        lines.append(f"| {family} | {count} | " + " | ".join(cells) + " |")
     return lines
 
 

@@ -28,6 +28,8 @@ import hashlib  # noqa: E402
 import json  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+from rich.progress import track  # noqa: E402
+
 from minatar_synth import generator  # noqa: E402
 from wspbench.baselines import generated  # noqa: E402
 from wspbench.baselines.ppo import TRAINED  # noqa: E402
@@ -68,22 +70,56 @@ def done_rows(results: Path, out: Path) -> dict[int, dict]:
     return done
 
 
+def public(row: dict) -> str:
+    found = row.get("public")
+    if found is None:
+        return "-"
+    share = f" ({found['mean'] / row['cap']:.2f})" if row.get("cap") else ""
+    return f"{found['program']} {found['mean']:.2f}{share}"
+
+
 def show(rows: list[dict]) -> str:
     columns = ["seed", "layout", "fire", "scoring", "ending", "zero", "best constant", "random", "trained (se)",
-               "cap", "kept", "s base/train/cal"]  # fmt: skip
+               "best public (/cap)", "cap", "kept", "s base/train/cal"]  # fmt: skip
     lines = ["| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
     for row in rows:
         m, b, t, s = row["mechanics"], row["baselines"], row["trained"], row["seconds"]
         lines.append(
             f"| {row['seed']} | {m['layout']} | {'yes' if m['fire'] else 'no'} | {m['scoring']} | {m['ending']} | "
             f"{b['zero']:.2f} | {max(b['constant']):.2f} ({b['best_constant']}) | {b['random_mean']:.2f} | "
-            f"{t['mean']:.2f} ({t['stderr']:.2f}) | {row['cap'] if row['kept'] else '-'} | "
+            f"{t['mean']:.2f} ({t['stderr']:.2f}) | {public(row)} | {row['cap'] if row['kept'] else '-'} | "
             f"{'yes' if row['kept'] else 'no: ' + '; '.join(row['rejected_because'])} | "
             f"{s['baselines']:.0f}/{s['training']:.0f}/{s['calibration']:.0f} |"
         )
     kept = sum(row["kept"] for row in rows)
     lines.append(f"\nkept {kept} of {len(rows)} ({kept / max(1, len(rows)):.0%})")
     return "\n".join(lines)
+
+
+def crossplay_table(rows: list[dict], out: Path) -> tuple[dict[str, dict[str, float]], list[str]]:
+    """Every public program's mean on every game that passes the other rules (`generated.public_family` reads it),
+    on the calibration episodes: the hand-written references and the networks of all those games. Saved a game
+    at a time in `<out>/crossplay.jsonl` with the SHA-256 of the programs it played, so it resumes."""
+    candidates = [row["game"] for row in rows if generated.judge({**row, "public": None})["kept"]]
+    hand_written = generated.hand_written_programs()
+    programs = {**hand_written, **generated.network_programs(out / TRAINED, candidates)}
+    digest = hashlib.sha256()
+    for name in sorted(programs):
+        digest.update(name.encode() + b"".join(programs[name][key].tobytes() for key in sorted(programs[name])))
+    digest = digest.hexdigest()
+    path = out / "crossplay.jsonl"
+    table = {}
+    if path.is_file():
+        for line in path.read_text().splitlines():
+            entry = json.loads(line)
+            if entry["programs_sha256"] == digest:
+                table[entry["game"]] = entry["scores"]
+    by_game = {row["game"]: row for row in rows}
+    for game in track([g for g in candidates if g not in table], description="public programs on each game"):
+        table[game] = generated.crossplay_seed(by_game[game]["seed"], out, programs)
+        with path.open("a") as file:
+            file.write(json.dumps({"game": game, "programs_sha256": digest, "scores": table[game]}) + "\n")
+    return table, sorted(hand_written)
 
 
 def ship(rows: list[dict], out: Path) -> None:
@@ -169,6 +205,7 @@ def main() -> None:
         print(f"seed {seed}: {'kept' if row['kept'] else 'rejected'} {row['trained']} {row['seconds']}", flush=True)
     rows = [done[seed] for seed in seeds if seed in done]
     if options.ship:
+        rows = generated.public_family(rows, *crossplay_table(rows, out))
         ship(rows, out)
     print(show(rows))
 

@@ -48,3 +48,32 @@ def test_a_tiny_search_on_a_real_task_is_reproducible_and_a_network_of_its_shape
 def test_a_budget_is_checked():
     with pytest.raises(ValueError, match="even population"):
         Budget(population=5)
+
+
+def test_cma_search_starts_from_the_best_constant_action_and_plays_only_training_levels():
+    """CMA-ES (src/wspbench/baselines/cma_search.py) on SUPERBEAM with a tiny budget: its result is never worse
+    than where it started, by the task's own order, and it never plays a held-out level."""
+    pytest.importorskip("cma")
+    from wspbench.baselines import cma_search
+
+    task = get_task("superbeam")
+    played = []
+    real = task.score
+
+    def watched(weights, episodes=None, **options):
+        played.extend(episodes)
+        return real(weights, episodes, **options)
+
+    task_watched = type(task).__new__(type(task))
+    task_watched.__dict__.update(task.__dict__)
+    task_watched.score = watched
+    budget = cma_search.Budget(evaluations=8, population=4)
+    weights, about = cma_search.search(task_watched, budget)
+    assert about["start_action"] == 4 and about["start_key"] == [4, 0.575]  # holding 4 wins 4 of the 10 levels
+    assert tuple(about["best_key"]) >= tuple(about["start_key"]) and about["evaluations"] == 8
+    assert set(played) == set(task.training_episodes(10)) and not set(played) & set(task.scoring_episodes())
+    assert {name: w.shape for name, w in weights.items()} == task.network.shapes
+    again, _ = cma_search.search(task, budget)
+    assert all((weights[name] == again[name]).all() for name in weights)  # its seed makes it reproducible
+    with pytest.raises(ValueError, match="at most"):
+        cma_search.search(get_task("original/breakout"), budget)

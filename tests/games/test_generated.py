@@ -103,6 +103,7 @@ def private_games(tmp_path_factory):
     patch = pytest.MonkeyPatch()
     patch.setattr(generated, "TIMES", 0.0)
     patch.setattr(generated, "STANDARD_ERRORS", -1e9)
+    patch.setattr(generated, "PUBLIC_SHARE", 1e9)  # public programs beat so short a training
     try:
         built = RUNNER.invoke(app, ["games", "generate", "--key", "k1", "--out", str(out), "--count", "1",
                                     "--name", "mine", "--steps", "8192"])  # fmt: skip
@@ -137,6 +138,7 @@ def test_a_private_set_of_games_is_built_from_a_key_and_graded(private_games, tm
     assert game not in synth.generated_games() and registry.suite().tasks == len(registry._load().builtin)
     row = generated_calibration(out)[game]
     assert task.game.score_cap == row["cap"] and task.private_set == out
+    assert row["public"]["program"] in generated.public_programs()  # checked against every public program
     for model in ("trained", "zero"):
         run = RUNNER.invoke(app, ["run", "--model", model, "--tasks", "mine.*", "--out", str(tmp_path / model),
                                   "--episodes", "20"])  # fmt: skip
@@ -220,3 +222,31 @@ def test_a_module_a_private_set_does_not_list_is_no_game(private_games, monkeypa
     finally:
         stray.unlink()
         monkeypatch.setattr(registry, "_tasks", None)
+
+
+def row_of(game: str, trained: float, trivial: float = 1.0) -> dict:
+    return {"game": game, "seed": int(game[4:]), "baselines": {"best_trivial": trivial},
+            "trained": {"mean": trained, "stderr": 0.1, "gap_stderr": 0.1}}  # fmt: skip
+
+
+def test_a_game_is_kept_only_when_no_public_program_takes_more_than_half_its_cap(monkeypatch):
+    monkeypatch.setattr(generated, "CAP_FACTOR", 2.0)
+    kept = generated.judge({**row_of("gen_1", 10.0), "public": {"program": "heat_gun", "mean": 10.0}})
+    assert kept["kept"] and kept["cap"] == 20.0  # half the cap exactly: kept
+    beaten = generated.judge({**row_of("gen_1", 10.0), "public": {"program": "heat_gun", "mean": 10.5}})
+    assert not beaten["kept"] and beaten["rejected_because"] == ["public program heat_gun scores 10.50 > 0.5 x cap 20"]
+    weak = generated.judge({**row_of("gen_1", 1.5), "public": None})
+    assert not weak["kept"] and "best trivial" in weak["rejected_because"][0]
+
+
+def test_the_public_family_drops_the_game_a_public_program_beats_most_then_judges_the_rest_again(monkeypatch):
+    """gen_1's network beats gen_2 and gen_2's beats gen_1: dropping gen_2 (beaten by more) keeps gen_1, whose
+    only threat was gen_2's network, no longer shipped. gen_3 fails the trivial rule and never counts."""
+    monkeypatch.setattr(generated, "CAP_FACTOR", 2.0)
+    rows = [row_of("gen_1", 10.0), row_of("gen_2", 10.0), row_of("gen_3", 1.0)]
+    table = {"gen_1": {"breakout": 2.0, "gen_2": 11.0, "gen_3": 30.0},
+             "gen_2": {"breakout": 1.0, "gen_1": 15.0, "gen_3": 30.0}}  # fmt: skip
+    one, two, three = generated.public_family(rows, table, ["breakout"])
+    assert one["kept"] and one["public"] == {"program": "breakout", "mean": 2.0}
+    assert not two["kept"] and two["public"] == {"program": "gen_1", "mean": 15.0}
+    assert not three["kept"] and three["public"] is None

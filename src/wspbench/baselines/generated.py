@@ -26,6 +26,8 @@ import hashlib
 import json
 import time
 from collections.abc import Callable
+from functools import cache
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -35,15 +37,22 @@ from wspbench.baselines.measured import constant_weights, random_weights
 from wspbench.baselines.ppo import Budget, train
 from wspbench.games import synth
 from wspbench.games.minatar import MinAtarGame
-from wspbench.networks import Weights, save_network
-from wspbench.tasks.minatar import GENERATED_FILE, GENERATED_FORMAT, GENERATED_NETWORKS, MinAtarTask
+from wspbench.networks import MINATAR_NETWORK, Weights, load_network, save_network
+from wspbench.tasks.minatar import (
+    GENERATED_FILE,
+    GENERATED_FORMAT,
+    GENERATED_NETWORKS,
+    MinAtarTask,
+    generated_calibration,
+)
 
 CALIBRATION = 200  # calibration episodes per player
 RANDOM = 5  # random networks per game
 TIMES = 2.0  # kept only if trained >= TIMES x best trivial ...
 STANDARD_ERRORS = 10.0  # ... and trained - best trivial >= STANDARD_ERRORS standard errors
 CAP_FACTOR = 4.0  # cap = synth.cap_rule(CAP_FACTOR x trained mean)
-BUDGET = Budget(steps=1_000_000, checkpoints=5, checkpoint_episodes=50)
+PUBLIC_SHARE = 0.5  # ... and kept only if the best public program's mean <= PUBLIC_SHARE x cap
+BUDGET = Budget(steps=5_000_000, checkpoints=10, checkpoint_episodes=50)
 PRIVATE_SEEDS = 10**6  # a private set's seeds start here, above any public one
 SEEDS_PER_GAME = 4  # a private build tries at most this many seeds per game it is asked for
 
@@ -59,11 +68,13 @@ def rules() -> dict:
         f"{STANDARD_ERRORS:g} standard errors, on calibration episodes",
         "cap": f"synth.cap_rule({CAP_FACTOR:g} x trained mean on calibration episodes)",
         "trivial": f"zero network, 6 constant actions, {RANDOM} random networks (their mean: not in the keep rule)",
+        "public": f"the best public program played unchanged (a hand-written game's reference program or another "
+        f"kept generated game's network) <= {PUBLIC_SHARE:g} x cap, on calibration episodes",
     }
 
 
-def cap_of(trained: float, factor: float = CAP_FACTOR) -> float | None:
-    return synth.cap_rule(factor * trained) if trained > 0 else None
+def cap_of(trained: float) -> float | None:
+    return synth.cap_rule(CAP_FACTOR * trained) if trained > 0 else None
 
 
 def mean_and_error(values) -> tuple[float, float]:
@@ -72,19 +83,25 @@ def mean_and_error(values) -> tuple[float, float]:
 
 
 def calibrate(
-    seed: int, folder: Path, budget: Budget = BUDGET, episodes: int = CALIBRATION
+    seed: int,
+    folder: Path,
+    budget: Budget = BUDGET,
+    episodes: int = CALIBRATION,
+    programs: dict[str, Weights] | None = None,
 ) -> tuple[dict, Weights, dict]:
     """Write game `seed` (placeholder cap) into `folder`, measure it and train on it: its row (`kept`, `cap`, the
-    reasons it was rejected), the trained weights and what the training did. One core."""
+    reasons it was rejected), the trained weights and what the training did. With `programs` (`public_programs`),
+    each is played unchanged on the game and the best one counts in the verdict; the public family plays its own
+    networks against each other after training them all (`public_family`). One core."""
     started = time.perf_counter()
     text = generator.write(seed, folder).read_text()
     name = generator.module_name(seed)
     with synth.borrowed(folder, name):
-        return _calibrate(seed, name, text, budget, episodes, started)
+        return _calibrate(seed, name, text, budget, episodes, programs, started)
 
 
 def _calibrate(
-    seed: int, name: str, text: str, budget: Budget, episodes: int, started: float
+    seed: int, name: str, text: str, budget: Budget, episodes: int, programs: dict | None, started: float
 ) -> tuple[dict, Weights, dict]:
     task = MinAtarTask(MinAtarGame(name, "gen"))
     design = generator.design(seed)
@@ -131,24 +148,111 @@ def _calibrate(
 
     started = time.perf_counter()
     trained, error = mean_and_error(returns(weights))
-    seconds["calibration"] = round(time.perf_counter() - started, 1)
     # The standard error of (trained - best trivial): the trivial player's own spread is counted too.
     best = network.zeros() if trivial == zero[0] else constant_weights(network, int(np.argmax(constants)))
     gap_error = float(np.sqrt(error**2 + mean_and_error(returns(best))[1] ** 2))
     row["trained"] = {"mean": round(trained, 3), "stderr": round(error, 3), "gap_stderr": round(gap_error, 3)}
+    seconds["calibration"] = round(time.perf_counter() - started, 1)
+    if programs is not None:
+        started = time.perf_counter()
+        row["public"] = best_public(crossplay(task, programs, chosen))
+        seconds["public"] = round(time.perf_counter() - started, 1)
+    row["seconds"] = seconds
+    return judge(row), weights, about
+
+
+def judge(row: dict) -> dict:
+    """The row with its cap and verdict (`kept`, `rejected_because`) by the keep and cap rules, from what it
+    measured: its trivial players, its trained network and, when played, the best public program (`public`)."""
+    trivial, trained = row["baselines"]["best_trivial"], row["trained"]["mean"]
+    gap_error, cap = row["trained"]["gap_stderr"], cap_of(trained)
     reasons = []
     if not trained >= TIMES * trivial:
         reasons.append(f"trained {trained:.2f} < {TIMES:g} x best trivial {trivial:.2f}")
     if not trained - trivial >= STANDARD_ERRORS * gap_error:
         reasons.append(f"gap {trained - trivial:.2f} < {STANDARD_ERRORS:g} standard errors ({gap_error:.2f} each)")
-    if trained <= 0:
+    if cap is None:
         reasons.append("trained mean not positive: no cap")
-    row["kept"] = not reasons
-    row["rejected_because"] = reasons
-    row["cap_factor"] = CAP_FACTOR
-    row["cap"] = cap_of(trained)
-    row["seconds"] = seconds
-    return row, weights, about
+    public = row.get("public")
+    if cap is not None and public is not None and public["mean"] > PUBLIC_SHARE * cap:
+        program, mean = public["program"], public["mean"]
+        reasons.append(f"public program {program} scores {mean:.2f} > {PUBLIC_SHARE:g} x cap {cap:g}")
+    return {**row, "kept": not reasons, "rejected_because": reasons, "cap_factor": CAP_FACTOR, "cap": cap}
+
+
+def hand_written_programs() -> dict[str, Weights]:
+    """The reference programs of the hand-written games (original and synthetic), by game: public, so a model could
+    play one unchanged on a generated game."""
+    from wspbench.tasks import select
+
+    return {task.game.name: task.read(task.offline_answer("reference"))[0] for task in select("original/*,synth/*")}
+
+
+def network_programs(folder, games) -> dict[str, Weights]:
+    """The trained networks of `games` (`<game>.0.npz` in `folder`), by game."""
+    found = {}
+    for game in games:
+        stored = load_network(folder, f"{game}.{BUDGET.seed}", MINATAR_NETWORK)
+        if stored is not None:
+            found[game] = stored[0]
+    return found
+
+
+@cache
+def public_programs() -> dict[str, Weights]:
+    """Every program a private game is checked against: the hand-written references and the public family's
+    networks (`minatar_synth/trained/`)."""
+    networks = network_programs(resources.files("minatar_synth") / GENERATED_NETWORKS, generated_calibration())
+    return {**hand_written_programs(), **networks}
+
+
+def crossplay(task: MinAtarTask, programs: dict[str, Weights], episodes) -> dict[str, float]:
+    """Each program's mean return on `task`'s `episodes`, played unchanged (its own game's network left out)."""
+    own = task.game.name
+    return {name: round(float(np.mean(task.score(w, episodes, workers=1).values)), 3)
+            for name, w in programs.items() if name != own}  # fmt: skip
+
+
+def crossplay_seed(seed: int, folder: Path, programs: dict[str, Weights], episodes: int = CALIBRATION) -> dict:
+    """`crossplay` on game `seed` (written into `folder` with its placeholder cap, as `calibrate` writes it)."""
+    generator.write(seed, folder)
+    name = generator.module_name(seed)
+    with synth.borrowed(folder, name):
+        task = MinAtarTask(MinAtarGame(name, "gen"))
+        return crossplay(task, programs, task.calibration_episodes(episodes))
+
+
+def best_public(scores: dict[str, float]) -> dict | None:
+    if not scores:
+        return None
+    program = max(sorted(scores), key=scores.get)
+    return {"program": program, "mean": scores[program]}
+
+
+def public_family(rows: list[dict], table: dict[str, dict[str, float]], hand_written) -> list[dict]:
+    """Judge a public family: each game against the programs that ship with it, the hand-written references and
+    the networks of the other kept games (`table[game][program]`: mean returns on its calibration episodes). A
+    rejected game's network is not shipped, so it no longer counts against the others: the game whose best public
+    program takes the largest share of its cap is rejected first, one at a time, until every kept game passes."""
+    judged = {row["game"]: judge({**row, "public": None}) for row in rows}
+    kept = {game for game, row in judged.items() if row["kept"]}
+    by_game = {row["game"]: row for row in rows}
+
+    def against(game):
+        allowed = set(hand_written) | (kept - {game})
+        return judge({**by_game[game], "public": best_public({p: m for p, m in table[game].items() if p in allowed})})
+
+    while True:
+        verdicts = {game: against(game) for game in sorted(kept)}
+        failing = [game for game, row in verdicts.items() if not row["kept"]]
+        judged.update(verdicts)
+        if not failing:
+            break
+        kept.remove(max(failing, key=lambda g: verdicts[g]["public"]["mean"] / verdicts[g]["cap"]))
+    for game, row in judged.items():  # rejected by the other rules: the best public program too, for the record
+        if row.get("public") is None and game in table:
+            judged[game] = {**row, "public": against(game)["public"]}
+    return [judged[row["game"]] for row in rows]
 
 
 def write_family(rows: list[dict], games: Path, trained_from: Path, trained_to: Path, data: Path) -> list[str]:
@@ -158,7 +262,9 @@ def write_family(rows: list[dict], games: Path, trained_from: Path, trained_to: 
     kept, rejected = {}, {}
     for row in sorted(rows, key=lambda row: row["seed"]):
         if not row["kept"]:
-            rejected[row["game"]] = {key: row[key] for key in ("seed", "rejected_because", "baselines", "trained")}
+            rejected[row["game"]] = {
+                key: row.get(key) for key in ("seed", "rejected_because", "baselines", "trained", "public")
+            }
             continue
         path = generator.write(row["seed"], games, row["cap"])
         kept[row["game"]] = {**row, "module_sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
@@ -210,14 +316,15 @@ def build(
             row = json.loads(line)
             done[row["seed"]] = row
     started = time.perf_counter()
-    rows = []
+    rows, programs = [], None
     for i in range(max_seeds or SEEDS_PER_GAME * count):
         if sum(row["kept"] for row in rows) >= count:
             break
         seed = PRIVATE_SEEDS + drawn(f"{tag}/seed/gen/{i}", 4)
         row = done.get(seed)
         if row is None or row["settings"] != settings(budget):
-            row, weights, about = calibrate(seed, work / "modules", budget)
+            programs = public_programs() if programs is None else programs
+            row, weights, about = calibrate(seed, work / "modules", budget, programs=programs)
             save_network(work / "trained", f"{row['game']}.{budget.seed}", weights, {"task": f"{name}.gen", **about})
             with results.open("a") as file:
                 file.write(json.dumps(row) + "\n")

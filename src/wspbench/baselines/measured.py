@@ -6,6 +6,8 @@ Each task's entry holds normalised scores on its scoring episodes, graded by the
   constant   the best single action: the output bias of one action set to CONSTANT_BIAS, for each action
   random     RANDOM_NETWORKS networks drawn as `random_weights` draws them: their mean and their best
   search     the weights an evolution strategy found on training episodes (`search.py`), with its budget
+  cma        (small networks: SUPERBEAM) the weights CMA-ES found on training episodes (`cma_search.py`)
+  public     (generated games) the best public program, played unchanged (`generated.py`: its calibration chose it)
   trained    a network of the task's shape trained by PPO on training episodes (`ppo.py`), shipped in `trained/`,
              written in the task's answer format and graded as a reply, with its budget
   reference  the shipped hand-written program
@@ -98,6 +100,24 @@ def reading_floors(entries: dict, current_only: bool = True) -> dict[str, tuple[
         family: (max(map(len, floors.values())), {name: sum(s) / len(s) for name, s in floors.items()})
         for family, floors in sorted(families.items())
     }
+
+
+KINDS = ("zero", "constant", "random", "search", "cma", "public", "trained", "reference", "scripted")
+
+
+def family_means(entries: dict, current_only: bool = True) -> dict[str, tuple[int, dict[str, tuple[float, int]]]]:
+    """Per writing family (sorted): its task count and, for each baseline of KINDS measured on some of its tasks,
+    the mean score and the number of tasks it was measured on; with `current_only`, over the tasks measured as
+    they are now."""
+    families: dict[str, list[dict]] = {}
+    for task_id, entry in entries.items():
+        if not current_only or is_current(task_id, entry):
+            families.setdefault(group_of(task_id), []).append(entry)
+    means = {}
+    for family, found in sorted(families.items()):
+        scores = {kind: [e[kind]["score"] for e in found if kind in e] for kind in KINDS}
+        means[family] = (len(found), {k: (sum(v) / len(v), len(v)) for k, v in scores.items() if v})
+    return means
 
 
 def trivial(entry: dict) -> float:

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from wspbench.networks import Weights
+from wspbench.networks import Network, Weights
 from wspbench.tasks.spec import Task
 
 
@@ -48,20 +48,12 @@ def evolve(
     return over its candidates. `progress(generation, mean_raw)` is called after every generation. A candidate
     plays a handful of episodes, too few to share out, so by default each plays them in this process."""
     network = task.network
-    shapes = network.shapes
-    sizes = [int(np.prod(shape)) for shape in shapes.values()]
-    fan_in = [network.sizes[int(name[1:]) - 1] for name in shapes]  # W2 and b2 both feed on layer 1's outputs
-    scale = np.concatenate([np.full(size, 1.0 / np.sqrt(n)) for size, n in zip(sizes, fan_in, strict=True)])
+    scale, weights_of = units(network)
     pool = task.training_episodes(budget.generations * budget.episodes)
     generator = np.random.default_rng(budget.seed)
     mean = np.zeros(scale.size)
     moment, velocity = np.zeros_like(mean), np.zeros_like(mean)
     played, curve = 0, []
-
-    def weights_of(vector: np.ndarray) -> Weights:
-        parts = np.split(vector * scale, np.cumsum(sizes)[:-1])
-        pairs = zip(shapes.items(), parts, strict=True)
-        return {name: part.reshape(shape).astype(network.dtype) for (name, shape), part in pairs}
 
     for generation in range(1, budget.generations + 1):
         count = min(budget.episodes, len(pool))
@@ -80,6 +72,22 @@ def evolve(
         if progress is not None:
             progress(generation, curve[-1])
     return weights_of(mean), {"budget": budget.describe(), "episodes_played": played, "curve": curve}
+
+
+def units(network: Network) -> tuple[np.ndarray, Callable[[np.ndarray], Weights]]:
+    """A search's coordinates: every weight of `network` in one vector, in units of its layer's initialisation
+    scale 1/sqrt(fan_in), and the function that turns such a vector into the network's weights."""
+    shapes = network.shapes
+    sizes = [int(np.prod(shape)) for shape in shapes.values()]
+    fan_in = [network.sizes[int(name[1:]) - 1] for name in shapes]  # W2 and b2 both feed on layer 1's outputs
+    scale = np.concatenate([np.full(size, 1.0 / np.sqrt(n)) for size, n in zip(sizes, fan_in, strict=True)])
+
+    def weights_of(vector: np.ndarray) -> Weights:
+        parts = np.split(vector * scale, np.cumsum(sizes)[:-1])
+        pairs = zip(shapes.items(), parts, strict=True)
+        return {name: part.reshape(shape).astype(network.dtype) for (name, shape), part in pairs}
+
+    return scale, weights_of
 
 
 def centred_ranks(values: np.ndarray) -> np.ndarray:

@@ -314,12 +314,13 @@ def baselines(as_json: bool = typer.Option(False, "--json", help="Print the base
         return
     table = Table(
         caption=f"normalised scores on each task's scoring episodes; constant: the best action's number in "
-        f"brackets; random: {measured.RANDOM_NETWORKS} networks (- not measured: generated games, whose "
-        "calibration measured 5 on calibration episodes)"
+        f"brackets; random: {measured.RANDOM_NETWORKS} networks; cma: CMA-ES (SUPERBEAM); public: a generated "
+        "game's best public program played unchanged (its name in brackets)"
         if data["tasks"]
         else None
     )
-    columns = ("task", "zero", "constant", "random mean", "random best", "search", "trained", "reference", "scripted")
+    columns = ("task", "zero", "constant", "random mean", "random best", "search", "cma", "public", "trained",
+               "reference", "scripted")  # fmt: skip
     for column in columns:
         table.add_column(column, justify="left" if column == "task" else "right", no_wrap=column == "task")
     for task_id, entry in data["tasks"].items():
@@ -330,11 +331,21 @@ def baselines(as_json: bool = typer.Option(False, "--json", help="Print the base
             f"{entry['random']['score']:.4f}" if "random" in entry else "-",
             f"{entry['random']['best']:.4f}" if "random" in entry else "-",
             f"{entry['search']['score']:.4f}" if "search" in entry else "-",
+            f"{entry['cma']['score']:.4f}" if "cma" in entry else "-",
+            f"{entry['public']['score']:.4f} ({entry['public']['program']})" if "public" in entry else "-",
             f"{entry['trained']['score']:.4f}" if "trained" in entry else "-",
             f"{entry['reference']['score']:.4f}",
             f"{entry['scripted']['score']:.4f} (hidden state)" if "scripted" in entry else "-",
         )
     console.print(table)
+    families = Table(caption="each baseline's mean over a family's current tasks (in brackets: how many have it)")
+    for column in ("family", "tasks", *measured.KINDS):
+        families.add_column(column, justify="left" if column == "family" else "right")
+    for family, (count, means) in measured.family_means(data["tasks"]).items():
+        cells = [f"{means[k][0]:.4f}" + (f" ({means[k][1]})" if means[k][1] < count else "") if k in means else "-"
+                 for k in measured.KINDS]  # fmt: skip
+        families.add_row(family, str(count), *cells)
+    console.print(families)
     reading = reading_floors_table(data.get("reading", {}).get("tasks", {}))
     if reading is not None:
         console.print(reading)
