@@ -7,7 +7,7 @@ second). Tasks of one game share one network. A game already trained with this b
 written out in the task's answer format, on the scoring episodes.
 
     python benchmarks/train.py [--tasks all] [--steps 10000000] [--seed 0] [--entropy 0.01] [--mask-idle-actions]
-                               [--workers 2] [--out DIR] [--redo]
+                               [--shaping] [--workers 2] [--out DIR] [--redo]
 
 The default `--out` is the trained baseline's shipped folder, `src/wspbench/baselines/trained/` (seed 0); the reading
 tasks' networks (seeds 0 to 2, 1M steps of the earlier trainer) are in `src/wspbench/tasks/reading/`.
@@ -86,6 +86,7 @@ def main() -> None:
     parser.add_argument(
         "--mask-idle-actions", action="store_true", help="never sample the actions that do nothing in the game"
     )
+    parser.add_argument("--shaping", action="store_true", help="train on rewards shaped by the task's potential")
     parser.add_argument("--workers", type=int, default=os.cpu_count())
     parser.add_argument("--out", type=Path, default=FOLDER, help="where the networks go (default: shipped)")
     parser.add_argument("--picture", type=Path, default=Path(__file__).parents[1] / "docs" / "training_curves.png")
@@ -96,7 +97,11 @@ def main() -> None:
         print(f"learning curves: {draw_curves(options.out, options.seed, options.picture)}")
         return
     budget = Budget(
-        steps=options.steps, seed=options.seed, entropy=options.entropy, mask_idle_actions=options.mask_idle_actions
+        steps=options.steps,
+        seed=options.seed,
+        entropy=options.entropy,
+        mask_idle_actions=options.mask_idle_actions,
+        shaping=options.shaping,
     )
     options.out.mkdir(parents=True, exist_ok=True)
     todo, games = [], set()

@@ -209,3 +209,19 @@ def test_training_batches_hold_training_episodes_only(task_id, monkeypatch):
     (episodes,) = given
     assert set(episodes) <= set(task.training_episodes(10**9))
     assert not set(episodes) & (set(task.scoring_episodes(10**9)) | set(task.calibration_episodes(10**9)))
+
+
+def test_shaping_follows_the_potential_and_never_reaches_a_score():
+    """ferry's potential: minus the distance from the player to the nearest reward cell, over 18; a shaped
+    training records its budget and its checkpoints are scored as the task scores."""
+    task = get_task("synth/ferry")
+    grid = np.zeros((3, 10, 10, 6), np.float32)
+    grid[0, 9, 2, 0], grid[0, 9, 6, 2], grid[0, 0, 1, 2] = 1, 1, 1  # player (9, 2); rewards at (9, 6) and (0, 1)
+    grid[1, 4, 4, 0] = 1  # no reward on the grid
+    grid[2, 0, 0, 0], grid[2, 9, 9, 2] = 1, 1  # the farthest a reward can be
+    assert task.potential(grid.reshape(3, 600)).tolist() == [-4 / 18, 0.0, -1.0]
+    assert get_task("superbeam").potential(np.zeros((1, 8))) is None
+    weights, about = train(task, Budget(steps=2 * 32 * 128, checkpoints=1, checkpoint_episodes=2, shaping=True))
+    assert about["budget"]["shaping"] is True and "shaping" not in Budget().describe()
+    (checkpoint,) = about["checkpoints"]
+    assert checkpoint["training_score"] == task.score(weights, task.training_episodes(2), workers=1).normalized

@@ -16,6 +16,8 @@ W1, so the result is an ordinary network of the task's shape, in its orientation
 actions that do nothing in the game (`Task.acting_actions`: breakout's up, down and fire) start with output
 bias IDLE_BIAS and are never trained, so the entropy bonus keeps exploring the actions that act rather than
 spreading over four equivalent no-ops (docs/training.md: with entropy 0.1 it took breakout from 6 to 26).
+With `shaping`, the rewards it learns from gain the task's potential-based shaping (`Task.potential`), which
+leaves the best policy unchanged; the checkpoints are still scored as the task scores.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ class Budget:
     checkpoint_episodes: int = 100  # the first training episodes, scored as the task scores (sampling or argmax)
     seed: int = 0
     mask_idle_actions: bool = False  # actions that do nothing in the game (Task.acting_actions) are never sampled
+    shaping: bool = False  # train on rewards shaped by the task's potential (Task.potential); scores never see it
 
     def __post_init__(self):
         batch = self.environments * self.rollout
@@ -61,7 +64,8 @@ class Budget:
 
     def describe(self) -> dict:
         method = "PPO, clipped objective, GAE, Adam, separate critic of the same hidden shape"
-        return {**asdict(self), "method": method, "start": "orthogonal initialisation (CleanRL's gains)"}
+        fields = {key: value for key, value in asdict(self).items() if key != "shaping" or value}  # older records
+        return {**fields, "method": method, "start": "orthogonal initialisation (CleanRL's gains)"}
 
 
 def train(
@@ -107,15 +111,17 @@ def train(
             log_probs[t] = np.log(probabilities[np.arange(n), chosen] + 1e-12)
             values[t] = forward(critic, inputs, activation)[0][:, 0]
             reward, done = games.act(chosen)
-            rewards[t], dones[t] = reward, done
             returns_so_far += reward
             if done.any():
                 finished.extend(returns_so_far[done].tolist())
                 returns_so_far[done] = 0.0
+            before, x = x, np.array(games.observe(), dtype=np.float32)
+            if budget.shaping:  # a finished episode's next potential is 0: x is already the next episode's start
+                reward = reward + budget.gamma * np.where(done, 0.0, task.potential(x)) - task.potential(before)
+            rewards[t], dones[t] = reward, done
             discounted = discounted * budget.gamma + rewards[t]
             deviation.update(discounted)
             discounted[done] = 0.0
-            x = np.array(games.observe(), dtype=np.float32)
         steps += n * t_max
         curve.append(float(np.mean(finished)) if finished else None)
         if scale is None:  # the first rollout measures the inputs' scale and trains nothing

@@ -449,19 +449,19 @@ def generate(
     ),
     count: int = typer.Option(5, "--count", min=1, max=1000, help="kept games wanted"),
     name: str = typer.Option("private", help="the set's name: its task ids start with it"),
-    steps: int = typer.Option(1_000_000, min=8192, help="PPO environment steps per game"),
+    steps: int = typer.Option(None, min=8192, help="PPO environment steps per game [default: the public family's]"),
 ) -> None:
     """Generate, calibrate and write a private family of games into OUT, drawn from a key.
 
     Seeds are drawn from the key until COUNT games are kept (at most 4 x COUNT tried); each is generated
-    (minatar_synth/generator.py), measured against its trivial players, trained by PPO and kept only if the trained
-    network clearly beats them, which sets its cap (wspbench/baselines/generated.py states the rules). Measured
-    on one core at 1M steps (the public family's calibration, docs/generated.md): a median 45 s per seed (quartiles
-    38 and 59 s: trivial players 2-59 s, training 23-109 s, scoring 1 s); 104 of 133 seeds were kept (78%); 5 games
-    take about 5 minutes. A build that keeps no game exits 1 with each seed's reason. A stopped build resumes from
-    OUT. The key is not written (prefer WSP_GAMES_KEY to --key: a command line is visible to other users). Load the
-    set with WSP_PRIVATE_SETS=OUT (os.pathsep between several): its tasks are <name>.gen/<hex> in every command, outside
-    the public suite.
+    (minatar_synth/generator.py), measured against its trivial players, trained by PPO (5M steps, as the public
+    family) and kept only if the trained network clearly beats them, which sets its cap, and if no public program
+    (a hand-written game's reference or a public generated game's network) played unchanged takes more than half
+    that cap (wspbench/baselines/generated.py states the rules). Cost: about 100 s per seed on a free core, most of
+    it training (docs/generated.md). A build that keeps no game exits 1 with each seed's reason. A stopped build
+    resumes from OUT. The key is not written (prefer WSP_GAMES_KEY to --key: a command line is visible to other
+    users). Load the set with WSP_PRIVATE_SETS=OUT (os.pathsep between several): its tasks are <name>.gen/<hex> in
+    every command, outside the public suite.
     """
     from dataclasses import replace
 
@@ -478,7 +478,7 @@ def generate(
     try:
         label = f"generating, training and calibrating games until {count} are kept"
         with progress_bar(label, SEEDS_PER_GAME * count) as advance:
-            kept = build(key, out, name, count, replace(BUDGET, steps=steps), done)
+            kept = build(key, out, name, count, replace(BUDGET, steps=steps or BUDGET.steps), done)
     except ValueError as error:
         errors.print(f"wsp games generate: {error}", markup=False)
         raise typer.Exit(2) from None

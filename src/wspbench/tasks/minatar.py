@@ -174,6 +174,18 @@ class MinAtarTask(GameTask):
     def acting_actions(self) -> tuple[int, ...] | None:
         return self.binding.acting_actions()
 
+    def potential(self, observations: np.ndarray) -> np.ndarray:
+        """Minus the Manhattan distance from the player to the nearest reward cell, over the grid's largest (18),
+        per row of inputs (a 10x10x6 grid, channels CHANNEL_NAMES); 0 where either is not on the grid. It leads a
+        learner to what scores in games whose reward comes only at the end of a long walk (ferry)."""
+        grid = observations.reshape(len(observations), 100, len(CHANNEL_NAMES))
+        player, reward = grid[:, :, CHANNEL_NAMES.index("player")] > 0, grid[:, :, CHANNEL_NAMES.index("reward")] > 0
+        cells = np.arange(100)
+        at = player.argmax(axis=1)[:, None]
+        distance = np.abs(cells // 10 - at // 10) + np.abs(cells % 10 - at % 10)
+        nearest = np.where(reward, distance, 18).min(axis=1)
+        return np.where(player.any(axis=1) & reward.any(axis=1), -nearest / 18.0, 0.0)
+
     def environment(self, episode: int) -> Episode:
         return Episode(self.binding, episode)
 

@@ -560,6 +560,12 @@ class GameTask(Task):
         the others out (`wspbench/baselines/ppo.py`)."""
         return None
 
+    def potential(self, observations: np.ndarray) -> np.ndarray | None:
+        """A shaping potential per row of network inputs, for a trainer that asks for one (`ppo.Budget.shaping`):
+        training rewards gain gamma x potential(next) - potential(now), which leaves the best policy unchanged (Ng
+        et al., 1999) and never enters a score. None: this task has none."""
+        return None
+
     def environment(self, episode: int) -> Environment:
         """Episode `episode` as a learner steps through it (`wspbench/baselines/ppo.py`): the network's inputs and
         a reward after each action, in the game the score plays."""
