@@ -1,18 +1,22 @@
-"""Calibrate generated games and ship the kept ones as the public family `gen/<seed>` (issue 28): for each seed,
-write the game (`minatar_synth.generator`), measure its trivial players, train PPO on it and keep it only if the
-trained network clearly beats every trivial player (`wspbench/baselines/generated.py` states the rules).
+"""Calibrate generated games and ship the kept ones as the public family `gen/<seed>` (issues 28 and 40): for each
+seed, write the game (`minatar_synth.generator`), measure its trivial players, train PPO on it and keep it only if
+the trained network clearly beats every trivial player and no public program, played unchanged, takes more than
+half its cap (`wspbench/baselines/generated.py` states the rules).
 
     python benchmarks/calibrate_generated.py [--seeds 100-399] [--out /tmp/wspbench-generated] [--results FILE]
-    python benchmarks/calibrate_generated.py --seeds 100-399 --out DIR --ship   # write the package's family
+    python benchmarks/calibrate_generated.py --seeds 100-399 --out DIR --ship [--workers 2]  # write the family
 
 Each seed's result is one JSON line appended to `--results` (default `<out>/results.jsonl`), its trained network
 to `<out>/trained/gen_<seed>.0.npz` and `.json`. A seed already there with the same settings, the same game text
 (its SHA-256) and its network saved is skipped, so an interrupted run resumes; two runs over disjoint seeds can
 share the machine's cores. One core per run (PPO's steps and the games are single-threaded).
 
-`--ship` calibrates nothing: from the results of the seeds given (later lines win), it writes every kept game with
-its cap into `src/minatar_synth/games/`, its network into `src/minatar_synth/trained/`, and every row, kept or
-rejected, into `src/minatar_synth/generated.json`; generated games of the package not kept are removed. A table
+`--ship` trains nothing: from the results of the seeds given (later lines win), it plays every public program on
+every game that passes the trivial rule (the hand-written references and all those games' networks; saved in
+`<out>/crossplay.jsonl`, so it resumes), judges the family (`generated.public_family`: a rejected game's network
+no longer counts against the others), and writes every kept game with its cap into `src/minatar_synth/games/`,
+its network into `src/minatar_synth/trained/`, and every row, kept or rejected, into
+`src/minatar_synth/generated.json`; generated games of the package not kept are removed. A table
 (the calibration table of docs/generated.md) is printed at the end.
 """
 
@@ -26,6 +30,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import argparse  # noqa: E402 - after the thread settings, which must come before numpy
 import hashlib  # noqa: E402
 import json  # noqa: E402
+from concurrent.futures import ProcessPoolExecutor  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from rich.progress import track  # noqa: E402
@@ -96,10 +101,11 @@ def show(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def crossplay_table(rows: list[dict], out: Path) -> tuple[dict[str, dict[str, float]], list[str]]:
+def crossplay_table(rows: list[dict], out: Path, workers: int = 1) -> tuple[dict[str, dict[str, float]], list[str]]:
     """Every public program's mean on every game that passes the other rules (`generated.public_family` reads it),
     on the calibration episodes: the hand-written references and the networks of all those games. Saved a game
-    at a time in `<out>/crossplay.jsonl` with the SHA-256 of the programs it played, so it resumes."""
+    at a time in `<out>/crossplay.jsonl` with the SHA-256 of the programs it played, so it resumes; `workers`
+    processes play games side by side."""
     candidates = [row["game"] for row in rows if generated.judge({**row, "public": None})["kept"]]
     hand_written = generated.hand_written_programs()
     programs = {**hand_written, **generated.network_programs(out / TRAINED, candidates)}
@@ -114,12 +120,22 @@ def crossplay_table(rows: list[dict], out: Path) -> tuple[dict[str, dict[str, fl
             entry = json.loads(line)
             if entry["programs_sha256"] == digest:
                 table[entry["game"]] = entry["scores"]
-    by_game = {row["game"]: row for row in rows}
-    for game in track([g for g in candidates if g not in table], description="public programs on each game"):
-        table[game] = generated.crossplay_seed(by_game[game]["seed"], out, programs)
-        with path.open("a") as file:
-            file.write(json.dumps({"game": game, "programs_sha256": digest, "scores": table[game]}) + "\n")
+    seeds = {row["game"]: row["seed"] for row in rows}
+    todo = [game for game in candidates if game not in table]
+    with ProcessPoolExecutor(workers, initializer=_programs.update, initargs=(programs,)) as pool:
+        played = pool.map(_crossplay, [(seeds[game], out) for game in todo])
+        for game, scores in track(zip(todo, played, strict=True), "public programs on each game", len(todo)):
+            table[game] = scores
+            with path.open("a") as file:
+                file.write(json.dumps({"game": game, "programs_sha256": digest, "scores": scores}) + "\n")
     return table, sorted(hand_written)
+
+
+_programs: dict = {}  # a crossplay worker's programs, set once when it starts
+
+
+def _crossplay(job: tuple[int, Path]) -> dict[str, float]:
+    return generated.crossplay_seed(*job, _programs)
 
 
 def ship(rows: list[dict], out: Path) -> None:
@@ -188,6 +204,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("/tmp/wspbench-generated"))
     parser.add_argument("--results", type=Path, help="default: <out>/results.jsonl")
     parser.add_argument("--ship", action="store_true", help="write the kept games into the package; train nothing")
+    parser.add_argument("--workers", type=int, default=1, help="processes for --ship's public programs")
     options = parser.parse_args()
     out = options.out.resolve()
     (out / TRAINED).mkdir(parents=True, exist_ok=True)
@@ -205,7 +222,7 @@ def main() -> None:
         print(f"seed {seed}: {'kept' if row['kept'] else 'rejected'} {row['trained']} {row['seconds']}", flush=True)
     rows = [done[seed] for seed in seeds if seed in done]
     if options.ship:
-        rows = generated.public_family(rows, *crossplay_table(rows, out))
+        rows = generated.public_family(rows, *crossplay_table(rows, out, options.workers))
         ship(rows, out)
     print(show(rows))
 
