@@ -12,7 +12,7 @@ of it, so that several processes can share the work.
 Each trained network goes to `<out>/trained/`, each result to `<out>/headroom.jsonl` (a game already there is
 skipped: the run resumes). `--calibration` names calibration results (benchmarks/calibrate_generated.py's
 results.jsonl files) whose trained means are shown beside. Each game is written as the calibration writes it
-(`generator.write`, placeholder cap), so the sample stays playable whatever the family keeps. One core per process.
+(`generated.written`, placeholder cap), so the sample stays playable whatever the family keeps. One core per process.
 """
 
 from __future__ import annotations
@@ -28,13 +28,10 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from minatar_synth import generator  # noqa: E402
 from wspbench.baselines import generated  # noqa: E402
 from wspbench.baselines.ppo import train  # noqa: E402
 from wspbench.games import synth  # noqa: E402
-from wspbench.games.minatar import MinAtarGame  # noqa: E402
 from wspbench.networks import save_network  # noqa: E402
-from wspbench.tasks.minatar import MinAtarTask  # noqa: E402
 
 # Every 10th game of suite 7's family of 104 (sorted by seed), drawn before its recalibration and kept fixed so
 # that the sample does not follow the games the new rules keep.
@@ -62,9 +59,7 @@ def main() -> None:
         if game in done and done[game]["steps"] == options.steps:
             continue
         seed = int(game.removeprefix(synth.GENERATED))
-        generator.write(seed, options.out)  # as the calibration writes it: the score does not depend on the cap
-        with synth.borrowed(options.out, game):
-            task = MinAtarTask(MinAtarGame(game, "gen"))
+        with generated.written(seed, options.out) as (task, _):
             weights, about = train(task, budget)
             values = task.score(weights, task.calibration_episodes(generated.CALIBRATION), workers=1).values
         save_network(options.out / "trained", f"{game}.0", weights, {"task": f"gen/{seed:05d}", **about})

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from wspbench.baselines.measured import constant_weights
-from wspbench.baselines.search import units
+from wspbench.baselines.search import centred_ranks, units
 from wspbench.networks import Weights
 from wspbench.tasks.spec import Task
 
@@ -66,12 +66,12 @@ def search(
         candidates = strategy.ask()
         keys = [key_of(weights_of(np.asarray(c))) for c in candidates]
         played += len(candidates)
-        order = sorted(range(len(keys)), key=keys.__getitem__, reverse=True)
-        above = {key: sum(other > key for other in keys) for key in set(keys)}
-        ranks = [above[key] + (keys.count(key) - 1) / 2 for key in keys]  # equal keys share their mean rank
-        strategy.tell(candidates, ranks)  # 0 for the best: cma minimises
-        if keys[order[0]] > best_key:
-            best_key, best = keys[order[0]], np.asarray(candidates[order[0]])
+        levels = sorted(set(keys))
+        ranks = centred_ranks(np.array([levels.index(key) for key in keys]))  # equal keys share their mean rank
+        strategy.tell(candidates, (-ranks).tolist())  # cma minimises
+        top = max(range(len(keys)), key=keys.__getitem__)
+        if keys[top] > best_key:
+            best_key, best = keys[top], np.asarray(candidates[top])
         curve.append([played, *best_key])
         if progress is not None:
             progress(played, best_key)

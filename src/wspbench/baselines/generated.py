@@ -26,7 +26,8 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -96,16 +97,24 @@ def calibrate(
     each is played unchanged on the game and the best one counts in the verdict; the public family plays its own
     networks against each other after training them all (`public_family`). One core."""
     started = time.perf_counter()
+    with written(seed, folder) as (task, text):
+        return _calibrate(seed, task, text, budget, episodes, programs, started)
+
+
+@contextmanager
+def written(seed: int, folder: Path) -> Iterator[tuple[MinAtarTask, str]]:
+    """Game `seed` written into `folder` with its placeholder cap, as a task while the context lasts, and its text:
+    how the calibration plays a game before it has a cap (the scores do not depend on it)."""
     text = generator.write(seed, folder).read_text()
     name = generator.module_name(seed)
     with synth.borrowed(folder, name):
-        return _calibrate(seed, name, text, budget, episodes, programs, started)
+        yield MinAtarTask(MinAtarGame(name, "gen")), text
 
 
 def _calibrate(
-    seed: int, name: str, text: str, budget: Budget, episodes: int, programs: dict | None, started: float
+    seed: int, task: MinAtarTask, text: str, budget: Budget, episodes: int, programs: dict | None, started: float
 ) -> tuple[dict, Weights, dict]:
-    task = MinAtarTask(MinAtarGame(name, "gen"))
+    name = task.game.name
     design = generator.design(seed)
     row = {"seed": seed, "game": name, "settings": settings(budget, episodes), "description": synth.description(name)}
     row["source_sha256"] = hashlib.sha256(text.encode()).hexdigest()
@@ -216,11 +225,8 @@ def crossplay(task: MinAtarTask, programs: dict[str, Weights], episodes) -> dict
 
 
 def crossplay_seed(seed: int, folder: Path, programs: dict[str, Weights], episodes: int = CALIBRATION) -> dict:
-    """`crossplay` on game `seed` (written into `folder` with its placeholder cap, as `calibrate` writes it)."""
-    generator.write(seed, folder)
-    name = generator.module_name(seed)
-    with synth.borrowed(folder, name):
-        task = MinAtarTask(MinAtarGame(name, "gen"))
+    """`crossplay` on game `seed`, `written` into `folder` as `calibrate` writes it."""
+    with written(seed, folder) as (task, _):
         return crossplay(task, programs, task.calibration_episodes(episodes))
 
 

@@ -100,6 +100,7 @@ def train(
     checkpoints, best = [], None
     updates = budget.steps // (n * t_max)
     x = np.array(games.observe(), dtype=np.float32)
+    potential = task.potential(x) if budget.shaping else None  # of x, carried from step to step
     for update in range(updates):
         finished = []
         for t in range(t_max):
@@ -115,9 +116,11 @@ def train(
             if done.any():
                 finished.extend(returns_so_far[done].tolist())
                 returns_so_far[done] = 0.0
-            before, x = x, np.array(games.observe(), dtype=np.float32)
+            x = np.array(games.observe(), dtype=np.float32)
             if budget.shaping:  # a finished episode's next potential is 0: x is already the next episode's start
-                reward = reward + budget.gamma * np.where(done, 0.0, task.potential(x)) - task.potential(before)
+                following = task.potential(x)
+                reward = reward + budget.gamma * np.where(done, 0.0, following) - potential
+                potential = following
             rewards[t], dones[t] = reward, done
             discounted = discounted * budget.gamma + rewards[t]
             deviation.update(discounted)
