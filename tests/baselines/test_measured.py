@@ -72,6 +72,21 @@ def test_the_reference_beats_zero_constant_and_random_on_every_measured_task(shi
         assert reference > entry["random"]["best"] >= entry["random"]["score"], task_id
 
 
+def test_every_writing_task_has_its_baselines_on_its_scoring_episodes(shipped):
+    """issue 40.4: zero, best constant, random networks and the reference for every writing task, and for a
+    generated game its best public program (the one its calibration chose)."""
+    from wspbench.tasks import all_tasks
+    from wspbench.tasks.minatar import generated_calibration
+
+    rows = generated_calibration()
+    for task in (task for task in all_tasks() if task.skill == "writing"):
+        entry = shipped["tasks"][task.id]
+        assert {"zero", "constant", "random", "reference"} <= set(entry), task.id
+        assert entry["episodes"] == len(task.scoring_episodes()), task.id
+        if task.family == "gen":
+            assert entry["public"]["program"] == rows[task.game.name]["public"]["program"], task.id
+
+
 def test_an_entry_measured_on_another_version_of_a_task_is_stale(shipped):
     task_id, entry = next(iter(shipped["tasks"].items()))
     assert measured.of_task(task_id) is entry

@@ -64,6 +64,27 @@ def test_a_shipped_game_is_the_generators_text_with_its_calibrated_cap(game):
     assert set(task.calibration()) == {"zero", "reference"}
 
 
+def test_no_public_program_takes_more_than_half_a_kept_games_cap():
+    """issue 40: each kept game's best public program (a hand-written reference or another kept game's network:
+    rejected games' networks are not shipped) scores at most PUBLIC_SHARE of its cap on calibration episodes."""
+    public = set(generated.hand_written_programs()) | set(GAMES)
+    for game, row in ROWS.items():
+        assert row["public"]["program"] in public - {game}, game
+        assert row["public"]["mean"] <= generated.PUBLIC_SHARE * row["cap"], game
+        assert generated.judge(row)["kept"] and generated.judge(row)["cap"] == row["cap"]
+
+
+@pytest.mark.parametrize("game", sorted(EXPECTED["results"])[:2])
+def test_a_kept_games_best_public_program_scores_what_its_calibration_says(game):
+    """A sample of the calibration, measured again: the recorded best public program, played unchanged on the
+    calibration episodes, has the recorded mean; and no other public program does better by more than rounding."""
+    task = get_task(game)
+    programs = generated.public_programs()
+    episodes = task.calibration_episodes(generated.CALIBRATION)
+    scores = generated.crossplay(task, programs, episodes)
+    assert generated.best_public(scores) == ROWS[game]["public"]
+
+
 @pytest.mark.parametrize("game", sorted(EXPECTED["results"])[:2])
 def test_a_generated_games_reference_is_its_trained_network(game):
     task = get_task(game)

@@ -41,7 +41,7 @@ LEFT, RIGHT = 1, 3
 
 
 class Gen00100Environment:
-    score_cap = 32.0
+    score_cap = 35.0
     max_steps = 250
 
     def __init__(self, sticky_action_prob=0.1):

@@ -40,7 +40,7 @@ LEFT, RIGHT, FIRE = 1, 3, 5
 
 
 class Gen00102Environment:
-    score_cap = 51.0
+    score_cap = 160.0
     max_steps = 500
 
     def __init__(self, sticky_action_prob=0.1):

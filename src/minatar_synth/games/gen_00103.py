@@ -41,7 +41,7 @@ LEFT, UP, RIGHT, DOWN = 1, 2, 3, 4
 
 
 class Gen00103Environment:
-    score_cap = 17.0
+    score_cap = 23.0
     max_steps = 200
 
     def __init__(self, sticky_action_prob=0.1):

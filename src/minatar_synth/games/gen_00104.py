@@ -39,7 +39,7 @@ LEFT, RIGHT = 1, 3
 
 
 class Gen00104Environment:
-    score_cap = 7.2
+    score_cap = 7.6
     max_steps = 500
 
     def __init__(self, sticky_action_prob=0.1):

@@ -41,7 +41,7 @@ UP, DOWN = 2, 4
 
 
 class Gen00105Environment:
-    score_cap = 30.0
+    score_cap = 24.0
     max_steps = 400
 
     def __init__(self, sticky_action_prob=0.1):

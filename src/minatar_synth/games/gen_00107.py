@@ -45,7 +45,7 @@ LEFT, RIGHT, FIRE = 1, 3, 5
 
 
 class Gen00107Environment:
-    score_cap = 89.0
+    score_cap = 120.0
     max_steps = 250
 
     def __init__(self, sticky_action_prob=0.1):

@@ -39,7 +39,7 @@ LEFT, RIGHT = 1, 3
 
 
 class Gen00108Environment:
-    score_cap = 140.0
+    score_cap = 150.0
     max_steps = 500
 
     def __init__(self, sticky_action_prob=0.1):

@@ -42,7 +42,7 @@ LEFT, UP, RIGHT, DOWN = 1, 2, 3, 4
 
 
 class Gen00110Environment:
-    score_cap = 98.0
+    score_cap = 91.0
     max_steps = 200
 
     def __init__(self, sticky_action_prob=0.1):

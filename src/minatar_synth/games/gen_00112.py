@@ -41,7 +41,7 @@ LEFT, UP, RIGHT, DOWN, FIRE = 1, 2, 3, 4, 5
 
 
 class Gen00112Environment:
-    score_cap = 85.0
+    score_cap = 240.0
     max_steps = 500
 
     def __init__(self, sticky_action_prob=0.1):

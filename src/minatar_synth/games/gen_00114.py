@@ -39,7 +39,7 @@ LEFT, RIGHT, FIRE = 1, 3, 5
 
 
 class Gen00114Environment:
-    score_cap = 27.0
+    score_cap = 73.0
     max_steps = 200
 
     def __init__(self, sticky_action_prob=0.1):

@@ -40,7 +40,7 @@ UP, DOWN = 2, 4
 
 
 class Gen00115Environment:
-    score_cap = 73.0
+    score_cap = 68.0
     max_steps = 250
 
     def __init__(self, sticky_action_prob=0.1):

@@ -41,7 +41,7 @@ LEFT, RIGHT = 1, 3
 
 
 class Gen00117Environment:
-    score_cap = 120.0
+    score_cap = 110.0
     max_steps = 400
 
     def __init__(self, sticky_action_prob=0.1):

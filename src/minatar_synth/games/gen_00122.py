@@ -39,7 +39,7 @@ LEFT, RIGHT, FIRE = 1, 3, 5
 
 
 class Gen00122Environment:
-    score_cap = 88.0
+    score_cap = 150.0
     max_steps = 500
 
     def __init__(self, sticky_action_prob=0.1):

@@ -38,7 +38,7 @@ UP, DOWN = 2, 4
 
 
 class Gen00124Environment:
-    score_cap = 21.0
+    score_cap = 22.0
     max_steps = 200
 
     def __init__(self, sticky_action_prob=0.1):

@@ -40,7 +40,7 @@ LEFT, RIGHT, FIRE = 1, 3, 5
 
 
 class Gen00128Environment:
-    score_cap = 38.0
+    score_cap = 51.0
     max_steps = 200
 
     def __init__(self, sticky_action_prob=0.1):

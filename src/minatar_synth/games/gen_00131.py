@@ -39,7 +39,7 @@ UP, DOWN = 2, 4
 
 
 class Gen00131Environment:
-    score_cap = 25.0
+    score_cap = 49.0
     max_steps = 400
 
     def __init__(self, sticky_action_prob=0.1):

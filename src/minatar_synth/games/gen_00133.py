@@ -43,7 +43,7 @@ LEFT, UP, RIGHT, DOWN, FIRE = 1, 2, 3, 4, 5
 
 
 class Gen00133Environment:
-    score_cap = 34.0
+    score_cap = 110.0
     max_steps = 400
 
     def __init__(self, sticky_action_prob=0.1):

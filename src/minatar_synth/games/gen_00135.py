@@ -39,7 +39,7 @@ UP, DOWN, FIRE = 2, 4, 5
 
 
 class Gen00135Environment:
-    score_cap = 60.0
+    score_cap = 85.0
     max_steps = 300
 
     def __init__(self, sticky_action_prob=0.1):

@@ -37,7 +37,7 @@ LEFT, RIGHT, FIRE = 1, 3, 5
 
 
 class Gen00139Environment:
-    score_cap = 46.0
+    score_cap = 55.0
     max_steps = 250
 
     def __init__(self, sticky_action_prob=0.1):

@@ -39,7 +39,7 @@ LEFT, RIGHT = 1, 3
 
 
 class Gen00140Environment:
-    score_cap = 20.0
+    score_cap = 34.0
     max_steps = 400
 
     def __init__(self, sticky_action_prob=0.1):

@@ -45,7 +45,7 @@ LEFT, RIGHT, FIRE = 1, 3, 5
 
 
 class Gen00141Environment:
-    score_cap = 80.0
+    score_cap = 130.0
     max_steps = 500
 
     def __init__(self, sticky_action_prob=0.1):

@@ -43,7 +43,7 @@ LEFT, RIGHT, FIRE = 1, 3, 5
 
 
 class Gen00143Environment:
-    score_cap = 180.0
+    score_cap = 140.0
     max_steps = 500
 
     def __init__(self, sticky_action_prob=0.1):

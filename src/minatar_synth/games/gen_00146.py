@@ -38,7 +38,7 @@ LEFT, RIGHT, FIRE = 1, 3, 5
 
 
 class Gen00146Environment:
-    score_cap = 16.0
+    score_cap = 78.0
     max_steps = 300
 
     def __init__(self, sticky_action_prob=0.1):

@@ -41,7 +41,7 @@ LEFT, UP, RIGHT, DOWN = 1, 2, 3, 4
 
 
 class Gen00148Environment:
-    score_cap = 190.0
+    score_cap = 160.0
     max_steps = 400
 
     def __init__(self, sticky_action_prob=0.1):

@@ -42,7 +42,7 @@ UP, DOWN, FIRE = 2, 4, 5
 
 
 class Gen00150Environment:
-    score_cap = 61.0
+    score_cap = 72.0
     max_steps = 250
 
     def __init__(self, sticky_action_prob=0.1):

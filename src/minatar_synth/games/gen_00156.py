@@ -44,7 +44,7 @@ LEFT, UP, RIGHT, DOWN = 1, 2, 3, 4
 
 
 class Gen00156Environment:
-    score_cap = 32.0
+    score_cap = 41.0
     max_steps = 200
 
     def __init__(self, sticky_action_prob=0.1):

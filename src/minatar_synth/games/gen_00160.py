@@ -45,7 +45,7 @@ LEFT, RIGHT, FIRE = 1, 3, 5
 
 
 class Gen00160Environment:
-    score_cap = 43.0
+    score_cap = 86.0
     max_steps = 200
 
     def __init__(self, sticky_action_prob=0.1):

@@ -41,7 +41,7 @@ LEFT, RIGHT = 1, 3
 
 
 class Gen00161Environment:
-    score_cap = 57.0
+    score_cap = 55.0
     max_steps = 200
 
     def __init__(self, sticky_action_prob=0.1):

@@ -38,7 +38,7 @@ LEFT, RIGHT = 1, 3
 
 
 class Gen00404Environment:
-    score_cap = 80.0
+    score_cap = 82.0
     max_steps = 250
 
     def __init__(self, sticky_action_prob=0.1):

@@ -44,7 +44,7 @@ LEFT, RIGHT, FIRE = 1, 3, 5
 
 
 class Gen00405Environment:
-    score_cap = 37.0
+    score_cap = 72.0
     max_steps = 300
 
     def __init__(self, sticky_action_prob=0.1):

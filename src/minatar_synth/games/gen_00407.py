@@ -39,7 +39,7 @@ LEFT, RIGHT, FIRE = 1, 3, 5
 
 
 class Gen00407Environment:
-    score_cap = 110.0
+    score_cap = 170.0
     max_steps = 500
 
     def __init__(self, sticky_action_prob=0.1):

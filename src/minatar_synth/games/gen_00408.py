@@ -41,7 +41,7 @@ LEFT, UP, RIGHT, DOWN = 1, 2, 3, 4
 
 
 class Gen00408Environment:
-    score_cap = 40.0
+    score_cap = 56.0
     max_steps = 200
 
     def __init__(self, sticky_action_prob=0.1):

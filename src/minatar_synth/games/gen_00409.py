@@ -45,7 +45,7 @@ LEFT, UP, RIGHT, DOWN, FIRE = 1, 2, 3, 4, 5
 
 
 class Gen00409Environment:
-    score_cap = 76.0
+    score_cap = 130.0
     max_steps = 250
 
     def __init__(self, sticky_action_prob=0.1):

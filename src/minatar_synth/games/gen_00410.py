@@ -39,7 +39,7 @@ LEFT, RIGHT, FIRE = 1, 3, 5
 
 
 class Gen00410Environment:
-    score_cap = 31.0
+    score_cap = 48.0
     max_steps = 200
 
     def __init__(self, sticky_action_prob=0.1):

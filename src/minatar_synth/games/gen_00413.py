@@ -43,7 +43,7 @@ LEFT, UP, RIGHT, DOWN, FIRE = 1, 2, 3, 4, 5
 
 
 class Gen00413Environment:
-    score_cap = 44.0
+    score_cap = 160.0
     max_steps = 300
 
     def __init__(self, sticky_action_prob=0.1):

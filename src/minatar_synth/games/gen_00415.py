@@ -40,7 +40,7 @@ UP, DOWN, FIRE = 2, 4, 5
 
 
 class Gen00415Environment:
-    score_cap = 22.0
+    score_cap = 53.0
     max_steps = 200
 
     def __init__(self, sticky_action_prob=0.1):

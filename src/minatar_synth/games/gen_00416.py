@@ -41,7 +41,7 @@ UP, DOWN, FIRE = 2, 4, 5
 
 
 class Gen00416Environment:
-    score_cap = 37.0
+    score_cap = 240.0
     max_steps = 500
 
     def __init__(self, sticky_action_prob=0.1):

@@ -39,7 +39,7 @@ UP, DOWN, FIRE = 2, 4, 5
 
 
 class Gen00418Environment:
-    score_cap = 55.0
+    score_cap = 160.0
     max_steps = 500
 
     def __init__(self, sticky_action_prob=0.1):

@@ -47,7 +47,7 @@ UP, DOWN, FIRE = 2, 4, 5
 
 
 class Gen00421Environment:
-    score_cap = 150.0
+    score_cap = 200.0
     max_steps = 400
 
     def __init__(self, sticky_action_prob=0.1):

@@ -41,7 +41,7 @@ LEFT, UP, RIGHT, DOWN, FIRE = 1, 2, 3, 4, 5
 
 
 class Gen00422Environment:
-    score_cap = 26.0
+    score_cap = 91.0
     max_steps = 500
 
     def __init__(self, sticky_action_prob=0.1):

@@ -45,7 +45,7 @@ UP, DOWN, FIRE = 2, 4, 5
 
 
 class Gen00423Environment:
-    score_cap = 44.0
+    score_cap = 97.0
     max_steps = 200
 
     def __init__(self, sticky_action_prob=0.1):

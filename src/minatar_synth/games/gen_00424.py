@@ -44,7 +44,7 @@ LEFT, UP, RIGHT, DOWN, FIRE = 1, 2, 3, 4, 5
 
 
 class Gen00424Environment:
-    score_cap = 210.0
+    score_cap = 220.0
     max_steps = 400
 
     def __init__(self, sticky_action_prob=0.1):

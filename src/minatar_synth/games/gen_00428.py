@@ -44,7 +44,7 @@ UP, DOWN, FIRE = 2, 4, 5
 
 
 class Gen00428Environment:
-    score_cap = 65.0
+    score_cap = 76.0
     max_steps = 300
 
     def __init__(self, sticky_action_prob=0.1):

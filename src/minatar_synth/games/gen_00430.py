@@ -43,7 +43,7 @@ UP, DOWN, FIRE = 2, 4, 5
 
 
 class Gen00430Environment:
-    score_cap = 87.0
+    score_cap = 91.0
     max_steps = 300
 
     def __init__(self, sticky_action_prob=0.1):

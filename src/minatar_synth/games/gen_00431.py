@@ -43,7 +43,7 @@ UP, DOWN, FIRE = 2, 4, 5
 
 
 class Gen00431Environment:
-    score_cap = 140.0
+    score_cap = 130.0
     max_steps = 400
 
     def __init__(self, sticky_action_prob=0.1):

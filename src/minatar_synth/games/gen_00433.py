@@ -43,7 +43,7 @@ LEFT, RIGHT, FIRE = 1, 3, 5
 
 
 class Gen00433Environment:
-    score_cap = 52.0
+    score_cap = 63.0
     max_steps = 200
 
     def __init__(self, sticky_action_prob=0.1):

@@ -41,7 +41,7 @@ UP, DOWN = 2, 4
 
 
 class Gen00434Environment:
-    score_cap = 62.0
+    score_cap = 70.0
     max_steps = 250
 
     def __init__(self, sticky_action_prob=0.1):

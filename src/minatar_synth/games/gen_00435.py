@@ -39,7 +39,7 @@ LEFT, RIGHT, FIRE = 1, 3, 5
 
 
 class Gen00435Environment:
-    score_cap = 71.0
+    score_cap = 94.0
     max_steps = 400
 
     def __init__(self, sticky_action_prob=0.1):

@@ -47,7 +47,7 @@ LEFT, UP, RIGHT, DOWN, FIRE = 1, 2, 3, 4, 5
 
 
 class Gen00436Environment:
-    score_cap = 22.0
+    score_cap = 57.0
     max_steps = 200
 
     def __init__(self, sticky_action_prob=0.1):

@@ -39,7 +39,7 @@ LEFT, RIGHT = 1, 3
 
 
 class Gen00438Environment:
-    score_cap = 85.0
+    score_cap = 88.0
     max_steps = 250
 
     def __init__(self, sticky_action_prob=0.1):

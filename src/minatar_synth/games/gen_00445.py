@@ -48,7 +48,7 @@ LEFT, UP, RIGHT, DOWN, FIRE = 1, 2, 3, 4, 5
 
 
 class Gen00445Environment:
-    score_cap = 38.0
+    score_cap = 140.0
     max_steps = 300
 
     def __init__(self, sticky_action_prob=0.1):

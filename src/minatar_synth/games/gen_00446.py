@@ -44,7 +44,7 @@ LEFT, UP, RIGHT, DOWN, FIRE = 1, 2, 3, 4, 5
 
 
 class Gen00446Environment:
-    score_cap = 67.0
+    score_cap = 71.0
     max_steps = 300
 
     def __init__(self, sticky_action_prob=0.1):

@@ -45,7 +45,7 @@ LEFT, RIGHT, FIRE = 1, 3, 5
 
 
 class Gen00451Environment:
-    score_cap = 120.0
+    score_cap = 140.0
     max_steps = 400
 
     def __init__(self, sticky_action_prob=0.1):

@@ -41,7 +41,7 @@ UP, DOWN, FIRE = 2, 4, 5
 
 
 class Gen00452Environment:
-    score_cap = 26.0
+    score_cap = 120.0
     max_steps = 300
 
     def __init__(self, sticky_action_prob=0.1):

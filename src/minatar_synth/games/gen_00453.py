@@ -44,7 +44,7 @@ LEFT, RIGHT, FIRE = 1, 3, 5
 
 
 class Gen00453Environment:
-    score_cap = 84.0
+    score_cap = 110.0
     max_steps = 200
 
     def __init__(self, sticky_action_prob=0.1):

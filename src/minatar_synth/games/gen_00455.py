@@ -40,7 +40,7 @@ LEFT, RIGHT = 1, 3
 
 
 class Gen00455Environment:
-    score_cap = 69.0
+    score_cap = 150.0
     max_steps = 400
 
     def __init__(self, sticky_action_prob=0.1):

@@ -38,7 +38,7 @@ LEFT, RIGHT, FIRE = 1, 3, 5
 
 
 class Gen00457Environment:
-    score_cap = 120.0
+    score_cap = 190.0
     max_steps = 400
 
     def __init__(self, sticky_action_prob=0.1):

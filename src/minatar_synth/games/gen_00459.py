@@ -41,7 +41,7 @@ LEFT, RIGHT, FIRE = 1, 3, 5
 
 
 class Gen00459Environment:
-    score_cap = 62.0
+    score_cap = 57.0
     max_steps = 200
 
     def __init__(self, sticky_action_prob=0.1):

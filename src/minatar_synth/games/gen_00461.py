@@ -46,7 +46,7 @@ UP, DOWN, FIRE = 2, 4, 5
 
 
 class Gen00461Environment:
-    score_cap = 34.0
+    score_cap = 72.0
     max_steps = 200
 
     def __init__(self, sticky_action_prob=0.1):

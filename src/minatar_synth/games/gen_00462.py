@@ -45,7 +45,7 @@ LEFT, RIGHT, FIRE = 1, 3, 5
 
 
 class Gen00462Environment:
-    score_cap = 83.0
+    score_cap = 130.0
     max_steps = 300
 
     def __init__(self, sticky_action_prob=0.1):

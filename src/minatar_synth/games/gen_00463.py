@@ -40,7 +40,7 @@ LEFT, RIGHT = 1, 3
 
 
 class Gen00463Environment:
-    score_cap = 88.0
+    score_cap = 110.0
     max_steps = 250
 
     def __init__(self, sticky_action_prob=0.1):

@@ -44,7 +44,7 @@ UP, DOWN, FIRE = 2, 4, 5
 
 
 class Gen00464Environment:
-    score_cap = 220.0
+    score_cap = 210.0
     max_steps = 500
 
     def __init__(self, sticky_action_prob=0.1):

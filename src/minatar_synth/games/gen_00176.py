@@ -1,30 +1,30 @@
-"""Gen 00450: move a diver along the bottom row to collect shells while dodging homing wasps.
+"""Gen 00176: move a drone along the bottom row to collect shells while dodging homing meteors.
 
 Rules
-- The diver is one cell on the bottom row (row 9). Actions 1 (left) and 3 (right) move it one column, stopping
-  at the edges. Other actions leave it in place.
+- The drone is one cell on the bottom row (row 9). Actions 1 (left) and 3 (right) move it one column, wrapping
+  round to the other side. Other actions leave it in place.
 - Shells appear in row 0 at a random column (chance 0.20 each step, if that cell is empty). They move one row
   down every step; they are gone when they leave the grid.
-- Wasps appear in row 0 at a random column (chance 0.15 each step, if that cell is empty). They move one row
-  down every step, each time also stepping one column toward the diver with chance 0.5; they are gone when
-  they leave the grid.
-- When the diver and an object share a cell (checked after the diver moves and again after the objects move),
-  the object is removed: a shell gives +1; a wasp ends the episode.
-- The episode ends at the first wasp touched or after `max_steps` (300) steps.
-- Each step: the diver moves, the objects move, new ones appear.
+- Meteors appear in row 0 at a random column (chance 0.20 each step, if that cell is empty). They move one row
+  down every second step, each time also stepping one column toward the drone with chance 0.5; they are gone
+  when they leave the grid.
+- When the drone and an object share a cell (checked after the drone moves and again after the objects move),
+  the object is removed: a shell gives +1; a meteor costs 1 point (-1 reward).
+- The episode ends after `max_steps` (300) steps.
+- Each step: the drone moves, the objects move, new ones appear.
 
 Channels of state()
-- 0 player: the diver.
-- 1 danger: the wasps.
+- 0 player: the drone.
+- 1 danger: the meteors.
 - 2 reward: the shells.
-- 5 gauge: the time left, a bar in row 9 from column 0 that shrinks from 10 cells to 0.
-Channels 3 (projectile), 4 (trail) are unused.
+- 4 trail: the cells objects occupied before they moved on this step.
+Channels 3 (projectile), 5 (gauge) are unused.
 
 Actions
 - 0 no-op, 1 left, 3 right; 2, 4 and 5 do nothing.
 
 Reward
-- +1 for each shell collected.
+- +1 for each shell collected; -1 for each meteor touched.
 """
 
 import numpy as np
@@ -33,13 +33,13 @@ GRID = 10
 BOTTOM = GRID - 1
 SHELL_CHANCE = 0.2  # chance each step that a new shell appears
 SHELL_PERIOD = 1  # steps per move of a shell
-WASP_CHANCE = 0.15  # chance each step that a new wasp appears
-WASP_PERIOD = 1  # steps per move of a wasp
+METEOR_CHANCE = 0.2  # chance each step that a new meteor appears
+METEOR_PERIOD = 2  # steps per move of a meteor
 LEFT, RIGHT = 1, 3
 
 
-class Gen00450Environment:
-    score_cap = 8.2
+class Gen00176Environment:
+    score_cap = 65.0
     max_steps = 300
 
     def __init__(self, sticky_action_prob=0.1):
@@ -53,8 +53,8 @@ class Gen00450Environment:
     def reset(self):
         self.player = [BOTTOM, GRID // 2]  # [row, col]
         self.shells = []  # each is [row, col, countdown]
-        self.wasps = []  # each is [row, col, countdown]
-        self.crashed = False
+        self.meteors = []  # each is [row, col, countdown]
+        self.trail = []  # (row, col) cells left by objects that moved on the last step
         self.steps = 0
         self.last_action = 0
         self.terminal = False
@@ -71,20 +71,21 @@ class Gen00450Environment:
         reward += self.touch()
 
         # Move the objects, then resolve what they reached.
+        self.trail = []
         self.shells = [shell for shell in self.shells if self.move_shell(shell)]
-        self.wasps = [wasp for wasp in self.wasps if self.move_wasp(wasp)]
+        self.meteors = [meteor for meteor in self.meteors if self.move_meteor(meteor)]
         reward += self.touch()
         self.spawn()
 
         self.steps += 1
-        self.terminal = self.crashed or self.steps >= self.max_steps
+        self.terminal = self.steps >= self.max_steps
         return reward, self.terminal
 
     def move_player(self, action):
         if action == LEFT:
-            self.player[1] = max(0, self.player[1] - 1)
+            self.player[1] = (self.player[1] - 1) % GRID
         elif action == RIGHT:
-            self.player[1] = min(BOTTOM, self.player[1] + 1)
+            self.player[1] = (self.player[1] + 1) % GRID
 
     def move_shell(self, shell):
         """Every SHELL_PERIOD steps move the shell; False once it has left the grid."""
@@ -92,30 +93,32 @@ class Gen00450Environment:
         if shell[-1] > 0:
             return True
         shell[-1] = SHELL_PERIOD
+        self.trail.append((shell[0], shell[1]))
         shell[0] += 1
         return shell[0] <= BOTTOM
 
-    def move_wasp(self, wasp):
-        """Every WASP_PERIOD steps move the wasp; False once it has left the grid."""
-        wasp[-1] -= 1
-        if wasp[-1] > 0:
+    def move_meteor(self, meteor):
+        """Every METEOR_PERIOD steps move the meteor; False once it has left the grid."""
+        meteor[-1] -= 1
+        if meteor[-1] > 0:
             return True
-        wasp[-1] = WASP_PERIOD
+        meteor[-1] = METEOR_PERIOD
+        self.trail.append((meteor[0], meteor[1]))
         if self.random.rand() < 0.5:
-            wasp[1] += int(np.sign(self.player[1] - wasp[1]))  # one step toward the diver
-        wasp[0] += 1
-        return wasp[0] <= BOTTOM
+            meteor[1] += int(np.sign(self.player[1] - meteor[1]))  # one step toward the drone
+        meteor[0] += 1
+        return meteor[0] <= BOTTOM
 
     def touch(self):
-        """Remove the objects on the diver's cell and resolve them; the reward they give."""
+        """Remove the objects on the drone's cell and resolve them; the reward they give."""
         reward = 0.0
         kept = [shell for shell in self.shells if shell[:2] != self.player]
         reward += len(self.shells) - len(kept)
         self.shells = kept
-        kept = [wasp for wasp in self.wasps if wasp[:2] != self.player]
-        hits = len(self.wasps) - len(kept)
-        self.wasps = kept
-        self.crashed = self.crashed or hits > 0
+        kept = [meteor for meteor in self.meteors if meteor[:2] != self.player]
+        hits = len(self.meteors) - len(kept)
+        self.meteors = kept
+        reward -= hits
         return reward
 
     def spawn(self):
@@ -124,22 +127,22 @@ class Gen00450Environment:
             cell = [0, self.random.randint(GRID)]
             if self.is_empty(cell):
                 self.shells.append(cell + [SHELL_PERIOD])
-        if self.random.rand() < WASP_CHANCE:
+        if self.random.rand() < METEOR_CHANCE:
             cell = [0, self.random.randint(GRID)]
             if self.is_empty(cell):
-                self.wasps.append(cell + [WASP_PERIOD])
+                self.meteors.append(cell + [METEOR_PERIOD])
 
     def is_empty(self, cell):
-        objects = self.shells + self.wasps
+        objects = self.shells + self.meteors
         return cell != self.player and all(obj[:2] != cell for obj in objects)
 
     def state(self):
         obs = np.zeros((GRID, GRID, 6), dtype=bool)
         obs[self.player[0], self.player[1], 0] = True
-        for wasp in self.wasps:
-            obs[wasp[0], wasp[1], 1] = True
+        for meteor in self.meteors:
+            obs[meteor[0], meteor[1], 1] = True
         for shell in self.shells:
             obs[shell[0], shell[1], 2] = True
-        time_left = -(-(self.max_steps - self.steps) * GRID // self.max_steps)  # rounded up
-        obs[BOTTOM, :time_left, 5] = True
+        for row, col in self.trail:
+            obs[row, col, 4] = True
         return obs
