@@ -1,7 +1,8 @@
 """Steps per second on one pinned core, policy included: our compiled engine against the JAX MinAtar peers.
 
 Ours: `wsp grade`'s compiled engine (`evaluation/compiled/`), exact (minatar's random stream, sticky actions,
-the reference's action choice), one worker, on a random dense 600-32-32-6 tanh network. The peers: gymnax 1.0.1
+the reference's action choice), one worker, on a random dense 600-32-32-6 tanh network drawn as the peers draw
+theirs (normal weights with deviations 0.1, 0.3 and 0.3 by layer, zero biases). The peers: gymnax 1.0.1
 and pgx-minatar 0.5.1, a batch of --batch environments stepped by `jax.lax.scan` under `jit` with the same
 network sizes in float32 (the observation flattened and padded to 600 inputs, or all of its 700 or 1000) and a
 categorical draw; they are not RNG-identical to minatar, and they reset finished episodes automatically. Each
@@ -101,8 +102,10 @@ def ours(game: str, core: int, seconds: float) -> float:
 
     warm_up()
     rng = np.random.default_rng(0)
+    scales = {"W1": 0.1, "W2": 0.3, "W3": 0.3}  # the peers' network (PEER): normal weights, zero biases
     weights = {
-        name: (rng.normal(size=shape) * 0.3).astype(np.float32) for name, shape in MINATAR_NETWORK.shapes.items()
+        name: (rng.normal(size=shape) * scales.get(name, 0.0)).astype(np.float32)
+        for name, shape in MINATAR_NETWORK.shapes.items()
     }
     episodes, rate = 16, 0.0
     while True:

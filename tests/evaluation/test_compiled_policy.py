@@ -8,29 +8,24 @@ from wspbench.evaluation.compiled.policy import (
     TANH_ERROR,
     UNIT,
     _tanh_into,
-    choose,
+    bound,
     count_bounds,
+    cumulative,
+    decide,
     global_bound,
-    logits_only,
-    logits_with_bound,
-    logits_with_rough_bound,
+    logits,
     prepare,
+    rough_bound,
 )
 from wspbench.networks import MINATAR_NETWORK, softmax_cdf
 
 
 @njit(cache=True)
 def _logits(active, count, arrays):
-    logits = np.zeros(6, np.float32)
-    margin = logits_with_bound(active, count, arrays, scratch_arrays(), logits)
-    return logits, margin
-
-
-@njit(cache=True)
-def _rough_logits(active, count, arrays):
-    logits = np.zeros(6, np.float32)
-    margin = logits_with_rough_bound(active, count, arrays, scratch_arrays(), logits)
-    return logits, margin
+    """The logits with their rough bound and their own bound, each computed from `logits`' scratch arrays."""
+    out, scratch = np.zeros(6, np.float32), scratch_arrays()
+    logits(active, count, arrays, scratch, out)
+    return out, rough_bound(active, count, arrays, scratch, out), bound(active, count, arrays, scratch, out)
 
 
 def _weights(seed, scale):
@@ -53,11 +48,9 @@ def test_bound_holds_against_forward_one():
         for active in _observations(seed, 150):
             x = np.zeros(600, np.float32)
             x[active] = 1.0
-            logits, margin = _logits(active.astype(np.int64), len(active), arrays)
-            rough_logits, rough_margin = _rough_logits(active.astype(np.int64), len(active), arrays)
+            out, rough_margin, margin = _logits(active.astype(np.int64), len(active), arrays)
             exact = MINATAR_NETWORK.forward_one(weights, x)
-            assert np.abs(logits.astype(np.float64) - exact).max() <= margin, (seed, len(active))
-            assert np.array_equal(rough_logits, logits)
+            assert np.abs(out.astype(np.float64) - exact).max() <= margin, (seed, len(active))
             assert margin <= rough_margin * (1 + 1e-5), (seed, len(active))  # (float32 against float64 sums)
 
 
@@ -87,35 +80,28 @@ def test_decisions_next_to_every_boundary_equal_the_reference():
         x = np.zeros(600, np.float32)
         x[active] = 1.0
         exact_cdf = softmax_cdf(MINATAR_NETWORK.forward_one(weights, x))
-        logits, margin = _logits(active.astype(np.int64), len(active), arrays)
+        out, _, margin = _logits(active.astype(np.int64), len(active), arrays)
+        cumulative(out, cdf)
         for boundary in exact_cdf[:-1]:
             for offset in (-1e-6, -1e-9, -1e-15, 0.0, 1e-15, 1e-9, 1e-6, 1e-3):
                 uniform = min(max(boundary + offset, 0.0), 1 - 2**-53)
-                action = choose(logits, margin, uniform, cdf)
+                action = decide(cdf, margin, uniform)
                 undecided += action < 0
                 assert action < 0 or action == int(np.searchsorted(exact_cdf, uniform, side="right"))
     assert undecided > 0
 
 
-@njit(cache=True)
-def _quick_logits(active, count, arrays):
-    logits = np.zeros(6, np.float32)
-    logits_only(active, count, arrays, scratch_arrays(), logits)
-    return logits
-
-
-def test_whole_program_bound_covers_every_row_and_the_bound_free_logits():
+def test_whole_program_bound_covers_every_rows_bound_and_logits():
     for seed, scale in enumerate((0.001, 0.02, 0.6, 5.0)):
         weights = _weights(seed, scale)
-        arrays, bound = prepare(weights), global_bound(weights)
+        arrays, whole = prepare(weights), global_bound(weights)
         for active in _observations(seed + 50, 100) + [np.arange(600)]:
             x = np.zeros(600, np.float32)
             x[active] = 1.0
             exact = MINATAR_NETWORK.forward_one(weights, x)
-            quick = _quick_logits(active.astype(np.int64), len(active), arrays)
-            _, margin = _logits(active.astype(np.int64), len(active), arrays)
-            assert margin <= bound
-            assert np.abs(quick.astype(np.float64) - exact).max() <= bound
+            out, _, margin = _logits(active.astype(np.int64), len(active), arrays)
+            assert margin <= whole
+            assert np.abs(out.astype(np.float64) - exact).max() <= whole
 
 
 def test_the_bound_for_a_count_of_active_inputs_covers_every_row_with_that_count():
@@ -131,8 +117,7 @@ def test_the_bound_for_a_count_of_active_inputs_covers_every_row_with_that_count
             x = np.zeros(600, np.float32)
             x[active] = 1.0
             exact = MINATAR_NETWORK.forward_one(weights, x)
-            quick = _quick_logits(active, len(active), arrays)
-            _, margin = _logits(active, len(active), arrays)
-            assert max(margin, _rough_logits(active, len(active), arrays)[1]) <= bounds[len(active)]
-            assert np.abs(quick.astype(np.float64) - exact).max() <= bounds[len(active)]
+            out, rough_margin, margin = _logits(active, len(active), arrays)
+            assert max(margin, rough_margin) <= bounds[len(active)]
+            assert np.abs(out.astype(np.float64) - exact).max() <= bounds[len(active)]
         assert np.all(np.diff(bounds) >= 0)

@@ -27,12 +27,13 @@ from wspbench.evaluation.compiled.common import CANDIDATES, FIRST_FIELD, LAST_AC
 from wspbench.evaluation.compiled.mt19937 import WORDS, random_sample, seed_pair
 from wspbench.evaluation.compiled.policy import (
     ACTIONS,
-    choose,
+    bound,
     count_bounds,
-    logits_only,
-    logits_with_bound,
-    logits_with_rough_bound,
+    cumulative,
+    decide,
+    logits,
     prepare,
+    rough_bound,
 )
 from wspbench.evaluation.compiled.synth import play as synth
 from wspbench.games.minatar import ACTION_SEED, EPISODE_SEED, STICKY_ACTION_PROB
@@ -48,7 +49,6 @@ SYNTH = GENERATED + 1  # the first hand-written synthetic twin's code (its index
 NEXT, UNDECIDED, FINISHED = range(3)
 DONE, OVERFLOWED = 0, -1
 REPORT_EVERY = 16
-QUICK_LIMIT = 1e-2  # the widest bound (`count_bounds`) worth a first, bound-free decision
 COMPILE_SECONDS = 90  # the first compilation of every twin, measured with `wsp warmup` on a quiet 2-core machine: 85 s
 COMPILING = f"compiling the game engine, first run only, about {COMPILE_SECONDS} s (`wsp warmup` builds it ahead)"
 log = logging.getLogger(__name__)
@@ -142,7 +142,7 @@ def run(
     lengths,
     max_steps,
     weights,
-    quick_bounds,
+    bounds,
     uniforms,
     actions,
     undecided,
@@ -158,7 +158,7 @@ def run(
     active = np.zeros(CANDIDATES, np.int64)
     observations = 0
     work = scratch_arrays()
-    logits = np.zeros(ACTIONS, np.float32)
+    out = np.zeros(ACTIONS, np.float32)
     cdf = np.zeros(ACTIONS, np.float64)
     reported = control[FINISHED]
     patience = max(1, slots // 4)
@@ -176,16 +176,13 @@ def run(
                 observations += 1
                 n = observe(game, s, active, seen, observations)
                 uniform = random_sample(keys, positions, 2 * slot + 1)
-                action = -1
-                if quick_bounds[n] <= QUICK_LIMIT:  # the cheap logits decide unless the draw is near a boundary
-                    logits_only(active, n, weights, work, logits)
-                    action = choose(logits, quick_bounds[n], uniform, cdf)
-                else:  # the row's rough bound decides unless the draw is near a boundary
-                    margin = logits_with_rough_bound(active, n, weights, work, logits)
-                    action = choose(logits, margin, uniform, cdf)
+                logits(active, n, weights, work, out)
+                cumulative(out, cdf)  # then the bounds from cheap to tight, until one decides (`policy.py`)
+                action = decide(cdf, bounds[n], uniform)  # `count_bounds`
                 if action < 0:
-                    margin = logits_with_bound(active, n, weights, work, logits)
-                    action = choose(logits, margin, uniform, cdf)
+                    action = decide(cdf, rough_bound(active, n, weights, work, out), uniform)
+                if action < 0:
+                    action = decide(cdf, bound(active, n, weights, work, out), uniform)
                 if action < 0:
                     row = control[UNDECIDED]
                     undecided[row] = slot
@@ -282,7 +279,7 @@ def play(
     returns = np.zeros(len(queue), np.float64)
     lengths = np.zeros(len(queue), np.int64)
     arrays = prepare(weights)
-    quick_bounds = count_bounds(weights)  # per count of active inputs; above QUICK_LIMIT each row's own bound
+    bounds = count_bounds(weights)  # per count of active inputs, the first bound `run` tries
     scores, steps = np.zeros(slots, np.float64), np.zeros(slots, np.int64)
     uniforms, actions, undecided = np.zeros(slots), np.zeros(slots, np.int64), np.zeros(slots, np.int64)
     undecided_inputs = np.zeros((slots, 600), np.uint8)
@@ -305,7 +302,7 @@ def play(
             lengths,
             max_steps,
             arrays,
-            quick_bounds,
+            bounds,
             uniforms,
             actions,
             undecided,

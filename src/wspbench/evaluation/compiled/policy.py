@@ -1,13 +1,13 @@
 """The 600-32-32-6 tanh policy on a sparse observation, with a rigorous bound on its distance to the reference.
 
-The logits functions compute the logits from the list of active inputs (the first layer is b1 plus the sum
-of the W1 rows of the active inputs) and a bound on their distance to the reference's one-row numpy
-computation (`Network.forward_one`, whose float32 rounding order is BLAS's); `choose` then says which action
-a uniform draw picks, or that it lies so close to a cumulative-probability boundary that the reference could
-pick another. Three bounds, from cheap to tight: `count_bounds` holds for every observation with the same
-number of active inputs (used with `logits_only` when it is small), `logits_with_rough_bound` for one
-observation without any product with |W|, and `logits_with_bound` for one observation as below; the engine
-tries them in that order.
+`logits` computes the logits from the list of active inputs (the first layer is b1 plus the sum of the W1
+rows of the active inputs), once; three bounds on their distance to the reference's one-row numpy computation
+(`Network.forward_one`, whose float32 rounding order is BLAS's) then follow from cheap to tight, each read off
+the sums `logits` left in its scratch arrays: `count_bounds` holds for every observation with the same number
+of active inputs (computed once per network), `rough_bound` for one observation without any product with
+|W|, and `bound` for one observation as below. `cumulative` and `decide` then say which action a uniform draw
+picks, or that it lies so close to a cumulative-probability boundary that the reference could pick another;
+the engine tries the bounds in that order until one decides.
 All are compiled with error_model="numpy": without Python's zero-division checks the loops vectorize.
 
 The bound, per unit and layer, in units of u = 2**-24 (float32 rounding):
@@ -80,26 +80,33 @@ def _tanh_into(z, h):
 
 
 @njit(cache=True, error_model="numpy")
-def _activate(z, error, h):
-    """tanh of the sums into h; the propagated error bound replaces `error`."""
-    _tanh_into(z, h)
-    for j in range(z.shape[0]):
+def _propagate(h, error):
+    """The bound after tanh (see the module docstring): `error` bounds the sums' distance before it, h = tanh."""
+    for j in range(h.shape[0]):
         reach = max(abs(np.float64(h[j])) - error[j] - TANH_ERROR, 0.0)
         error[j] = error[j] * max(1.0 - reach * reach, 0.0) + TANH_ERROR
 
 
 @njit(cache=True, error_model="numpy", fastmath={"reassoc", "contract"})
 def _add_rows(w, b, active, count, z):
-    """z = b plus the rows `active[:count]` of w (layer 1). The inner loop runs to `z.shape[0]`, not to the
-    constant 32: LLVM then vectorizes it behind a run-time overlap check (a constant count is unrolled into
+    """z = b plus the rows `active[:count]` of w (layer 1), four rows at a time: each pass loads and stores z
+    once, so the loop waits on memory a quarter as often. The inner loops run to `z.shape[0]`, not to the
+    constant 32: LLVM then vectorizes them behind a run-time overlap check (a constant count is unrolled into
     scalar code, about 4x slower)."""
     units = z.shape[0]
     for j in range(units):
         z[j] = b[j]
-    for t in range(count):
+    t = 0
+    while t + 4 <= count:
+        r0, r1, r2, r3 = w[active[t]], w[active[t + 1]], w[active[t + 2]], w[active[t + 3]]
+        for j in range(units):
+            z[j] += (r0[j] + r1[j]) + (r2[j] + r3[j])
+        t += 4
+    while t < count:
         row = w[active[t]]
         for j in range(units):
             z[j] += row[j]
+        t += 1
 
 
 @njit(cache=True, error_model="numpy", fastmath={"reassoc", "contract"})
@@ -115,25 +122,22 @@ def _dots(h, wt, b, z):
 
 
 @njit(cache=True, error_model="numpy", fastmath={"reassoc", "contract"})
-def _dense(h, carried, wt, abs_wt, b, abs_b, z, error, spread):
-    """`_dots`, and its bound against the reference (see the module docstring)."""
+def _dense_error(h, carried, abs_wt, abs_b, z, error, spread):
+    """The bound on `_dots`'s z against the reference (see the module docstring)."""
     weight = 2 * _gamma(h.shape[0] + 2)
     for i in range(h.shape[0]):
         spread[i] = np.float32(weight * abs(np.float64(h[i])) + carried[i])
     for j in range(z.shape[0]):
-        row, abs_row = wt[j], abs_wt[j]
-        total = np.float32(0.0)
+        abs_row = abs_wt[j]
         bound = np.float32(0.0)
         for i in range(h.shape[0]):
-            total += h[i] * row[i]
             bound += spread[i] * abs_row[i]
-        z[j] = total + b[j]
         error[j] = np.float64(bound) + weight * abs_b[j] + 2 * UNIT * abs(np.float64(z[j]))
 
 
 @njit(cache=True, error_model="numpy")
 def _rough_error(h, carried, column_sum, abs_b, z, error):
-    """`_dense`'s error with sum_i (2 gamma |h_i| + e_i) |w_ij| bounded by max_i (...) * sum_i |w_ij|."""
+    """`_dense_error` with sum_i (2 gamma |h_i| + e_i) |w_ij| bounded by max_i (...) * sum_i |w_ij|."""
     weight = 2 * _gamma(h.shape[0] + 2)
     reach = 0.0
     for i in range(h.shape[0]):
@@ -151,62 +155,59 @@ def _largest(error):
 
 
 @njit(cache=True, error_model="numpy")
-def logits_only(active, count, weights, scratch, logits):
-    """The logits of the observation whose active inputs are `active[:count]`, without a bound (the engine
-    uses `global_bound` with them)."""
+def logits(active, count, weights, scratch, out):
+    """The logits of the observation whose active inputs are `active[:count]`, into `out`. The layers' sums
+    and activations stay in `scratch`, where `rough_bound` and `bound` read them."""
     w1, _, b1, _, w2t, _, b2, _, w3t, _, b3, _, _, _, _ = weights
     z1, _, h1, _, z2, h2, _, _, _ = scratch
     _add_rows(w1, b1, active, count, z1)
     _tanh_into(z1, h1)
     _dots(h1, w2t, b2, z2)
     _tanh_into(z2, h2)
-    _dots(h2, w3t, b3, logits)
+    _dots(h2, w3t, b3, out)
 
 
 @njit(cache=True, error_model="numpy")
-def logits_with_rough_bound(active, count, weights, scratch, logits):
-    """The same logits, and a bound looser than `logits_with_bound`'s that needs no product with |W|: each
-    sum over inputs of (carried error) * |w| is bounded by the largest carried error times the sum of |w| over
-    the whole column (`prepare`), and layer 1's sum of |w| over the active rows by the sum of each active
-    row's largest |w|. Every term dominates its `logits_with_bound` counterpart, so this bound holds whenever
-    that one does. Returns SAFETY * max bound."""
-    w1, _, b1, abs_b1, w2t, _, b2, abs_b2, w3t, _, b3, abs_b3, row_max, column_sum2, column_sum3 = weights
+def rough_bound(active, count, weights, scratch, out):
+    """A bound on the distance of `logits`' last result `out` to the reference's, looser than `bound`'s but
+    with no product with |W|: each sum over inputs of (carried error) * |w| is bounded by the largest carried
+    error times the sum of |w| over the whole column (`prepare`), and layer 1's sum of |w| over the active
+    rows by the sum of each active row's largest |w|. Every term dominates its `bound` counterpart, so this
+    bound holds whenever that one does. Returns SAFETY * max bound."""
+    _, _, _, abs_b1, _, _, _, abs_b2, _, _, _, abs_b3, row_max, column_sum2, column_sum3 = weights
     z1, _, h1, e1, z2, h2, e2, e3, _ = scratch
-    _add_rows(w1, b1, active, count, z1)
     rows = 0.0
     for t in range(count):
         rows += row_max[active[t]]
     weight = 2 * _gamma(count + 2)
     for j in range(z1.shape[0]):
         e1[j] = weight * (rows + abs_b1[j]) + 2 * UNIT * abs(np.float64(z1[j]))
-    _activate(z1, e1, h1)
-    _dots(h1, w2t, b2, z2)
+    _propagate(h1, e1)
     _rough_error(h1, e1, column_sum2, abs_b2, z2, e2)
-    _activate(z2, e2, h2)
-    _dots(h2, w3t, b3, logits)
-    _rough_error(h2, e2, column_sum3, abs_b3, logits, e3)
+    _propagate(h2, e2)
+    _rough_error(h2, e2, column_sum3, abs_b3, out, e3)
     return _largest(e3)
 
 
 @njit(cache=True, error_model="numpy")
-def logits_with_bound(active, count, weights, scratch, logits):
-    """The same logits and the bound of the module docstring. Returns SAFETY * max bound."""
-    w1, abs_w1, b1, abs_b1, w2t, abs_w2t, b2, abs_b2, w3t, abs_w3t, b3, abs_b3, _, _, _ = weights
+def bound(active, count, weights, scratch, out):
+    """The bound of the module docstring on the distance of `logits`' last result `out` to the reference's.
+    Returns SAFETY * max bound."""
+    _, abs_w1, _, abs_b1, _, abs_w2t, _, abs_b2, _, abs_w3t, _, abs_b3, _, _, _ = weights
     z1, s1, h1, e1, z2, h2, e2, e3, spread = scratch
-    _add_rows(w1, b1, active, count, z1)
     _add_rows(abs_w1, abs_b1, active, count, s1)
     weight = 2 * _gamma(count + 2)
     for j in range(z1.shape[0]):
         e1[j] = weight * np.float64(s1[j]) + 2 * UNIT * abs(np.float64(z1[j]))
-    _activate(z1, e1, h1)
-    _dense(h1, e1, w2t, abs_w2t, b2, abs_b2, z2, e2, spread)
-    _activate(z2, e2, h2)
-    _dense(h2, e2, w3t, abs_w3t, b3, abs_b3, logits, e3, spread)
+    _propagate(h1, e1)
+    _dense_error(h1, e1, abs_w2t, abs_b2, z2, e2, spread)
+    _propagate(h2, e2)
+    _dense_error(h2, e2, abs_w3t, abs_b3, out, e3, spread)
     return _largest(e3)
 
 
 def global_bound(weights) -> float:
-    """The largest value `logits_with_bound` can return for any observation: its formula with every input
+    """The largest value `bound` can return for any observation: its formula with every input
     at its worst (600 active inputs, |h| = 1, tanh slopes 1, |z| at most sum |w| + |b|), in float64, times
     SAFETY once more for the rounding of these sums."""
 
@@ -224,12 +225,12 @@ def global_bound(weights) -> float:
 
 
 def count_bounds(weights) -> np.ndarray:
-    """For each count k of active inputs (0 to 600), the largest value `logits_with_rough_bound` (hence
-    `logits_with_bound`) can return for any observation with k active inputs: its formula with the k
-    largest of each sum over active rows (row maxima, and each column's |w|), |h| = 1 and tanh slopes 1,
-    in float64, times SAFETY once more for the rounding of these sums. A draw farther than `bounds[k]` from
-    every boundary is decided by `logits_only` without computing the row's own bound: a network's few active
-    inputs give a far narrower bound than `global_bound`'s 600 (dense trained networks: about 1e-4)."""
+    """For each count k of active inputs (0 to 600), the largest value `rough_bound` (hence `bound`) can return
+    for any observation with k active inputs: its formula with the k largest of each sum over active rows (row
+    maxima, and each column's |w|), |h| = 1 and tanh slopes 1, in float64, times SAFETY once more for the
+    rounding of these sums. A draw farther than `bounds[k]` from every boundary is decided without computing
+    the row's own bound: a network's few active inputs give a far narrower bound than `global_bound`'s 600
+    (dense trained networks: about 1e-4)."""
     w1 = np.abs(np.asarray(weights["W1"], dtype=np.float32).astype(np.float64))
     b1 = np.abs(np.asarray(weights["b1"], dtype=np.float32).astype(np.float64))
     k = np.arange(w1.shape[0] + 1, dtype=np.float64)[:, None]
@@ -248,35 +249,38 @@ def count_bounds(weights) -> np.ndarray:
     return SAFETY * SAFETY * carried[:, 0]
 
 
-@njit(cache=True)
-def choose(logits, margin, uniform, cdf):
-    """`choice(6, p=softmax(logits))` with the draw `uniform`; the action, or -1 when the draw is too close
-    to a boundary for these logits to decide."""
-    top = np.float64(logits[0])
+@njit(cache=True, error_model="numpy")
+def cumulative(out, cdf):
+    """`cdf[k]` = the sum of exp(logit - top) over actions 0..k: `choice`'s cumulative probabilities times their
+    total, `cdf[ACTIONS - 1]` (no division: `decide` scales the draw instead)."""
+    top = np.float64(out[0])
     for k in range(1, ACTIONS):
-        top = max(top, np.float64(logits[k]))
+        top = max(top, np.float64(out[k]))
     total = 0.0
     for k in range(ACTIONS):
-        cdf[k] = math.exp(np.float64(logits[k]) - top)
-        total += cdf[k]
-    running = 0.0
-    for k in range(ACTIONS):
-        running += cdf[k] / total
-        cdf[k] = running
-    last = cdf[ACTIONS - 1]
+        total += math.exp(np.float64(out[k]) - top)
+        cdf[k] = total
+
+
+@njit(cache=True, error_model="numpy")
+def decide(cdf, margin, uniform):
+    """`choice(6, p=softmax(logits))` with the draw `uniform`, from `cumulative`'s sums of logits within
+    `margin` of the reference's; the action, or -1 when the draw is too close to a boundary to decide."""
+    total = cdf[ACTIONS - 1]
+    draw = uniform * total
+    doubt = (margin + CDF_SLACK) * total
     action = 0
-    for k in range(ACTIONS):
-        cdf[k] /= last
-        if cdf[k] <= uniform:
+    for k in range(ACTIONS - 1):
+        if cdf[k] <= draw:
             action += 1
-        if k < ACTIONS - 1 and abs(cdf[k] - uniform) <= margin + CDF_SLACK:
+        if abs(cdf[k] - draw) <= doubt:
             return -1
     return action
 
 
 def prepare(weights) -> tuple:
     """The weight arrays the logits functions take: each tensor (W2 and W3 transposed) and its absolute value,
-    contiguous float32, then for `logits_with_rough_bound` each W1 row's largest |w| and the column sums of
+    contiguous float32, then for `rough_bound` each W1 row's largest |w| and the column sums of
     |W2| and |W3| in float64 (their rounding, like that of the float32 bound sums, is covered by SAFETY)."""
     arrays = []
     for name in ("W1", "b1", "W2", "b2", "W3", "b3"):
