@@ -14,6 +14,7 @@ from wspbench.baselines.ppo import (
     backward,
     forward,
     initial,
+    sparse_inputs,
     train,
     trained_network,
 )
@@ -73,6 +74,24 @@ def test_the_hand_written_gradients_match_finite_differences(activation):
             down = loss(params)
             p[index] += 1e-6
             assert (up - down) / 2e-6 == pytest.approx(g[index], rel=1e-4, abs=1e-7)
+
+
+def test_sparse_inputs_give_the_dense_inputs_outputs_and_gradients():
+    """The updates hold the rollout's inputs as a sparse matrix (`ppo.py`); the first layer's products then
+    sum fewer terms, in another order, so they agree to float32 rounding."""
+    generator = np.random.default_rng(2)
+    params = initial((600, 32, 32, 6), 1.0, generator)
+    x = ((generator.random((64, 600)) < 0.05) / generator.uniform(1, 3, 600)).astype(np.float32)
+    scale = (1 + np.arange(600) % 3).astype(np.float32)
+    assert np.array_equal(sparse_inputs(x, scale).toarray(), x / scale)
+    dense_out, dense_cache = forward(params, x / scale, "tanh")
+    sparse_out, sparse_cache = forward(params, sparse_inputs(x, scale)[np.arange(64)], "tanh")
+    d_out = generator.standard_normal(dense_out.shape).astype(np.float32)
+    assert np.allclose(sparse_out, dense_out, rtol=1e-5, atol=1e-6)
+    thins = backward(params, sparse_cache, d_out, "tanh")
+    for dense, thin in zip(backward(params, dense_cache, d_out, "tanh"), thins, strict=True):
+        assert isinstance(thin, np.ndarray) and thin.dtype == np.float32
+        assert np.allclose(thin, dense, rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.parametrize("task_id", ["original/breakout", "synth/ferry", "superbeam"])

@@ -6,7 +6,9 @@ the same hidden shape estimates values. `environments` episodes run side by side
 (`Task.environments`: compiled code for the original games), each slot taking the next of the task's training
 episodes when its episode ends (never a scoring one). Every `rollout` steps, generalised advantage estimates
 feed `epochs` passes of clipped-objective minibatch updates with Adam, the learning rate falling linearly to 0,
-as in CleanRL's ppo.py. The gradients of a three-layer network are written out by hand, in float32.
+as in CleanRL's ppo.py. The gradients of a three-layer network are written out by hand, in float32. The
+updates hold the rollout's inputs as a sparse matrix: a MinAtar observation has a few dozen of its 600 inputs
+on, so the first layer's products, most of an update's work, shrink about tenfold.
 
 Inputs are divided by a fixed scale per input, the largest magnitude the first rollout saw (at least 1); that
 rollout only measures it. Rewards are divided by a running deviation of the discounted return. `checkpoints`
@@ -27,6 +29,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 import numpy as np
+from numba import njit
+from scipy import sparse
 
 from wspbench.networks import Network, Weights
 from wspbench.tasks.spec import TRAINED_NETWORKS, Task
@@ -135,7 +139,7 @@ def train(
             advantages = advantages.astype(np.float32)
             rate = budget.learning_rate * (1.0 - update / updates)
             learn(policy, critic, policy_adam, critic_adam, budget, rate, activation, generator, idle,
-                  observations.reshape(n * t_max, -1) / scale, actions.reshape(-1), log_probs.reshape(-1),
+                  sparse_inputs(observations.reshape(n * t_max, -1), scale), actions.reshape(-1), log_probs.reshape(-1),
                   advantages.reshape(-1), (advantages + values).reshape(-1).astype(np.float32))  # fmt: skip
         if scale is not None and budget.checkpoints and (update + 1) % max(1, updates // budget.checkpoints) == 0:
             candidate = weights_of(network, policy, scale)
@@ -190,6 +194,27 @@ def learn(policy, critic, policy_adam, critic_adam, budget, rate, activation, ge
             value, cache = forward(critic, xb, activation)
             d_value = (value[:, 0] - ret[batch])[:, None] / size
             critic_adam.step(critic, clipped(backward(critic, cache, d_value, activation), budget), rate)
+
+
+def sparse_inputs(x: np.ndarray, scale: np.ndarray) -> sparse.csr_array:
+    """x / scale as a sparse matrix (scipy's own conversion scans the dense rollout several times slower)."""
+    return sparse.csr_array(_nonzero_rows(x, scale), shape=x.shape)
+
+
+@njit(cache=True)
+def _nonzero_rows(x, scale):
+    """The CSR arrays (data, indices, indptr) of x / scale."""
+    indptr = np.zeros(x.shape[0] + 1, np.int32)
+    for i in range(x.shape[0]):
+        indptr[i + 1] = indptr[i] + np.count_nonzero(x[i])
+    data, indices = np.empty(indptr[-1], np.float32), np.empty(indptr[-1], np.int32)
+    k = 0
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            if x[i, j] != 0:
+                data[k], indices[k] = x[i, j] / scale[j], j
+                k += 1
+    return data, indices, indptr
 
 
 def initial(sizes, output_gain: float, generator: np.random.Generator) -> Params:
