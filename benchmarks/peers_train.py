@@ -59,8 +59,7 @@ def flat(obs):
     x = obs.reshape(obs.shape[0], -1).astype(jnp.float32)
     return jnp.pad(x, ((0, 0), (0, inputs - x.shape[1])))
 
-total_updates = updates
-schedule = lambda count: RATE * (1.0 - (count // (EPOCHS * MINIBATCHES)) / total_updates)
+schedule = lambda count: RATE * (1.0 - (count // (EPOCHS * MINIBATCHES)) / updates)
 optimiser = optax.chain(optax.clip_by_global_norm(MAX_NORM), optax.adam(schedule, eps=1e-5))
 
 def loss(net, x, a, old_log_p, advantage, target):

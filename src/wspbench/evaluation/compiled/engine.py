@@ -192,7 +192,6 @@ def run(
                         undecided_inputs[row, active[t]] = 1
                     control[UNDECIDED] = row + 1
                     waiting[slot] = 1
-                if action < 0:
                     continue
             else:
                 action = actions[slot]
