@@ -10,7 +10,11 @@ peer runs in its own Python (its own JAX): --gymnax-python and --pgx-python, by 
 $WSP_PGX_PYTHON (skipped when missing; the tests never need them: `pip install gymnax==1.0.1`, and pgx-minatar
 0.5.1 with pgx 2.0.1 and jax 0.4.23).
 
-    python benchmarks/peers_speed.py [--games breakout,freeway] [--batch 1024] [--core 0]
+A shared machine's speed drifts by tens of percent within minutes, so one timing of each says little: each
+peer compiles once and stays up, and --rounds rounds time ours and then each peer in turn, every one on the
+same core; the table gives each one's median, and the median over rounds of ours / the faster peer that round.
+
+    python benchmarks/peers_speed.py [--games breakout,freeway] [--rounds 5] [--batch 1024] [--core 0]
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -85,48 +90,70 @@ run = jax.jit(run)
 carry = jax.vmap(reset)(jax.random.split(k4, batch))
 carry = run(carry, key)
 jax.block_until_ready(carry)
-started = time.perf_counter()
-carry = run(carry, jax.random.PRNGKey(1))
-jax.block_until_ready(carry)
-print(json.dumps({"steps_per_second": batch * steps / (time.perf_counter() - started)}))
+print("ready", flush=True)
+for round_ in sys.stdin:  # one timed run per line
+    started = time.perf_counter()
+    carry = run(carry, jax.random.PRNGKey(int(round_)))
+    jax.block_until_ready(carry)
+    print(json.dumps({"steps_per_second": batch * steps / (time.perf_counter() - started)}), flush=True)
 """
 GAMES = "asterix,breakout,freeway,seaquest,space_invaders"
 
 
-def ours(game: str, core: int, seconds: float) -> float:
-    """Our compiled engine's steps per second on `game`, one worker pinned to `core`, a random dense network."""
-    os.sched_setaffinity(0, {core})
-    from wspbench.evaluation.compiled.engine import play, warm_up
-    from wspbench.games.minatar import MAX_STEPS
-    from wspbench.networks import MINATAR_NETWORK
+class Ours:
+    """Our compiled engine on `game`, one worker pinned to `core`, a random dense network: the first timing
+    doubles the episodes until a run takes `seconds`, and every later one plays that many."""
 
-    warm_up()
-    rng = np.random.default_rng(0)
-    scales = {"W1": 0.1, "W2": 0.3, "W3": 0.3}  # the peers' network (PEER): normal weights, zero biases
-    weights = {
-        name: (rng.normal(size=shape) * scales.get(name, 0.0)).astype(np.float32)
-        for name, shape in MINATAR_NETWORK.shapes.items()
-    }
-    episodes, rate = 16, 0.0
-    while True:
+    def __init__(self, game: str, core: int, seconds: float):
+        os.sched_setaffinity(0, {core})
+        from wspbench.evaluation.compiled.engine import play, warm_up
+        from wspbench.games.minatar import MAX_STEPS
+        from wspbench.networks import MINATAR_NETWORK
+
+        warm_up()
+        rng = np.random.default_rng(0)
+        scales = {"W1": 0.1, "W2": 0.3, "W3": 0.3}  # the peers' network (PEER): normal weights, zero biases
+        weights = {
+            name: (rng.normal(size=shape) * scales.get(name, 0.0)).astype(np.float32)
+            for name, shape in MINATAR_NETWORK.shapes.items()
+        }
+        self.play = lambda episodes: play(game, MINATAR_NETWORK, weights, list(range(episodes)), MAX_STEPS, 64)
+        self.episodes = 16
+        while self.timed() < seconds:
+            self.episodes *= 2
+
+    def timed(self) -> float:
         started = time.perf_counter()
-        results = play(game, MINATAR_NETWORK, weights, list(range(episodes)), MAX_STEPS, 64)
+        results = self.play(self.episodes)
         elapsed = time.perf_counter() - started
-        rate = sum(length for _, length in results) / elapsed
-        if elapsed >= seconds:
-            return rate
-        episodes *= 2
+        self.rate = sum(length for _, length in results) / elapsed
+        return elapsed
 
 
-def peer(python: str | None, library: str, game: str, batch: int, steps: int, core: int) -> float | None:
-    if not python or not Path(python).exists():
-        return None
-    command = [python, "-c", PEER, library, game, str(batch), str(steps), str(core)]
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode:
-        print(f"{library} {game}: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.returncode}")
-        return None
-    return json.loads(done.stdout.strip().splitlines()[-1])["steps_per_second"]
+class Peer:
+    """A peer library in its own Python, compiled once, timing one run of its scan per `rate()` call."""
+
+    def __init__(self, python: str | None, library: str, game: str, batch: int, steps: int, core: int):
+        self.process = None
+        if not python or not Path(python).exists():
+            return
+        command = [python, "-c", PEER, library, game, str(batch), str(steps), str(core)]
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        if self.process.stdout.readline().strip() != "ready":
+            print(f"{library} {game}: failed to start (exit {self.process.wait()})")
+            self.process = None
+
+    def rate(self, round_: int) -> float | None:
+        if self.process is None:
+            return None
+        self.process.stdin.write(f"{round_ + 1}\n")
+        self.process.stdin.flush()
+        return json.loads(self.process.stdout.readline())["steps_per_second"]
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.process.stdin.close()
+            self.process.wait()
 
 
 def main() -> None:
@@ -135,6 +162,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=1024)
     parser.add_argument("--steps", type=int, default=500, help="the peers' scan length per timed run")
     parser.add_argument("--seconds", type=float, default=2.0, help="at least this long a timed run of ours")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating timings of ours and each peer")
     parser.add_argument("--core", type=int, default=0)
     parser.add_argument("--gymnax-python", default=os.environ.get("WSP_GYMNAX_PYTHON"), help="a Python with gymnax")
     parser.add_argument("--pgx-python", default=os.environ.get("WSP_PGX_PYTHON"), help="a Python with pgx-minatar")
@@ -143,16 +171,25 @@ def main() -> None:
     console.print(
         f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; pinned to core {options.core}"
     )
-    table = Table(title=f"steps per second, one core, policy included (peers: batch {options.batch})")
-    for column in ("game", "ours (exact)", "gymnax", "pgx-minatar", "ours / faster peer"):
+    table = Table(title=f"steps per second, one core, policy included, medians of {options.rounds} rounds")
+    for column in ("game", "ours (exact)", f"gymnax (batch {options.batch})", "pgx-minatar", "ours / faster peer"):
         table.add_column(column, justify="left" if column == "game" else "right")
     for game in options.games.split(","):
-        mine = ours(game, options.core, options.seconds)
-        rates = [peer(python, library, game, options.batch, options.steps, options.core)
-                 for python, library in ((options.gymnax_python, "gymnax"), (options.pgx_python, "pgx"))]  # fmt: skip
-        known = [rate for rate in rates if rate]
-        ratio = f"{mine / max(known):.2f}" if known else "-"
-        table.add_row(game, f"{mine:,.0f}", *(f"{rate:,.0f}" if rate else "-" for rate in rates), ratio)
+        mine = Ours(game, options.core, options.seconds)
+        peers = [
+            Peer(python, library, game, options.batch, options.steps, options.core)
+            for python, library in ((options.gymnax_python, "gymnax"), (options.pgx_python, "pgx"))
+        ]
+        rates: list[list[float | None]] = []
+        for round_ in range(options.rounds):
+            mine.timed()
+            rates.append([mine.rate, *(peer.rate(round_) for peer in peers)])
+        for peer in peers:
+            peer.close()
+        medians = [statistics.median(column) if None not in column else None for column in zip(*rates, strict=True)]
+        ratios = [row[0] / max(r for r in row[1:] if r) for row in rates if any(row[1:])]
+        ratio = f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f})" if ratios else "-"
+        table.add_row(game, *(f"{rate:,.0f}" if rate else "-" for rate in medians), ratio)
     console.print(table)
     console.print(f"load average after: {os.getloadavg()[0]:.2f}")
 

@@ -3,7 +3,6 @@
 import numpy as np
 from numba import njit
 
-from wspbench.evaluation.compiled.engine import scratch_arrays
 from wspbench.evaluation.compiled.policy import (
     TANH_ERROR,
     UNIT,
@@ -12,20 +11,27 @@ from wspbench.evaluation.compiled.policy import (
     count_bounds,
     cumulative,
     decide,
+    first_layer,
     global_bound,
-    logits,
+    layer_arrays,
     prepare,
     rough_bound,
+    scratch_arrays,
+    upper_layers,
 )
 from wspbench.networks import MINATAR_NETWORK, softmax_cdf
 
 
 @njit(cache=True)
 def _logits(active, count, arrays):
-    """The logits with their rough bound and their own bound, each computed from `logits`' scratch arrays."""
-    out, scratch = np.zeros(6, np.float32), scratch_arrays()
-    logits(active, count, arrays, scratch, out)
-    return out, rough_bound(active, count, arrays, scratch, out), bound(active, count, arrays, scratch, out)
+    """The logits of one observation, the third row of a batch of five as the engine computes them (the other
+    rows hold other sums), with the row's rough bound and its own bound."""
+    layers, scratch = layer_arrays(5), scratch_arrays()
+    layers[0][:] = 3.0
+    first_layer(active, count, arrays, layers, 2)
+    upper_layers(arrays, layers)
+    margins = rough_bound(active, count, arrays, layers, 2, scratch), bound(active, count, arrays, layers, 2, scratch)
+    return layers[4][2].copy(), margins[0], margins[1]
 
 
 def _weights(seed, scale):

@@ -3,20 +3,23 @@
 A game's spec names its twin here (`GameSpec.compiled`, a module of this package); the compiled functions
 take the twin's index in TWINS, since one compiled `run` serves every twin.
 
-`run` advances every live slot in turn: observe (straight into the list of active inputs), draw the action
-uniform, decide with the bounded logits (`policy.py`), then act through the sticky-action wrapper. A slot
-whose episode ends takes the next queued episode (reseeded generators, reset game). A slot whose decision
-is undecided waits while the others play on; its observation is copied out, and once enough slots wait,
-`run` returns so that Python computes the reference's one-row actions. Each slot has its own generators, so
-the order in which slots advance changes nothing. `run` also returns when all episodes are done, when a
-progress report is due, or on an error.
+`run` advances the live slots in rounds. Each slot that decides observes (straight into the list of active
+inputs), draws its action uniform and sums its first layer; the upper layers of all of them are then computed
+at once (`policy.upper_layers`); then each slot decides with its bounded logits (`policy.py`) and acts through
+the sticky-action wrapper. A slot whose episode ends takes the next queued episode (reseeded generators, reset
+game). A slot whose decision is undecided waits while the others play on; its observation is copied out, and
+once enough slots wait, `run` returns so that Python computes the reference's one-row actions. Each slot has
+its own generators, so the order in which slots advance changes nothing. `run` also returns when all
+episodes are done, when a progress report is due, or on an error.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import time
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -31,9 +34,12 @@ from wspbench.evaluation.compiled.policy import (
     count_bounds,
     cumulative,
     decide,
-    logits,
+    first_layer,
+    layer_arrays,
     prepare,
     rough_bound,
+    scratch_arrays,
+    upper_layers,
 )
 from wspbench.evaluation.compiled.synth import play as synth
 from wspbench.games.minatar import ACTION_SEED, EPISODE_SEED, STICKY_ACTION_PROB
@@ -157,32 +163,40 @@ def run(
     seen = np.zeros(600, np.int64)
     active = np.zeros(CANDIDATES, np.int64)
     observations = 0
-    work = scratch_arrays()
-    out = np.zeros(ACTIONS, np.float32)
+    layers = layer_arrays(slots)
+    scratch = scratch_arrays()
+    counts = np.zeros(slots, np.int64)
+    drawn = np.zeros(slots)
     cdf = np.zeros(ACTIONS, np.float64)
     reported = control[FINISHED]
     patience = max(1, slots // 4)
     while True:
         live = 0
-        for slot in range(slots):
-            item = slot_item[slot]
-            if item < 0:
+        for slot in range(slots):  # observe every slot that decides this round, through the first layer
+            if slot_item[slot] < 0:
                 continue
             live += 1
-            if waiting[slot] == 1:
+            if waiting[slot] == 0:
+                observations += 1
+                counts[slot] = observe(game, states[slot], active, seen, observations)
+                drawn[slot] = random_sample(keys, positions, 2 * slot + 1)
+                first_layer(active, counts[slot], weights, layers, slot)
+        upper_layers(weights, layers)
+        for slot in range(slots):  # decide (the bounds from cheap to tight, `policy.py`) and act
+            item = slot_item[slot]
+            if item < 0 or waiting[slot] == 1:
                 continue
             s = states[slot]
             if waiting[slot] == 0:
-                observations += 1
-                n = observe(game, s, active, seen, observations)
-                uniform = random_sample(keys, positions, 2 * slot + 1)
-                logits(active, n, weights, work, out)
-                cumulative(out, cdf)  # then the bounds from cheap to tight, until one decides (`policy.py`)
+                n, uniform = counts[slot], drawn[slot]
+                cumulative(layers[4][slot], cdf)
                 action = decide(cdf, bounds[n], uniform)  # `count_bounds`
+                if action < 0:  # the row's own bounds read its active inputs again
+                    observations += 1
+                    observe(game, s, active, seen, observations)
+                    action = decide(cdf, rough_bound(active, n, weights, layers, slot, scratch), uniform)
                 if action < 0:
-                    action = decide(cdf, rough_bound(active, n, weights, work, out), uniform)
-                if action < 0:
-                    action = decide(cdf, bound(active, n, weights, work, out), uniform)
+                    action = decide(cdf, bound(active, n, weights, layers, slot, scratch), uniform)
                 if action < 0:
                     row = control[UNDECIDED]
                     undecided[row] = slot
@@ -218,20 +232,6 @@ def run(
             return pending
         if live == 0 or (report and control[FINISHED] - reported >= REPORT_EVERY):
             return DONE
-
-
-@njit(cache=True)
-def scratch_arrays():
-    z1 = np.zeros(32, np.float32)
-    s1 = np.zeros(32, np.float32)
-    h1 = np.zeros(32, np.float32)
-    e1 = np.zeros(32, np.float64)
-    z2 = np.zeros(32, np.float32)
-    h2 = np.zeros(32, np.float32)
-    e2 = np.zeros(32, np.float64)
-    e3 = np.zeros(6, np.float64)
-    spread = np.zeros(32, np.float32)
-    return z1, s1, h1, e1, z2, h2, e2, e3, spread
 
 
 class Overflow(RuntimeError):
@@ -284,50 +284,67 @@ def play(
     undecided_inputs = np.zeros((slots, 600), np.uint8)
     reported = 0
     waiting = np.zeros(slots, np.int64)
-    cdfs: dict[bytes, np.ndarray] = {}
-    while True:
-        outcome = run(
-            code,
-            control,
-            states,
-            keys,
-            positions,
-            slot_item,
-            waiting,
-            scores,
-            steps,
-            queue,
-            returns,
-            lengths,
-            max_steps,
-            arrays,
-            bounds,
-            uniforms,
-            actions,
-            undecided,
-            undecided_inputs,
-            progress is not None,
-        )
-        if compiling:
-            log.warning(
-                "the game engine compiled in %.0f s; later runs load it from the cache", time.perf_counter() - started
+    cdfs: dict[bytes, list[float]] = {}
+    with _one_blas_thread():
+        while True:
+            outcome = run(
+                code,
+                control,
+                states,
+                keys,
+                positions,
+                slot_item,
+                waiting,
+                scores,
+                steps,
+                queue,
+                returns,
+                lengths,
+                max_steps,
+                arrays,
+                bounds,
+                uniforms,
+                actions,
+                undecided,
+                undecided_inputs,
+                progress is not None,
             )
-            compiling = False
-        if outcome == OVERFLOWED:
-            raise Overflow(f"a {twin} list outgrew its capacity")
-        for row in range(control[UNDECIDED]):  # (a progress report can come with a few rows waiting)
-            key = undecided_inputs[row].tobytes()
-            if key not in cdfs:  # observations repeat across episodes (the same start, the same early moves)
-                cdfs[key] = _reference_cdf(network, weights, undecided_inputs[row].astype(np.float32))
-            actions[undecided[row]] = int(np.searchsorted(cdfs[key], uniforms[row], side="right"))
-            waiting[undecided[row]] = 2
-        control[UNDECIDED] = 0
-        if progress and control[FINISHED] > reported:
-            progress(int(control[FINISHED] - reported))
-            reported = int(control[FINISHED])
-        if outcome == DONE and (slot_item < 0).all():
-            break
+            if compiling:
+                seconds = time.perf_counter() - started
+                log.warning("the game engine compiled in %.0f s; later runs load it from the cache", seconds)
+                compiling = False
+            if outcome == OVERFLOWED:
+                raise Overflow(f"a {twin} list outgrew its capacity")
+            pending = int(control[UNDECIDED])  # (a progress report can come with a few rows waiting)
+            for row, slot, uniform in zip(range(pending), undecided.tolist(), uniforms.tolist(), strict=False):
+                key = undecided_inputs[row].tobytes()
+                if key not in cdfs:  # observations repeat across episodes (the same start, the same early moves)
+                    cdfs[key] = _reference_cdf(network, weights, undecided_inputs[row].astype(np.float32)).tolist()
+                actions[slot] = bisect_right(cdfs[key], uniform)  # `choice`: searchsorted(cdf, draw, side="right")
+                waiting[slot] = 2
+            control[UNDECIDED] = 0
+            if progress and control[FINISHED] > reported:
+                progress(int(control[FINISHED] - reported))
+                reported = int(control[FINISHED])
+            if outcome == DONE and (slot_item < 0).all():
+                break
     return list(zip(returns.tolist(), lengths.tolist(), strict=True))
+
+
+def _one_blas_thread():
+    """Hold BLAS to one thread while `run` plays: its matrix products are small, and BLAS threads that
+    spin-wait beside it on a pinned or busy core made a run slower, not faster."""
+    return _blas_libraries().limit(limits=1, user_api="blas")
+
+
+@functools.cache
+def _blas_libraries():
+    """threadpoolctl's view of the loaded BLAS libraries, taken once per process (about 5 ms) after loading
+    scipy's, which numba calls: threadpoolctl sees only libraries already loaded."""
+    import scipy.linalg.cython_blas  # noqa: F401
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 def twin_of(spec, source: str) -> tuple[str, np.ndarray | None] | None:
