@@ -60,14 +60,10 @@ def _twist(keys, g):
     keys[g, WORDS - 1] = np.uint32(_mix(keys, g, WORDS - 1, 0, SHIFT - 1))
 
 
-@njit(cache=True)
-def next_word(keys, positions, g):
-    """The next tempered 32-bit output (as uint64)."""
-    if positions[g] >= WORDS:
-        _twist(keys, g)
-        positions[g] = 0
-    y = np.uint64(keys[g, positions[g]])
-    positions[g] += 1
+@njit(cache=True, inline="always")
+def _temper(word):
+    """MT19937's output function of one state word (as uint64)."""
+    y = np.uint64(word)
     y ^= y >> np.uint64(11)
     y ^= (y << np.uint64(7)) & np.uint64(0x9D2C5680)
     y ^= (y << np.uint64(15)) & np.uint64(0xEFC60000)
@@ -76,10 +72,28 @@ def next_word(keys, positions, g):
 
 
 @njit(cache=True)
+def next_word(keys, positions, g):
+    """The next tempered 32-bit output (as uint64)."""
+    if positions[g] >= WORDS:
+        _twist(keys, g)
+        positions[g] = 0
+    position = positions[g]
+    positions[g] = position + 1
+    return _temper(keys[g, position])
+
+
+@njit(cache=True)
 def random_sample(keys, positions, g):
-    """`RandomState.random_sample()` (and `rand()`): a double in [0, 1) with 53 random bits."""
-    high = next_word(keys, positions, g) >> np.uint64(5)
-    low = next_word(keys, positions, g) >> np.uint64(6)
+    """`RandomState.random_sample()` (and `rand()`): a double in [0, 1) with 53 random bits, from two words
+    (read together when no twist comes between them: one position update instead of two)."""
+    position = positions[g]
+    if position + 2 <= WORDS:
+        positions[g] = position + 2
+        high = _temper(keys[g, position]) >> np.uint64(5)
+        low = _temper(keys[g, position + 1]) >> np.uint64(6)
+    else:
+        high = next_word(keys, positions, g) >> np.uint64(5)
+        low = next_word(keys, positions, g) >> np.uint64(6)
     return (float(high) * 67108864.0 + float(low)) / 9007199254740992.0
 
 
