@@ -96,7 +96,7 @@ bubblewrap_part() {
             return
         fi
         apt-get update -q >/dev/null
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q bubblewrap >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q bubblewrap libseccomp2 >/dev/null
     fi
     echo "[ci] bubblewrap: using $(command -v bwrap)"
     WSP_REQUIRE_PARTS+=" bubblewrap"

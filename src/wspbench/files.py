@@ -87,9 +87,10 @@ def check_output_file(path: Path) -> Path:
     return path
 
 
-def write_atomic(path: str | Path, data: bytes) -> None:
+def write_atomic(path: str | Path, data: bytes, private: bool = False) -> None:
     """Replace the file `path` with `data` atomically (see the module docstring), creating its folder; OSError
-    says why it could not (a folder, FIFO or device at `path` is refused, not replaced)."""
+    says why it could not (a folder, FIFO or device at `path` is refused, not replaced). `private`: readable by
+    its owner only (mode 0600), from the moment it exists."""
     path = Path(path)
     with contextlib.suppress(FileNotFoundError):
         mode = os.lstat(path).st_mode
@@ -101,7 +102,8 @@ def write_atomic(path: str | Path, data: bytes) -> None:
         raise OSError(f"{path.parent} is not a folder") from None
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        os.fchmod(fd, 0o666 & ~_UMASK)  # as open() would make it (mkstemp makes 0600)
+        if not private:
+            os.fchmod(fd, 0o666 & ~_UMASK)  # as open() would make it (mkstemp makes 0600)
         with os.fdopen(fd, "wb") as stream:
             stream.write(data)
             stream.flush()

@@ -1,4 +1,4 @@
-"""Check values read from untrusted files (`whole`, `real`, `text`, `sized`): a type and a range, or BadValue
+"""Check values read from untrusted files (`whole`, `real`, `text`, `choice`, `sized`): a type and a range, or BadValue
 naming the value. Reading the files themselves, with bounds, is `wspbench/files.py`."""
 
 from __future__ import annotations
@@ -29,6 +29,13 @@ def text(value, what: str, optional: bool = False) -> str | None:
     if isinstance(value, str) or (optional and value is None):
         return value
     raise BadValue(f"{what} must be {'text or null' if optional else 'text'}, not {shown(value)}")
+
+
+def choice(value, what: str, choices: tuple[str, ...]) -> str:
+    """`value` when it is one of `choices`, else BadValue."""
+    if isinstance(value, str) and value in choices:
+        return value
+    raise BadValue(f"{what} must be one of {', '.join(choices)}, not {shown(value)}")
 
 
 def sized(value, what: str, kind: type, limit: int):

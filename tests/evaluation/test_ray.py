@@ -26,6 +26,7 @@ from wspbench.harness.clients import OfflineClient
 from wspbench.harness.record import RunConfig
 from wspbench.harness.runs import RunDir, build_manifest, run_batch
 from wspbench.tasks import get_task
+from wspbench.tasks.held_out import SECRET_FILE, new_secret
 
 pytestmark = pytest.mark.slow  # starts Ray clusters
 
@@ -216,11 +217,13 @@ def test_grade_on_the_cluster_equals_local(cluster):
 
 def test_run_batch_on_the_cluster_equals_local(cluster, tmp_path):
     """Requests and records in the driver's threads, training and held-out gradings on the cluster: the same
-    records as a local run."""
+    records as a local run (the two run directories hold one secret, so they draw the same held-out episodes)."""
     tasks = [get_task("original/breakout"), get_task("synth/ferry")]
     config = RunConfig("reference", protocol="feedback", rounds=2, episodes=150, train_episodes=130)
-    scores = {}
+    scores, secret = {}, new_secret()
     for name, executor in (("local", None), ("ray", cluster)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / SECRET_FILE).write_text(secret)
         run_dir = RunDir(tmp_path / name)
         run_dir.open(build_manifest(config, tasks))
         assert run_batch(run_dir, tasks, OfflineClient("reference"), config, 2, executor=executor) == [

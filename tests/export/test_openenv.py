@@ -297,7 +297,8 @@ def test_reading_and_repair_tasks_reset_and_step(servers, task_id):
 @pytest.mark.parametrize("task_id", ["synth/ferry", "identify-choice/breakout/1"])
 def test_the_agent_protocol_over_a_websocket_session_scores_what_wsp_run_scores(servers, task_id):
     """Each step is a turn: the reference agent's blocks run in the session's sandboxed kernel, its play is graded
-    on training episodes, and the step that submits is graded on the held-out episodes as one-shot `reference`."""
+    on training episodes, and the step that submits is graded on held-out episodes drawn by the session's own
+    secret, whose key the result publishes (identify has none: its one question)."""
     need_sandbox()
     websockets = websockets_client()
     fast, _ = servers
@@ -320,11 +321,13 @@ def test_the_agent_protocol_over_a_websocket_session_scores_what_wsp_run_scores(
         assert [(b["kind"], b["status"], b["passes"], b["output"]) for b in step["observation"]["blocks"]] == [
             (b.kind, b.status, b.passes, b.output) for b in entry.blocks
         ]
-    assert (
-        steps[1]["reward"]
-        == record.test.normalized
-        == get_task(task_id).grade(task.offline_answer("reference"), task.scoring_episodes(2), workers=1).normalized
+    key = steps[1]["observation"]["result"]["held_out_key"]
+    assert (key is None) == (record.held_out_key is None) == (task.secret_episodes is None) and (
+        key is None or key != record.held_out_key
     )
+    for graded, drawn_by in ((steps[1]["reward"], key), (record.test.normalized, record.held_out_key)):
+        episodes = task.held_out_episodes(2, drawn_by)
+        assert graded == task.grade(task.offline_answer("reference"), episodes, workers=1).normalized
 
 
 def test_an_idle_session_expires_and_a_dropped_client_frees_its_slot_at_once():

@@ -26,14 +26,17 @@ def sandbox():
     need_sandbox()
 
 
-def test_reference_agent_scores_what_the_one_shot_reference_scores_with_an_audit(tmp_path):
+def test_reference_agent_grades_the_reference_on_its_drawn_episodes_with_an_audit(tmp_path):
     agent_run, one_shot = tmp_path / "agent", tmp_path / "one-shot"
     result = offline_run(agent_run, "reference-agent", ",".join(TASKS), *AGENT)
     assert result.exit_code == 0, result.output
     assert offline_run(one_shot, "reference", ",".join(TASKS)).exit_code == 0
     for task_id in TASKS:
         mine, reference = record(agent_run, task_id), record(one_shot, task_id)
-        assert without_seconds(mine["test"]) == without_seconds(reference["test"]), task_id
+        task = get_task(task_id)  # the agent's held-out episodes are drawn by the run's secret (identify has none)
+        drawn = task.grade(task.offline_answer("reference"), task.held_out_episodes(3, mine["held_out_key"]))
+        assert without_seconds(mine["test"]) == without_seconds(drawn.to_json()), task_id
+        assert (mine["held_out_key"] is None) == task_id.startswith("identify") and reference["held_out_key"] is None
         assert mine["protocol"] == "agent" and mine["best_round"] == 2 and len(mine["rounds"]) == 2
         blocks = [block for entry in mine["rounds"] for block in entry["blocks"]]
         assert [(b["kind"], b["status"]) for b in blocks] == [

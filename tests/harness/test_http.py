@@ -212,10 +212,11 @@ def record(out, task_id):
     return json.loads((Path(out) / "tasks" / f"{get_task(task_id).slug}.json").read_text())
 
 
-def graded(answer: str, episodes: int = 3) -> dict:
-    """What `wsp grade original/breakout` gives for `answer` on the first `episodes` episodes."""
+def graded(answer: str, episodes: int = 3, key: str | None = None) -> dict:
+    """What `wsp grade original/breakout` gives for `answer` on the first `episodes` episodes (`key`: on the held-out
+    episodes it draws, as `--held-out-key` does)."""
     task = get_task("original/breakout")
-    return task.grade(answer, task.scoring_episodes(episodes), workers=1).to_json()
+    return task.grade(answer, task.held_out_episodes(episodes, key), workers=1).to_json()
 
 
 # --- the client on its own ----------------------------------------------------------------------------
@@ -440,7 +441,7 @@ def test_feedback_run_where_round_two_improves(server, key, tmp_path):
     assert len(scores) == 3 and scores[1] > scores[0] and scores[1] > scores[2]
     assert rec["best_round"] == 2
     assert rec["rounds"][0]["train"]["episodes"] == [100000, 100001, 100002, 100003]  # not scoring episodes
-    assert rec["test"]["normalized"] == graded(GOOD)["normalized"]
+    assert rec["test"]["normalized"] == graded(GOOD, key=rec["held_out_key"])["normalized"]  # drawn episodes
     second = server.requests[1]["json"]["messages"]  # the model saw its reply and grouped results
     assert [m["role"] for m in second] == ["system", "user", "assistant", "user"]
     assert "training episodes" in second[3]["content"] and "episodes 100000..100000" in second[3]["content"]

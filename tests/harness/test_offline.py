@@ -89,7 +89,9 @@ def test_zero_model_feedback_runs_every_round_and_scores_the_zero_network(tmp_pa
     assert len(rec["rounds"]) == 2 and rec["best_round"] == 1
     assert rec["rounds"][0]["train"]["episodes"] == [100000, 100001, 100002]
     assert rec["rounds"][0]["feedback"] == task.feedback(Score.from_json(rec["rounds"][0]["train"]))
-    assert rec["test"]["normalized"] == task.grade(task.offline_answer("zero"), [0, 1, 2], workers=1).normalized
+    drawn = task.held_out_episodes(3, rec["held_out_key"])  # feedback: episodes drawn by the run's secret
+    assert rec["test"]["episodes"] == drawn and rec["test"]["episodes"] != [0, 1, 2]
+    assert rec["test"]["normalized"] == task.grade(task.offline_answer("zero"), drawn, workers=1).normalized
     assert [m["role"] for m in rec["messages"]] == ["system", "user", "assistant", "user", "assistant"]
     assert rec["messages"][3]["content"] == rec["rounds"][0]["feedback"]
 

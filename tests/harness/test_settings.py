@@ -15,6 +15,7 @@ from tests.conftest import need_sandbox
 from wspbench.cli import app
 from wspbench.harness.runs import RunDir
 from wspbench.harness.settings import RunSettings
+from wspbench.tasks import get_task
 
 NOT_SETTINGS = {  # what a run is of, and how the command line shows it: the command's own options
     "model", "tasks", "out", "base_url", "api_key_env", "limit", "max_prompt_tokens", "dry_run", "executor",
@@ -70,11 +71,13 @@ def test_evaluate_and_wsp_run_record_the_same_agent_run(tmp_path, monkeypatch):
             return {
                 k: timeless(v)
                 for k, v in data.items()
-                if k not in ("seconds", "timings", "started_at", "finished_at", "latency_s")
+                if k not in ("seconds", "timings", "started_at", "finished_at", "latency_s", "held_out_key", "test")
             }
         return [timeless(v) for v in data] if isinstance(data, list) else data
 
     (by_cli,) = cli[1]
+    for one in (record, by_cli):  # each run draws its held-out episodes by a secret of its own
+        assert list(one.test.episodes) == get_task("synth/ferry").held_out_episodes(3, one.held_out_key)
     assert json.dumps(timeless(record.to_json()), sort_keys=True) == json.dumps(
         timeless(by_cli.to_json()), sort_keys=True
     )

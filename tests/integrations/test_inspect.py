@@ -89,6 +89,24 @@ def requests_of(record) -> list[list[dict]]:
     return sent
 
 
+def drawn(task, answer: str, key: str | None) -> dict:
+    """What a grade on the held-out episodes `key` draws gives (feedback and agent; identify has none: its own)."""
+    score = task.grade(answer, task.held_out_episodes(EPISODES, key)).to_json()
+    return score | ({"held_out_key": key} if key else {})
+
+
+def same_draws(inspect_score, record, task) -> None:
+    """Inspect's scorer and `wsp run` each draw the held-out episodes by a secret of their own: each grade is the
+    answer's on the episodes its published key draws."""
+    key = inspect_score.metadata.get("held_out_key")
+    assert (key is None) == (record.held_out_key is None) == (task.secret_episodes is None)
+    assert key is None or key != record.held_out_key
+    same_score(inspect_score, drawn(task, inspect_score.answer, key))
+    expected = drawn(task, inspect_score.answer, record.held_out_key)
+    expected.pop("held_out_key", None)
+    assert timeless(record.test.to_json()) == timeless(expected)
+
+
 def same_score(inspect_score, expected: dict) -> None:
     assert timeless(inspect_score.metadata) == timeless(expected)
     assert inspect_score.value == expected["normalized"]
@@ -173,8 +191,7 @@ def test_feedback_sends_what_the_harness_sends(tmp_path, task_id):
     assert [timeless(r["train"]) for r in rounds] == [r.train and timeless(r.train.to_json()) for r in record.rounds]
     score = sample.scores["registry_score"]
     assert score.answer == task.offline_answer("reference")
-    same_score(score, record.test.to_json())
-    same_score(score, wsp_grade(tmp_path, task_id, score.answer))
+    same_draws(score, record, task)
 
 
 @pytest.mark.parametrize(
@@ -199,7 +216,7 @@ def test_agent_sends_what_the_harness_sends_and_keeps_the_same_blocks(tmp_path, 
     assert sample.metadata["best_round"] == record.best_round
     inspect_blocks = [[timeless_block(b) for b in r["blocks"]] for r in sample.store["wspbench:rounds"]]
     assert inspect_blocks == [[timeless_block(block_json(b)) for b in r.blocks] for r in record.rounds]
-    same_score(sample.scores["registry_score"], record.test.to_json())
+    same_draws(sample.scores["registry_score"], record, task)
 
 
 def timeless_block(block: dict) -> dict:

@@ -167,9 +167,18 @@ def test_a_block_cannot_take_the_next_ones_limits_or_output(kernel):
     still_serves(kernel)
 
 
-def test_a_thread_left_spinning_after_its_block_ends_the_kernel_within_seconds(kernel):
+def test_a_thread_left_spinning_after_its_block_runs_no_more_until_the_next_block(kernel):
+    """As root the host freezes the sandbox between requests (its cgroup's freezer): a thread a block left spinning
+    stops with it, its CPU time counted in the blocks that follow. Without a freezer the kernel lets it use
+    IDLE_CPU_S between blocks, then SIGXCPU ends the kernel."""
     spin = "import threading\ndef spin():\n    while True:\n        pass\nthreading.Thread(target=spin).start()"
     assert kernel.run(spin).status == "ok"
+    if kernel.group is not None and kernel.group.freezer is not None:
+        before = kernel.group.cpu_seconds()
+        time.sleep(2)
+        assert kernel.group.cpu_seconds() - before < 0.05
+        still_serves(kernel)
+        return
     ended = time.monotonic() + 20  # IDLE_CPU_S (2 s of CPU), a second of rounding, and a loaded machine's share
     while kernel.process.poll() is None and time.monotonic() < ended:
         time.sleep(0.1)
@@ -367,16 +376,53 @@ def test_no_block_can_raise_a_limit(kernel, limit):
     still_serves(kernel)
 
 
+FORGE = """
+import json, os, struct, sys
+def forge(message):
+    data = json.dumps(message).encode()
+    os.write(201, struct.pack(">I", len(data)) + data)
+frame = sys._getframe()
+while frame is not None and "request" not in frame.f_locals:
+    frame = frame.f_back
+asked = frame.f_locals["request"].get("id")  # the request this block answers, found in the kernel's own frames
+"""
+
+
 def test_the_host_cuts_the_output_whatever_the_kernel_says_of_it(kernel):
-    """A block that forges the kernel's reply (its output longer than the limit, its size understated) still
-    comes back cut to the limit by the host."""
-    forged = (
-        "import json, struct, os\nreply = json.dumps({'status': 'ok', 'output': 'y' * 15000, 'bytes': 1})\n"
-        "os.write(201, struct.pack('>I', len(reply)) + reply.encode())\nimport time; time.sleep(1)"
-    )
-    result = kernel.run(forged)
+    """A block that forges the kernel's reply to its own request (its output longer than the limit, its size
+    understated) still comes back cut to the limit by the host."""
+    result = kernel.run(FORGE + "forge({'id': asked, 'status': 'ok', 'output': 'y' * 15000, 'bytes': 1})")
     assert len(result.output) <= LIMITS.output_chars + 100 and "output cut" in result.output
     kernel.close()
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        "forge({'status': 'ok', 'output': 'forged', 'bytes': 6})",  # the finding as written: no id
+        "forge({'id': asked, 'status': 'ok', 'output': 'forged', 'bytes': 6})",  # its own request's id, found
+        "forge({'id': asked, 'status': 'ok', 'output': 'x', 'bytes': 1}); forge({'data': 5})",  # a read's answer too
+        "forge({'id': asked, 'status': 'ok', 'output': 'x', 'bytes': 1}); forge({'id': 'next', 'data': 'eA=='})",
+    ],
+    ids=["no id", "its own id", "a read's answer", "a guessed id"],
+)
+def test_a_forged_reply_never_answers_a_later_request(kernel, forged):
+    """issue 53.2: a block that writes replies on the kernel's channel may at most forge its own result; the
+    reply left over (the kernel's real one, or a forged answer to the next request) is a lost kernel: the next
+    request fails cleanly (OSError for a file, a restarted kernel for a block), never with the wrong answer or an
+    exception of another kind."""
+    kernel.write_file("answer.txt", b"mine")
+    result = kernel.run(FORGE + forged)
+    if result.status == "killed":  # the forged reply was read first and answered nothing: the kernel started again
+        assert result.restarted and "does not answer the request" in result.output
+        with pytest.raises(FileNotFoundError):  # a file written since the start is lost with the kernel
+            kernel.read_file("answer.txt", 10)
+        still_serves(kernel, restarted=True)
+        return
+    assert result.status == "ok" and result.output in ("forged", "x")  # the block's own result, forged
+    with pytest.raises(OSError, match="the kernel was lost"):
+        kernel.read_file("answer.txt", 10)
+    still_serves(kernel, restarted=True)
 
 
 def test_no_ptys_and_no_shared_memory(kernel):
@@ -413,3 +459,184 @@ def test_the_host_ends_a_block_that_uses_more_cpu_than_its_limit_however_it_does
         result = kernel.run(spin)
         assert result.status == "cpu limit" and result.restarted and result.seconds < 20, result
         assert kernel.run("print(6 * 7)").output == "42\n"
+
+
+# --- issue 53: nothing runs between blocks, a syscall filter, cgroups under the host's, a user per sandbox -------
+
+SPINNERS = """
+import os, resource, signal, threading, time
+def fork_spinners():
+    time.sleep(0.3)  # after the block has returned
+    for i in range(12):
+        if os.fork() == 0:
+            signal.signal(signal.SIGXCPU, signal.SIG_IGN)
+            hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+            resource.setrlimit(resource.RLIMIT_CPU, (hard, hard))
+            while True:
+                pass
+threading.Thread(target=fork_spinners, daemon=True).start()
+print("left behind")
+"""
+
+
+def test_processes_a_leftover_thread_starts_never_run_between_blocks(kernel):
+    """issue 53.3, the finding as written: a thread that outlives its block forks 12 spinners that raise their soft
+    CPU limit and ignore SIGXCPU. The sandbox is frozen from the block's reply to the next request, so nothing of
+    it runs while the host waits for the model (on 37e7731 they took both cores); what they use in a later block
+    counts against that block's CPU limit, and its end kills them."""
+    if kernel.group is None or kernel.group.cpu_seconds() is None:
+        pytest.skip("this host gives the sandbox no cgroup (not root): docs/agent.md says what is left")
+    assert kernel.run(SPINNERS).output == "left behind\n"
+    before = kernel.group.cpu_seconds()
+    time.sleep(3)
+    assert kernel.group.cpu_seconds() - before < 0.05
+    result = kernel.run(
+        "import time\ntime.sleep(1)\nprint(len([p for p in __import__('os').listdir('/proc') if p.isdigit()]))"
+    )
+    assert result.status in ("ok", "cpu limit"), result
+    processes = kernel.run("import os\nprint(len([p for p in os.listdir('/proc') if p.isdigit()]))")
+    assert int(processes.output) <= 2  # bubblewrap's init and the kernel: the spinners ended with their block
+    before = kernel.group.cpu_seconds()
+    time.sleep(1)
+    assert kernel.group.cpu_seconds() - before < 0.05
+
+
+VSOCK = """
+import socket
+try:
+    server = socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)
+    server.bind((socket.VMADDR_CID_ANY, 9999))
+    print("bound")
+except OSError as error:
+    print(error.errno)
+"""
+
+
+def test_no_vsock_and_no_socket_family_but_local_ones(kernel):
+    """issue 53.4: AF_VSOCK has no network namespace (it reaches the hypervisor); it and every family but unix,
+    inet and inet6 (a private loopback) are refused with EAFNOSUPPORT."""
+    import errno
+    import socket
+
+    assert kernel.run(VSOCK).output == f"{errno.EAFNOSUPPORT}\n"
+    families = [int(family) for family in (socket.AF_NETLINK, socket.AF_PACKET, 40, 45, 63, 64, 1000)]
+    probe = (
+        "import socket\nfor family in {families!r}:\n    try:\n        socket.socket(family, socket.SOCK_DGRAM)\n"
+        "        print('made')\n    except OSError as error:\n        print(error.errno)"
+    )
+    assert kernel.run(probe.format(families=families)).output.split() == [str(errno.EAFNOSUPPORT)] * len(families)
+    local = "import socket\nfor f in (socket.AF_UNIX, socket.AF_INET, socket.AF_INET6):\n    socket.socket(f).close()"
+    local += "\nprint('ok')"
+    assert kernel.run(local).output == "ok\n"
+    still_serves(kernel)
+
+
+CALL = """
+import ctypes, json
+libc = ctypes.CDLL(None, use_errno=True)
+def call(number, *args):
+    ctypes.set_errno(0)
+    result = libc.syscall(ctypes.c_long(number), *[ctypes.c_ulong(a) if isinstance(a, int) else a for a in args])
+    return result, ctypes.get_errno()
+buffer = ctypes.create_string_buffer(4096)
+attributes = ctypes.create_string_buffer(bytes([1, 0, 0, 0, 128, 0, 0, 0]) + bytes(120))
+"""
+# The calls the finding saw succeed in the sandbox, with arguments that succeed without a filter.
+WORKED_ON_37E7731 = {
+    "io_uring_setup": "call(n, 8, ctypes.addressof(buffer))",
+    "userfaultfd": "call(n, 1)",  # UFFD_USER_MODE_ONLY
+    # a software clock of this process (type 1, size 128), any CPU
+    "perf_event_open": "call(n, ctypes.addressof(attributes), 0, 2**64 - 1, 2**64 - 1, 0)",
+    "memfd_secret": "call(n, 0)",
+    "add_key": "call(n, ctypes.c_char_p(b'user'), ctypes.c_char_p(b'wsp'), ctypes.c_char_p(b'x'), 1, 0xFFFFFFFE)",
+    "keyctl": "call(n, 0, 0xFFFFFFFD, 1)",  # KEYCTL_GET_KEYRING_ID of the session keyring, creating it
+    "shmget": "call(n, 0, 2**30, 0o1600)",  # IPC_PRIVATE, 1 GiB, IPC_CREAT | 0600
+    "modify_ldt": "call(n, 0, ctypes.addressof(buffer), 16)",
+    "personality": "call(n, 0xFFFFFFFF)",
+}
+
+
+def number(name: str) -> int:
+    """A syscall's number on this machine, as libseccomp knows it (negative: none here)."""
+    import pyseccomp
+
+    return pyseccomp.resolve_syscall(pyseccomp.system_arch(), name)
+
+
+def syscall_probe(calls: dict[str, str]) -> str:
+    lines = [CALL, "found = {}"]
+    for name, code in calls.items():
+        if number(name) >= 0:
+            lines.append(f"n = {number(name)}\nfound[{name!r}] = {code}")
+    return "\n".join(lines) + "\nprint(json.dumps(found))"
+
+
+def test_the_syscalls_that_worked_on_37e7731_are_denied(kernel):
+    """issue 53.4, the finding as written: io_uring, userfaultfd, perf_event_open, memfd_secret, a key, a 1 GiB
+    System V segment, modify_ldt and personality each answer EPERM."""
+    import errno
+
+    found = json.loads(kernel.run(syscall_probe(WORKED_ON_37E7731)).output)
+    assert found and {name: tuple(got) for name, got in found.items()} == {name: (-1, errno.EPERM) for name in found}
+    still_serves(kernel)
+
+
+def test_every_denied_syscall_and_namespace_flag_is_refused(kernel):
+    """Every syscall of `syscalls.DENIED` (called with harmless arguments) answers EPERM; clone with any flag that
+    makes a namespace answers EPERM, clone3 ENOSYS (so the C library falls back to clone, whose flags a filter
+    can read); threads, fork and subprocess still work; the kernel runs under one filter it cannot lift."""
+    import errno
+
+    from wspbench.sandbox.syscalls import DENIED, NAMESPACE_FLAGS
+
+    calls = {name: "call(n, 0, 0, 0, 0, 0)" for name in DENIED}
+    calls["personality"] = "call(n, 0xFFFFFFFF)"  # a query: it changes nothing
+    calls["ptrace"] = "call(n, 0xFFFFFFFF, 0, 0, 0)"  # no request: EIO without a filter, whatever the privileges
+    found = json.loads(kernel.run(syscall_probe(calls)).output)
+    assert len(found) >= len(DENIED) - 5  # those this architecture has
+    assert {name: tuple(got) for name, got in found.items()} == {name: (-1, errno.EPERM) for name in found}
+    flags = (
+        f"{CALL}\nflags = {list(NAMESPACE_FLAGS.values())!r}\n"
+        f"out = [call({number('clone')}, flag | 17, 0, 0, 0, 0) for flag in flags]\n"
+        f"out.append(call({number('clone3')}, 0, 0))\nprint(json.dumps(out))"
+    )
+    answers = [tuple(pair) for pair in json.loads(kernel.run(flags).output)]
+    assert answers == [(-1, errno.EPERM)] * len(NAMESPACE_FLAGS) + [(-1, errno.ENOSYS)]
+    works = (
+        "import os, subprocess, threading, json\nthreading.Thread(target=print).start()\n"
+        "pid = os.fork()\nif pid == 0:\n    os._exit(3)\nprint(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))\n"
+        "print(subprocess.run(['/bin/true']).returncode)\n"
+        "print([line.split()[1] for line in open('/proc/self/status') if line.startswith('Seccomp')])"
+    )
+    assert kernel.run(works).output.split("\n")[1:4] == ["3", "0", "['2', '1']"]
+    still_serves(kernel)
+
+
+def test_the_sandboxs_cgroups_are_children_of_the_hosts_own(kernel):
+    """issue 53.5: a host whose own cgroup has a memory limit covers its sandboxes (on 37e7731 they were made at
+    the root of each hierarchy)."""
+    if kernel.group is None:
+        pytest.skip("this host gives the sandbox no cgroup (not root): docs/agent.md")
+    own = {}
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        for controller in controllers.split(",") if controllers else [""]:
+            own[controller] = path
+    for folder in kernel.group.folders:
+        relative = folder.relative_to("/sys/fs/cgroup")
+        controller = relative.parts[0] if not (Path("/sys/fs/cgroup") / "cgroup.controllers").exists() else ""
+        expected = Path("/sys/fs/cgroup", controller, own[controller].lstrip("/"))
+        assert folder.parent == expected, (folder, own)
+
+
+def test_concurrent_sandboxes_run_as_users_of_their_own(kernel):
+    """issue 53.5: two sandboxes at once run as different host users (on 37e7731 both were nobody), neither root, and
+    key rings are out of reach (add_key and keyctl are denied; /proc/keys shows none)."""
+    if os.geteuid() != 0:
+        pytest.skip("as a user, every sandbox runs as that user: docs/agent.md")
+    with Kernel({}, LIMITS) as other:
+        uids = [int(k.run("import os\nprint(os.getuid())").output) for k in (kernel, other)]
+        keys = other.run("print(len(open('/proc/keys').read().splitlines()))").output
+    assert len(set(uids)) == 2 and 0 not in uids and uids[0] != 65534
+    assert keys == "0\n"
+    still_serves(kernel)

@@ -14,6 +14,7 @@ import pytest
 
 from wspbench.answers import edits
 from wspbench.games.minatar import ACTION_NAMES, ACTION_SEED, CHANNEL_NAMES, EPISODE_SEED, STICKY_ACTION_PROB
+from wspbench.harness.record import RunConfig
 from wspbench.tasks import Protocol, UnknownTask, get_task, select
 from wspbench.tasks.minatar_prompt import (
     MINATAR_PROMPT_VERSION,
@@ -23,11 +24,17 @@ from wspbench.tasks.minatar_prompt import (
     render_minatar,
 )
 
-# sha256 of the template rendered for a fixed fake game (below), one-shot then feedback. A change of the
-# template text must come with a new MINATAR_PROMPT_VERSION and a new line here.
+# sha256 of the template rendered for a fixed fake game (below): the one-shot prompt (the task's own text, which
+# the suite digest covers), then the feedback prompt, which adds the protocol's rules. A change of the one-shot text
+# must come with a new MINATAR_PROMPT_VERSION and a new line here; a change of what a protocol adds, with a new
+# line in PROTOCOL_SNAPSHOTS and a CHANGELOG entry (runs record the protocol's rule: RunConfig.held_out).
 SNAPSHOTS = {
-    "minatar-v1": "9381ce2f19b671730f8d522b9bae520ebe166c1b04889462a961f1ece079a933",  # history
-    "minatar-v2": "23f1796a92ac9d67a676d99032c6ecd3b52dca194f44457e0aa7e93784eb806c",
+    "minatar-v1": "9381ce2f19b671730f8d522b9bae520ebe166c1b04889462a961f1ece079a933",  # history: both prompts
+    "minatar-v2": "23f1796a92ac9d67a676d99032c6ecd3b52dca194f44457e0aa7e93784eb806c",  # history: both prompts
+    "minatar-v2 one-shot": "1ddf908b0d8a67f0f8f5a7c6d6b69031908fb7e2d12468b345b7442e9ad96231",
+}
+PROTOCOL_SNAPSHOTS = {  # the feedback prompt, by (template version, held-out rule)
+    ("minatar-v2", "secret"): "8b580d4b552fe3b914b61d0c0f1438665f461fbbccb53eacf62660f76de99306",  # issue 53
 }
 FAKE_GAME = GameFacts(
     "synth/fake",
@@ -127,14 +134,15 @@ def test_worked_flattening_examples_are_right():
 
 
 def test_prompt_snapshot_is_stable_unless_the_version_changes():
-    texts = [
-        MINATAR_SYSTEM,
-        render_minatar(FAKE_GAME, "one-shot", 1, 1000),
-        render_minatar(FAKE_GAME, "feedback", 4, 1000, 100),
-    ]
-    digest = hashlib.sha256("\n\x00\n".join(texts).encode()).hexdigest()
-    assert SNAPSHOTS.get(MINATAR_PROMPT_VERSION) == digest, (
-        f"the MinAtar prompt changed: bump MINATAR_PROMPT_VERSION and record {digest} for it"
+    one_shot = hashlib.sha256(f"{MINATAR_SYSTEM}\n\x00\n{render_minatar(FAKE_GAME, 'one-shot', 1, 1000)}".encode())
+    assert SNAPSHOTS.get(f"{MINATAR_PROMPT_VERSION} one-shot") == one_shot.hexdigest(), (
+        f"the MinAtar prompt changed: bump MINATAR_PROMPT_VERSION and record {one_shot.hexdigest()} for it"
+    )
+    feedback = render_minatar(FAKE_GAME, "feedback", 4, 1000, 100)
+    digest = hashlib.sha256(f"{MINATAR_SYSTEM}\n\x00\n{feedback}".encode()).hexdigest()
+    rule = RunConfig("m", protocol="feedback").held_out
+    assert PROTOCOL_SNAPSHOTS.get((MINATAR_PROMPT_VERSION, rule)) == digest, (
+        f"the feedback prompt changed: record {digest} in PROTOCOL_SNAPSHOTS (and say what changed in CHANGELOG.md)"
     )
 
 

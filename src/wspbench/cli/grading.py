@@ -141,6 +141,11 @@ def grade(
         None,
         help="With --executor ray: the cluster's HOST:PORT or auto (default: $RAY_ADDRESS, else a new local Ray).",
     ),
+    held_out_key: str = typer.Option(
+        None,
+        help="Play the held-out episodes this key draws (a feedback or agent run's record publishes its task's "
+        "`held_out_key`), so as to check that grade; default: the task's fixed scoring episodes.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON (the same for every task)."),
 ) -> None:
     """Grade an answer (a model's reply) on any task: `wsp grade TASK ANSWER` or `wsp grade --game G ANSWER`.
@@ -161,8 +166,17 @@ def grade(
     from wspbench.evaluation.executors import ExecutorError, use_executor
 
     chosen = connected_executor(executor, ray_address)
+    if held_out_key is not None:
+        from wspbench.tasks.held_out import checked
+
+        try:
+            checked(held_out_key)
+        except ValueError as error:
+            raise typer.BadParameter(str(error), param_hint="--held-out-key") from None
+        if task.secret_episodes is None:
+            raise typer.BadParameter(f"{task.id} has no drawn held-out episodes", param_hint="--held-out-key")
     try:
-        scoring = task.scoring_episodes(episodes)
+        scoring = task.held_out_episodes(episodes, held_out_key)
     except ValueError as error:
         raise typer.BadParameter(str(error), param_hint="--episodes") from None
     try:

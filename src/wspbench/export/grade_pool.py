@@ -73,9 +73,10 @@ class GradePool:
         self._idle: list[_Worker] = []
         self._lock = threading.Lock()
 
-    def grade(self, task: Task, episodes: int, answer: str, training: bool = False) -> dict:
-        """`answer` graded on the task's first `episodes` held-out episodes (`training`: on its first training
-        episodes, an agent's play), as `Score.to_json()` (a rejected Score when it cannot be graded)."""
+    def grade(self, task: Task, episodes: int, answer: str, training: bool = False, key: str | None = None) -> dict:
+        """`answer` graded on the task's first `episodes` held-out episodes, or as many drawn by `key`
+        (`Task.held_out_episodes`; `training`: on its first training episodes, an agent's play), as
+        `Score.to_json()` (a rejected Score when it cannot be graded)."""
         if len(answer) > task.max_answer_chars:
             limit = task.max_answer_chars
             return failed(task, f"the reply is {len(answer):,} characters long, over the limit of {limit:,}")
@@ -87,7 +88,7 @@ class GradePool:
             if worker is None:
                 worker = _Worker()
             try:
-                request = {"task": task.id, "episodes": episodes, "answer": answer, "training": training}
+                request = {"task": task.id, "episodes": episodes, "answer": answer, "training": training, "key": key}
                 line = json.dumps(request) + "\n"
                 worker.process.stdin.write(line.encode())
                 worker.process.stdin.flush()
@@ -117,14 +118,14 @@ class GradePool:
             worker.kill()
 
 
-def _grade(task_id: str, episodes: int, answer: str, training: bool = False) -> dict:
+def _grade(task_id: str, episodes: int, answer: str, training: bool = False, key: str | None = None) -> dict:
     """The held-out (or training) result, through the registry, in one process (the pool runs one grade per
     worker)."""
     from wspbench.tasks import get_task
 
     task = get_task(task_id)
     try:
-        chosen = task.training_episodes(episodes) if training else task.scoring_episodes(episodes)
+        chosen = task.training_episodes(episodes) if training else task.held_out_episodes(episodes, key)
     except ValueError as error:
         return failed(task, f"grading failed: {safe_message(error, 500)}")
     return task.grade(answer, chosen, workers=1).to_json()
@@ -146,7 +147,8 @@ def serve() -> None:
     for line in sys.stdin.buffer:
         try:
             request = json.loads(line)
-            result = _grade(request["task"], request["episodes"], request["answer"], request.get("training") is True)
+            training = request.get("training") is True
+            result = _grade(request["task"], request["episodes"], request["answer"], training, request.get("key"))
         except Exception as error:  # noqa: BLE001 - a grader's failure is this reply's result, not the worker's end
             result = {"failed": f"grading failed: {safe_message(error, 500)}"}
         out.write(json.dumps(result) + "\n")

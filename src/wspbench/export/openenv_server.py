@@ -14,7 +14,8 @@ passes=..., train_episodes=...)` opens the task's sandboxed kernel and returns t
 one turn (`WspAction.answer`: the reply), whose blocks run as `wsp run` runs them (`wspbench/harness/agent.py`,
 plays graded in the worker processes on training episodes) and whose observation is the next message
 (`prompt`), the turn's blocks and the passes left; the step that ends the conversation grades the submitted (else
-last) candidate on the held-out episodes. The trainer owns the conversation, so there are no handoffs.
+last) candidate on held-out episodes drawn by a secret of the session's own (docs/validity.md), whose key the
+result publishes (`held_out_key`). The trainer owns the conversation, so there are no handoffs.
 
 Replies are untrusted, so: a request body over MAX_BODY_BYTES is refused with 413 before it is read (and a
 WebSocket message over it closes the socket); validation errors never echo the request back; an unknown
@@ -54,7 +55,7 @@ from wspbench.export.grade_pool import GradePool, GraderBusy
 from wspbench.harness.agent import act, open_kernel
 from wspbench.harness.record import block_json
 from wspbench.harness.settings import task_budget
-from wspbench.tasks import Task, get_task, suite
+from wspbench.tasks import Task, get_task, held_out, suite
 from wspbench.tasks.conversation import Candidate, Conversation
 from wspbench.tasks.spec import Protocol, Score
 
@@ -127,6 +128,7 @@ class WspEnvironment(Environment):
         self._state = State(step_count=0)
         self.conversation: Conversation | None = None  # agent: the session's conversation, and its kernel
         self.kernel = None
+        self.key: str | None = None  # agent: draws the held-out episodes (a secret of the session's own)
 
     def reset(
         self,
@@ -178,6 +180,7 @@ class WspEnvironment(Environment):
             raise TaskError(f"{self.task.public().id} has no agent protocol")
         spec = Protocol("agent", turns, self.episodes, train_episodes, passes)
         self.conversation = Conversation(self.task, spec, task_budget("agent", self.task_timeout_s or None) or None)
+        self.key = held_out.task_key(held_out.new_secret(), self.task.id) if self.task.secret_episodes else None
         try:
             self.kernel = open_kernel(self.conversation)
         except SandboxUnavailable as error:
@@ -206,9 +209,11 @@ class WspEnvironment(Environment):
         facts |= {"passes_left": conversation.passes_left, "blocks": [block_json(b) for b in turn.blocks]}
         if follow_up is not None:
             return WspObservation(prompt=follow_up, done=False, reward=None, **facts)
+        key = self.key
         self.close()
-        result = self.grader.grade(self.task, self.episodes, conversation.answer().text)
+        result = self.grader.grade(self.task, self.episodes, conversation.answer().text, key=key)
         result["time_limit"] = conversation.out_of_time  # the budget ran out: the answer so far was graded
+        result["held_out_key"] = key  # published with the grade: the episodes can be drawn again
         return WspObservation(done=True, reward=float(result.get("normalized", 0.0)), result=result, **facts)
 
     def play(self, candidate: Candidate, episodes: list[int]) -> Score:
@@ -220,7 +225,7 @@ class WspEnvironment(Environment):
         """Stop the session's kernel (OpenEnv calls this when a session ends)."""
         if self.kernel is not None:
             self.kernel.close()
-        self.kernel, self.conversation = None, None
+        self.kernel, self.conversation, self.key = None, None, None
 
     @property
     def state(self) -> State:

@@ -25,6 +25,8 @@ from wspbench.networks import MINATAR_NETWORK, Network
 
 EPISODE_SEED = 1729
 ACTION_SEED = 7919
+SECRET_EPISODES = (1_000_000, 2**30)  # (first, count): where a run's secret draws held-out episodes from
+# (`wspbench/tasks/held_out.py`), apart from scoring, training and calibration; every seed stays below 2**31
 STICKY_ACTION_PROB = 0.1
 CHANNEL_NAMES = ("player", "danger", "reward", "projectile", "trail", "gauge")
 ACTION_NAMES = ("no-op", "left", "up", "right", "down", "fire")

@@ -1,10 +1,15 @@
 """The agent protocol's running part, which `wsp run` (`protocols.py`) and the Inspect solver
 (`integrations/inspect_ai.py`) both use: a task's kernel, one turn's blocks run in order, and a handoff. The rules
 are the conversation's (`wspbench/tasks/conversation.py`); the kernel is `wspbench/sandbox/`'s.
+
+Whatever happens in the kernel is a block's result, never an error of the task: a kernel that is lost, answers out
+of turn or cannot start again fails the block that met it (and a file it should have given is unusable), and the
+conversation goes on to its grade. So no block can drop its task from the means, or have it asked again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 
@@ -27,7 +32,12 @@ def act(conversation: Conversation, turn: Turn, kernel: Kernel, grade: Grade) ->
     for block in conversation.steps(turn):
         started = time.perf_counter()
         if block.kind == "python":
-            result = kernel.run(block.body)
+            try:
+                result = kernel.run(block.body)
+            except Exception as failure:  # noqa: BLE001 - e.g. a kernel that cannot start again: the block failed
+                seconds = round(time.perf_counter() - started, 3)
+                conversation.ran(block, f"stopped: the kernel failed ({safe_message(failure)})", "killed", seconds)
+                continue
             lost = "\n[the kernel was started again: its variables are lost]" if result.restarted else ""
             conversation.ran(block, result.output + lost, result.status, round(result.seconds, 3))
             continue
@@ -35,7 +45,7 @@ def act(conversation: Conversation, turn: Turn, kernel: Kernel, grade: Grade) ->
         if name is not None:
             try:
                 text = kernel.read_file(name, conversation.task.max_answer_chars).decode("utf-8")
-            except (OSError, ValueError) as failure:  # missing, too large, not text, outside the folder
+            except Exception as failure:  # noqa: BLE001 - missing, too large, not text, outside the folder, a lost kernel
                 error = safe_message(failure)
         episodes = conversation.offer(turn, block, text, error)
         if episodes:
@@ -47,9 +57,10 @@ def hand_off(conversation: Conversation, kernel: Kernel, results: str) -> list[d
     """The fresh conversation of a handoff: the last candidate is written into the kernel's folder, the notebook
     read from it (its first agent.NOTEBOOK_CHARS characters)."""
     if conversation.candidate is not None:
-        kernel.write_file(agent.CANDIDATE_FILE, conversation.candidate.text.encode())
+        with contextlib.suppress(Exception):  # a lost kernel: the candidate is in the handoff message still
+            kernel.write_file(agent.CANDIDATE_FILE, conversation.candidate.text.encode())
     try:
         notebook = kernel.read_file(agent.NOTEBOOK, 4 * agent.NOTEBOOK_CHARS, cut=True).decode("utf-8", "replace")
-    except (OSError, ValueError):
+    except Exception:  # noqa: BLE001 - none, or a lost kernel: the handoff says there is no notebook
         notebook = None
     return conversation.handoff(notebook, results)

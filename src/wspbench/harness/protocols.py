@@ -37,6 +37,7 @@ from wspbench.evaluation.executors import ExecutorError
 from wspbench.harness.agent import act, hand_off, open_kernel
 from wspbench.harness.clients import ModelError, Notice
 from wspbench.harness.record import TIME_LIMIT, Reply, Round, RunConfig, TaskRecord, TextBudget
+from wspbench.tasks import held_out
 from wspbench.tasks.conversation import Candidate, Conversation, Turn
 from wspbench.tasks.spec import Checked, Score, Task, prompt_hash, safe_message
 
@@ -60,10 +61,13 @@ def run_task(
     suite: dict | None = None,
     workers: int | None = None,
     sample: int = 0,
+    secret: str | None = None,
 ) -> TaskRecord:
     """Run one task under `config`'s protocol and return its record (never raises for a model's or a task's
     failure; StopRun passes through). `paid`: the replies of an earlier attempt, replayed before asking.
-    `sample`: which of the task's independent replies this is (`--samples`; the client offsets its seed)."""
+    `sample`: which of the task's independent replies this is (`--samples`; the client offsets its seed).
+    `secret`: the run's, which draws the held-out episodes of a run that draws them (`config.held_out`; without
+    one, a fresh secret); the record publishes the task's key once it is graded (`tasks/held_out.py`)."""
     record = TaskRecord(
         task=task.id,
         model=client.name,
@@ -82,7 +86,10 @@ def run_task(
         record.prompt_version, record.prompt_sha256 = task.prompt_version, prompt_hash(messages)
         record.seeds, record.messages = task.seeds(protocol), [dict(m) for m in messages]
         on_update(record)
-        run = _Run(task, client, config, record, clock, status, on_update, paid, workers, conversation)
+        key = None
+        if config.held_out == "secret" and task.secret_episodes is not None:
+            key = held_out.task_key(secret or held_out.new_secret(), task.id)
+        run = _Run(task, client, config, record, clock, status, on_update, paid, workers, conversation, key)
         if conversation.agent:
             with open_kernel(conversation) as run.kernel:
                 run.converse()
@@ -114,8 +121,10 @@ class _Run:
         paid: list[Reply] | None,
         workers: int | None,
         conversation: Conversation,
+        key: str | None = None,
     ):
         self.task, self.client, self.config, self.record, self.clock = task, client, config, record, clock
+        self.key = key  # draws the held-out episodes (None: the task's fixed ones); never shown before the grade
         self.status, self.on_update, self.workers = status, on_update, workers
         self.sent = [dict(m) for m in record.messages]
         self.paid = list(paid or [])
@@ -208,7 +217,8 @@ class _Run:
         usable reply, the last one, which scores 0 with its parse error."""
         self.status("grading on held-out episodes")
         self.record.best_round = answer.number
-        self.record.test = self.grade(answer.read, self.task.scoring_episodes(self.config.episodes))
+        self.record.test = self.grade(answer.read, self.task.held_out_episodes(self.config.episodes, self.key))
+        self.record.held_out_key = self.key
 
 
 def _totals(record: TaskRecord, clock: dict) -> None:

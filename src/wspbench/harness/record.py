@@ -33,13 +33,16 @@ from dataclasses import asdict, dataclass, field, fields, replace
 
 from wspbench import inputs
 from wspbench.inputs import BadValue
+from wspbench.tasks import held_out
 from wspbench.tasks.agent import BLOCKS, MAX_BLOCKS
 from wspbench.tasks.conversation import Block
 from wspbench.tasks.spec import MAX_SCORE_EPISODES, PROTOCOLS, Protocol, Score, slug_of
 from wspbench.words import count
 
-SCHEMA_VERSION = 4  # 4: UTF-8, Round.cut and TaskRecord.dropped; 3: agent turns (passes, handoff, Round.blocks)
-READABLE_SCHEMAS = (2, 3, 4)  # an older file is a newer one without the newer fields
+SCHEMA_VERSION = 5  # 5: held-out episodes drawn by a secret (RunConfig.held_out, TaskRecord.held_out_key); 4: UTF-8,
+# Round.cut and TaskRecord.dropped; 3: agent turns (passes, handoff, Round.blocks)
+READABLE_SCHEMAS = (2, 3, 4, 5)  # an older file is a newer one without the newer fields
+HELD_OUT = ("fixed", "secret")  # a run's held-out episodes: the tasks' fixed ones, or drawn by its secret
 MANIFEST_FORMAT = "wspbench.run"
 RECORD_FORMAT = "wspbench.run.task"
 OLD_FORMATS = ("wspbench.harness.run/1", "wspbench.harness.task/1")  # schema 1, before the task registry
@@ -91,9 +94,14 @@ class RunConfig:
     passes: int = 0  # agent: plays on training episodes
     handoff: int = 0  # agent: a fresh conversation every `handoff` turns (0: never)
     task_timeout: float = 0.0  # a task's wall-clock budget in seconds (0: none); `wsp run --task-timeout`
+    held_out: str | None = None  # "fixed" or "secret" (`wspbench/tasks/held_out.py`); None: the protocol's
 
     def __post_init__(self) -> None:
-        Protocol(self.protocol)  # ValueError for an unknown protocol
+        spec = Protocol(self.protocol)  # ValueError for an unknown protocol
+        if self.held_out is None:
+            object.__setattr__(self, "held_out", "secret" if spec.secret_held_out else "fixed")
+        elif self.held_out not in HELD_OUT:
+            raise ValueError(f"held_out must be one of {', '.join(HELD_OUT)}, not {self.held_out!r:.40}")
         if self.protocol == "one-shot":  # one round, no training episodes
             object.__setattr__(self, "rounds", 1)
             object.__setattr__(self, "train_episodes", 0)
@@ -120,7 +128,8 @@ class RunConfig:
     def from_json(cls, data) -> RunConfig:
         if not isinstance(data, dict):
             raise RecordError("its config is not a dict")
-        data = {"samples": 1, "passes": 0, "handoff": 0, "task_timeout": 0.0, **data}  # added after schema 2
+        # added after schema 2; a run before schema 5 graded every protocol on the fixed episodes
+        data = {"samples": 1, "passes": 0, "handoff": 0, "task_timeout": 0.0, "held_out": "fixed", **data}
         missing = [f.name for f in fields(cls) if f.name not in data]
         if missing:
             raise RecordError(f"its config lacks {', '.join(missing)}")
@@ -141,6 +150,7 @@ class RunConfig:
                 inputs.whole(data["passes"], "passes", 0, MAX_PASSES),
                 inputs.whole(data["handoff"], "handoff", 0, MAX_ROUNDS),
                 inputs.real(data["task_timeout"], "task_timeout", 0.0, MAX_SECONDS),
+                inputs.choice(data["held_out"], "held_out", HELD_OUT),
             )
         except BadValue as error:
             raise RecordError(f"config.{error}") from None
@@ -351,6 +361,7 @@ class TaskRecord:
     failed_tries: list[str] = field(default_factory=list)  # the errors of a request that got no reply at all
     best_round: int | None = None  # the round graded on the held-out episodes (None: no usable reply)
     test: Score | None = None  # the held-out Score
+    held_out_key: str | None = None  # the key that drew `test`'s episodes (`tasks/held_out.py`), once graded
     usage: dict | None = None
     timings: dict = field(default_factory=dict)  # model_s, grading_s, total_s
     started_at: str = ""
@@ -446,6 +457,7 @@ class TaskRecord:
                 ],
                 best_round=None if best is None else inputs.whole(best, "best_round", 1, max(1, len(rounds))),
                 test=None if test is None else Score.from_json(test),
+                held_out_key=_key(data.get("held_out_key")),
                 usage=usage(data.get("usage"), "usage"),
                 timings={str(k): inputs.real(v, f"timings.{k:.40}", 0.0, MAX_SECONDS) for k, v in timings.items()},
                 started_at=inputs.text(data.get("started_at", ""), "started_at"),
@@ -564,6 +576,15 @@ def usage(data, what: str, whole_tokens: bool = True) -> dict | None:
             else:
                 inputs.real(number, label, -MAX_TOKENS, MAX_TOKENS)
     return data
+
+
+def _key(value) -> str | None:
+    if value is None:
+        return None
+    try:
+        return held_out.checked(value)
+    except ValueError as error:
+        raise BadValue(f"held_out_key: {error}") from None
 
 
 def _flag(value, what: str) -> bool:

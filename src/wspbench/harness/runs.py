@@ -7,6 +7,9 @@ repeating graded work. Every file is a typed record of `record.py`, read by its 
     DIR/attempts/                     partial records of interrupted tasks and records of failed ones, kept
                                       when the task is run again (no paid-for reply is thrown away)
     DIR/summary.json, summary.md      the table of results
+    DIR/held-out.secret               the secret that draws the held-out episodes (feedback and agent runs:
+                                      `tasks/held_out.py`), readable by its owner only; each graded record
+                                      publishes its task's key
     DIR/.lock                         held (flock) by the one `wsp run` using the directory
 
 Files are replaced atomically (write, then rename). Re-running with the same directory skips tasks whose
@@ -67,6 +70,8 @@ from wspbench.harness.record import (
 from wspbench.harness.redaction import Redactor
 from wspbench.harness.settings import RunSettings
 from wspbench.harness.summary import audit_markdown, run_scores, summary_markdown, summary_rows
+from wspbench.tasks import held_out
+from wspbench.tasks.held_out import SECRET_FILE, new_secret
 from wspbench.tasks.spec import SKILLS, Task, safe_message
 from wspbench.words import count
 
@@ -221,6 +226,7 @@ class RunDir:
         self.notes: list[str] = []  # what open() found and set aside, for the command to show
         self._lock = None
         self._opened: tuple[Manifest, dict[tuple[str, int], TaskRecord]] | None = None  # a run's, once open
+        self.secret: str | None = None  # a run's that draws its held-out episodes, once open (`held_out_secret`)
 
     def open(self, manifest: Manifest) -> Manifest:
         """Lock the directory, create it or check that it holds the same run, add new task ids to it, and set
@@ -259,6 +265,8 @@ class RunDir:
             except OSError:  # a folder of that name: not ours, left as it is
                 pass
         self._write_json(self.path / "manifest.json", manifest.to_json())
+        if manifest.config.held_out == "secret":
+            self.secret = self.held_out_secret()
         for partial in self.tasks.glob("*.partial.json"):  # left by a killed run: keep it aside
             self._set_aside(partial)
         finished = {}
@@ -285,6 +293,25 @@ class RunDir:
                 f"{_suite_name(manifest.suite)} (a prompt, game or episode set changed); choose "
                 "another --out to start a new run"
             )
+
+    def held_out_secret(self) -> str:
+        """The run's secret (`tasks/held_out.py`): read from its file, or made and written there (mode 0600) when
+        the run has none yet. RunDirError for a file that holds no secret."""
+        path = self.path / SECRET_FILE
+        if not os.path.lexists(path):
+            secret = new_secret()
+            try:
+                write_atomic(path, secret.encode() + b"\n", private=True)
+            except OSError as error:
+                raise RunWriteError(f"cannot write {path}: {error.strerror or error}") from None
+            return secret
+        try:
+            return held_out.checked(read_bounded(path, 1024, "held-out secret").decode("ascii").strip())
+        except (InputFileError, OSError, ValueError) as error:
+            raise RunDirError(
+                f"{path} holds no usable secret ({safe_message(error, 200)}); the run's held-out episodes cannot be "
+                "drawn again: restore the file, or choose another --out"
+            ) from None
 
     def lock(self) -> None:
         """Hold the directory's lock until close() or the end of the process; refuse if another run holds it."""
@@ -559,6 +586,7 @@ def run_batch(
                     suite=suite,
                     workers=workers,
                     sample=sample,
+                    secret=run_dir.secret,
                 )
             run_dir.save(record)
             display.done(label, run_dir.shown(record))

@@ -397,9 +397,10 @@ def audit_markdown(records: list[TaskRecord]) -> str:
     return "\n".join(lines) + "\n"
 
 
-COMPARED_SETTINGS = ("protocol", "rounds", "episodes", "train_episodes", "passes", "handoff", "samples")
+COMPARED_SETTINGS = ("protocol", "rounds", "episodes", "train_episodes", "passes", "handoff", "samples", "held_out")
 WHY = {  # what a difference means, said with its warning
     "episodes": "intervals over unlike episode counts are not ranked together",
+    "held_out": "fixed episodes or ones drawn by a secret: comparable in distribution, not episode by episode",
     "suite": "different suites: a prompt, game or episode set differs, so scores may not be comparable",
     "tasks": "scores are taken over the tasks finished in every run",
 }

@@ -25,7 +25,7 @@ from wspbench.harness.record import block_json
 from wspbench.harness.settings import task_budget
 from wspbench.harness.summary import by_skill, headline
 from wspbench.statistics import Sample as Episodes
-from wspbench.tasks import Protocol, get_task, select, suite
+from wspbench.tasks import Protocol, get_task, held_out, select, suite
 from wspbench.tasks import Task as WspTask
 from wspbench.tasks.conversation import Candidate, Conversation
 from wspbench.tasks.spec import PROTOCOLS, prompt_hash
@@ -93,7 +93,7 @@ def weight_programming(
     return Task(
         dataset=MemoryDataset(samples, name="wspbench"),
         solver=steps,
-        scorer=registry_score(episodes, engine, workers),
+        scorer=registry_score(episodes, engine, workers, spec.secret_held_out),
         metadata=metadata,
     )
 
@@ -302,22 +302,29 @@ def family_means() -> Metric:
 
 
 @scorer(metrics=[family_means()])
-def registry_score(episodes: int | None = None, engine: str = "auto", workers: int | None = None):
+def registry_score(
+    episodes: int | None = None, engine: str = "auto", workers: int | None = None, secret_held_out: bool = False
+):
     """`task.grade` on the held-out episodes: the normalised score, with the Score's JSON (raw score,
-    episodes, values, interval, error) as metadata, exactly what `wsp grade --json` prints."""
+    episodes, values, interval, error) as metadata, exactly what `wsp grade --json` prints. `secret_held_out`
+    (feedback and agent): the episodes are drawn by a secret made here, when the eval starts, which no sample,
+    prompt or kernel sees; each score's metadata publishes its task's key (`held_out_key`, `tasks/held_out.py`)."""
+    secret = held_out.new_secret() if secret_held_out else None
 
     async def score(state: TaskState, target: Target) -> Score:
         chosen = get_task(state.metadata["task"])
         answer = state.store.get(ANSWER)
         if answer is None:  # one-shot: the reply read as the engine reads it (content, else reasoning)
             answer = (await off_loop(Conversation(chosen, Protocol()).reply, *texts(state.output))).text
-        result = await off_loop(chosen.grade, answer, chosen.scoring_episodes(episodes), engine, workers)
+        key = held_out.task_key(secret, chosen.id) if secret and chosen.secret_episodes else None
+        result = await off_loop(chosen.grade, answer, chosen.held_out_episodes(episodes, key), engine, workers)
         low, high = result.interval()
         explanation = result.error or (
             f"raw score {result.raw:g} of {result.score_cap:g} over {len(result.episodes)} episodes; "
             f"95% interval {low:.4f} .. {high:.4f}"
         )
-        return Score(value=result.normalized, answer=answer, explanation=explanation, metadata=result.to_json())
+        metadata = result.to_json() | ({"held_out_key": key} if key else {})
+        return Score(value=result.normalized, answer=answer, explanation=explanation, metadata=metadata)
 
     return score
 

@@ -2,7 +2,8 @@
 wspbench), it executes a model's blocks in one persistent namespace. `wspbench/sandbox/__init__.py` starts it
 and is the only thing it talks to: one message at a time, each a 4-byte length and a JSON object, on the file
 descriptors that were its stdin and stdout, moved to high numbers (a block's own output goes to a capture file
-instead). Started by a host running as root, it first drops to an unprivileged user, before it reads any code.
+instead). Started by a host running as root, it first drops to an unprivileged user; then it loads the host's syscall
+filter; only then does it read any code. Each reply echoes its request's id (the host refuses any other).
 
 Per block (its signal handlers, sys.stdout and sys.stderr set again, whatever the last block did): the CPU
 limit is the soft RLIMIT_CPU moved forward (SIGXCPU stops the block, every second until it ends), the wall limit
@@ -180,12 +181,14 @@ def write(name, data):
 
 
 def serve(requests, replies, namespace, limits):
+    """Answer the host's requests, one at a time, each reply echoing its request's id."""
     while True:
         request = receive(requests)
+        answer = {"id": request.get("id")}
         try:
             if request["op"] == "run":
                 status, output, size = run(request["code"], namespace, limits)
-                send(replies, {"status": status, "output": output, "bytes": size})
+                answer.update(status=status, output=output, bytes=size)
             elif request["op"] == "read":
                 path = inside(request["name"])
                 if not os.path.isfile(path):
@@ -194,12 +197,12 @@ def serve(requests, replies, namespace, limits):
                     raise ValueError(f"{request['name']!r} is over the limit of {request['limit']:,} bytes")
                 with open(path, "rb") as file:
                     data = file.read(request["limit"])
-                send(replies, {"data": base64.b64encode(data).decode()})
+                answer["data"] = base64.b64encode(data).decode()
             elif request["op"] == "write":
                 write(request["name"], base64.b64decode(request["data"]))
-                send(replies, {})
         except (OSError, ValueError) as error:
-            send(replies, {"error": type(error).__name__, "message": str(error)[:500]})
+            answer.update(error=type(error).__name__, message=str(error)[:500])
+        send(replies, answer)
         idle()
 
 
@@ -230,6 +233,25 @@ def drop_privileges(user):
         raise SystemExit("the kernel could not drop its privileges")
 
 
+def install_filter(program):
+    """Load the host's syscall filter (a classic BPF program built by `wspbench/sandbox/syscalls.py`) for good: it
+    holds for this process and every process it starts, and no code can lift it."""
+    import ctypes
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    buffer = ctypes.create_string_buffer(program, len(program))
+    rules = Program(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    zero = ctypes.c_ulong(0)
+    no_new_privs, set_seccomp, filter_mode = 38, 22, 2  # PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+    if libc.prctl(no_new_privs, ctypes.c_ulong(1), zero, zero, zero) != 0:
+        raise SystemExit(f"the kernel could not set no_new_privs: errno {ctypes.get_errno()}")
+    if libc.prctl(set_seccomp, ctypes.c_ulong(filter_mode), ctypes.byref(rules), zero, zero) != 0:
+        raise SystemExit(f"the kernel could not load its syscall filter: errno {ctypes.get_errno()}")
+
+
 def main():
     requests = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, CHANNEL_FD)
     replies = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, CHANNEL_FD)
@@ -245,6 +267,7 @@ def main():
     if start["user"] is not None:
         bound_inodes(limits)
         drop_privileges(start["user"])
+    install_filter(base64.b64decode(start["filter"]))
     for name, data in start["files"].items():
         write(name, base64.b64decode(data))
     KERNEL_LIMITS.update(limits)

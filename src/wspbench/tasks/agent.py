@@ -117,18 +117,24 @@ def section(task: Task, protocol: Protocol) -> str:
     if plays(task):
         count = len(task.training_episodes(protocol.train_episodes))
         play = (
-            f"plays a candidate on {count} TRAINING episodes (other seeds than the scoring ones) and tells you the "
+            f"plays a candidate on {count} TRAINING episodes (other seeds than the held-out ones) and tells you the "
             f"results. Each play costs one pass; you have {passes(task, protocol)}."
         )
     else:
         play = "is not available for this task (it has no training episodes): 0 passes."
+    drawn = ""
+    if protocol.secret_held_out and task.secret_episodes is not None:
+        drawn = (
+            " on held-out episodes that a secret, made when the run starts and kept from you, draws at random "
+            "(published with the grade),"
+        )
     rules = [
         f"You work in turns: up to {protocol.rounds} replies. In each reply you act through fenced blocks, run in "
         "order; the next message tells you what each one gave.",
         "- ```python runs code in your own Python kernel. Variables persist between blocks and turns; its working "
         "folder (the current directory) holds your files.",
         f"- ```play {play}",
-        "- ```submit is your final answer: it is graded once on the held-out scoring episodes and ends the run.",
+        f"- ```submit is your final answer: it is graded once{drawn} and ends the run.",
         f"A play or submit block holds a candidate in the answer format (a ```{fmt} block, fenced in the outer block "
         "with four backticks, or just that block's body), or the line `file NAME` naming a file of your folder that "
         "holds one (write it from Python), or nothing: your last candidate. Fence any block that contains ``` lines "

@@ -3,9 +3,10 @@
 One task per game: `original/<game>` (the `minatar` package), `synth/<game>` (`minatar_synth`) and `gen/<seed>`
 (the generated games of `minatar_synth`, whose reference is their calibrated PPO network). The
 game itself (environment, inputs, seeds, cap) is `wspbench/games/minatar.py`; the engines that play it
-exactly are `wspbench/evaluation/`; the prompt is `minatar_prompt.py`. Three sets of episodes never share a
-seed: scoring episodes are 0..N-1, training episodes (feedback rounds) start at TRAIN_EPISODE_OFFSET, and
-calibration episodes (benchmarks/calibrate_synth.py: the caps) start at CALIBRATION_EPISODE_OFFSET.
+exactly are `wspbench/evaluation/`; the prompt is `minatar_prompt.py`. Four sets of episodes never share a
+seed: scoring episodes are 0..N-1, training episodes (feedback rounds, plays, PPO) start at TRAIN_EPISODE_OFFSET,
+calibration episodes (benchmarks/calibrate_synth.py: the caps) start at CALIBRATION_EPISODE_OFFSET, and the
+held-out episodes that a run's secret draws (feedback and agent: `tasks/held_out.py`) lie in SECRET_EPISODES.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from wspbench.games.minatar import (
     ACTION_SEED,
     CHANNEL_NAMES,
     EPISODE_SEED,
+    SECRET_EPISODES,
     SOURCES,
     MinAtarGame,
     all_games,
@@ -51,6 +53,7 @@ class MinAtarTask(GameTask):
     protocols = PROTOCOLS
     default_episodes = DEFAULT_EPISODES
     max_episodes = TRAIN_EPISODE_OFFSET  # training episodes start there; at most as many of them
+    secret_episodes = SECRET_EPISODES
 
     def __init__(self, game: MinAtarGame, task_id: str | None = None, private_set: Path | None = None):
         self.binding = game

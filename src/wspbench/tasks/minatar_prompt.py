@@ -23,6 +23,7 @@ from wspbench.games.minatar import (
     ACTION_SEED,
     CHANNEL_NAMES,
     EPISODE_SEED,
+    SECRET_EPISODES,
     STICKY_ACTION_PROB,
     MinAtarGame,
 )
@@ -219,23 +220,29 @@ tanh saturates: tanh(3) = 0.995, tanh(-3) = -0.995, so a unit with a large weigh
 that is +1 or -1, and a unit with small sums (|z| < 0.3) is nearly linear (tanh(z) ~ z)."""
 
 
-def episodes_rule(n: int, max_steps: int) -> str:
-    """How the n scoring episodes are played (the MinAtar and repair prompts' SCORING)."""
+def episodes_rule(n: int, max_steps: int, secret: bool = False) -> str:
+    """How the n scoring episodes are played (the MinAtar and repair prompts' SCORING): episodes 0..n-1, or (`secret`:
+    feedback and agent) n drawn by the run's secret (`wspbench/tasks/held_out.py`), which the prompt never names."""
+    seeded = (
+        f"seeds the game with {EPISODE_SEED} + e and the action\nsampler with RandomState({ACTION_SEED} + e); sticky "
+        f"actions {STICKY_ACTION_PROB:g}; an episode lasts until the game ends it or for\nat most {max_steps:,} steps."
+    )
+    if not secret:
+        return f"The network plays {n} episodes. Episode e (e = 0..{n - 1}) {seeded}"
+    first, count = SECRET_EPISODES
     return (
-        f"The network plays {n} episodes. Episode e (e = 0..{n - 1}) seeds the game with {EPISODE_SEED} + e and the "
-        f"action\nsampler with RandomState({ACTION_SEED} + e); sticky actions {STICKY_ACTION_PROB:g}; an episode lasts "
-        f"until the game ends it or for\nat most {max_steps:,} steps."
+        f"The network plays {n} held-out episodes, drawn at random from e = {first:,}..{first + count - 1:,} when the "
+        f"run starts\nby a secret kept from you (published with the grade). Episode e {seeded}"
     )
 
 
 def _scoring(game: GameFacts, protocol: str, n: int) -> str:
-    training = ""
-    if protocol == "feedback":
-        training = "\nTraining episodes (feedback rounds) use other seeds; the scoring episodes are never shown to you."
-    elif protocol == "agent":
-        training = "\nTraining episodes (plays) use other seeds; the scoring episodes are never shown to you."
+    training, rule = "", episodes_rule(n, game.max_steps, Protocol(protocol).secret_held_out)
+    if protocol in ("feedback", "agent"):
+        played = "feedback rounds" if protocol == "feedback" else "plays"
+        training = f"\nTraining episodes ({played}) use other seeds; the held-out episodes are never shown to you."
     return f"""SCORING
-{episodes_rule(n, game.max_steps)} The raw score is the mean episode return; the normalised score is
+{rule} The raw score is the mean episode return; the normalised score is
 min(max(raw, 0), {game.score_cap:g}) / {game.score_cap:g}, in [0, 1] ({game.score_cap:g} is this game's cap).
 A reply whose edits block is missing or rejected scores 0.{training}"""
 

@@ -32,7 +32,7 @@ from functools import cached_property
 import numpy as np
 
 from wspbench.answers.edits import float32_list
-from wspbench.games.minatar import MinAtarGame, all_games
+from wspbench.games.minatar import SECRET_EPISODES, MinAtarGame, all_games
 from wspbench.networks import MINATAR_NETWORK, Weights, sample_action
 from wspbench.tasks import agent
 from wspbench.tasks.minatar import MinAtarTask, seed_rule
@@ -134,6 +134,7 @@ class RepairTask(GameTask):
     answer_format = "edits"
     protocols = PROTOCOLS
     prompt_version = REPAIR_PROMPT_VERSION
+    secret_episodes = SECRET_EPISODES  # its game's (`MinAtarTask`)
 
     def __init__(
         self, binding: MinAtarGame, kind: str, entry: dict, trained_returns: list[float], source: ReadingSet = PUBLIC
@@ -354,11 +355,12 @@ def _prompt(task: RepairTask, protocol: Protocol) -> str:
 
     facts = game_facts(task.binding)
     episodes = task.scoring_episodes(protocol.episodes)
-    n = len(episodes)
+    n, secret = len(episodes), protocol.secret_held_out
     damaged = float(np.mean(task.returns("damaged", episodes)))
     trained = float(np.mean(task.returns("trained", episodes)))
+    over = f"Over episodes e = 0..{n - 1} (the held-out ones are others like them)" if secret else "Over these episodes"
     scoring = (
-        f"Over these episodes the damaged network's mean return is {damaged:.2f}; the trained network's, before the "
+        f"{over} the damaged network's mean return is {damaged:.2f}; the trained network's, before the "
         f"damage, was {trained:.2f}. The return your repaired network gains over the damaged one (the mean over the "
         "episodes of your return minus the damaged network's return in the same episode) is divided by the trained "
         f"network's gain ({trained - damaged:.2f}) and clipped to [0, 1], then multiplied by the share of the trained "
@@ -408,7 +410,7 @@ damaged by ONE of these edits (which one, and which units, actions or channel it
         network_section(),
         weights,
         f"""SCORING
-{episodes_rule(n, facts.max_steps)}
+{episodes_rule(n, facts.max_steps, secret)}
 {_wrap(scoring)}""",
         edits_section("the float32 tensors of the damaged network"),
     ]

@@ -31,6 +31,7 @@ from wspbench.networks import Network, Weights, load_network
 from wspbench.statistics import Sample, episodes_for, mean_interval, normalize, wilson
 
 PROTOCOLS = ("one-shot", "feedback", "agent")
+SECRET_HELD_OUT = ("feedback", "agent")  # protocols whose held-out episodes a run's secret draws (tasks/held_out.py)
 SKILLS = ("writing", "reading")  # what a task measures (`Task.skill`); every aggregate keeps them apart
 OFFLINE_MODELS = ("reference", "zero", "trained", "reference-agent")  # built-in models that need no endpoint
 SCORE_FORMAT = "wspbench.score/1"
@@ -114,6 +115,12 @@ class Protocol:
     def __post_init__(self) -> None:
         if self.name not in PROTOCOLS:
             raise ValueError(f"unknown protocol {self.name!r} (protocols: {', '.join(PROTOCOLS)})")
+
+    @property
+    def secret_held_out(self) -> bool:
+        """Whether a run's secret draws its held-out episodes (`tasks/held_out.py`): feedback and agent, whose model
+        learns from training episodes or runs code beside the game's source; one-shot keeps the fixed ones."""
+        return self.name in SECRET_HELD_OUT
 
 
 class Checked(typing.NamedTuple):
@@ -278,6 +285,9 @@ class Task(ABC):
     skill: str = "writing"  # "writing" (write weights that play) or "reading" (read given weights): never averaged
     private_set: Path | None = None  # the folder outside the package that grading reads (a private set's, loaded
     # through WSP_PRIVATE_SETS): exports carry it to their grader
+    secret_episodes: tuple[int, int] | None = None  # (first, count): the episodes a run's secret draws held-out ones
+    # from (`held_out_episodes`), apart from every scoring, training and calibration episode; None: the fixed ones
+    episode_classes: int = 1  # drawn episodes take turns at this many kinds (superbeam/extended: its difficulties)
 
     @property
     def slug(self) -> str:
@@ -366,6 +376,16 @@ class Task(ABC):
     def scoring_episodes(self, count: int | None = None) -> list[int]:
         """The first min(`count`, max_episodes) held-out episodes (default `default_episodes`); ValueError for
         a count below 1."""
+
+    def held_out_episodes(self, count: int | None = None, key: str | None = None) -> list[int]:
+        """The held-out episodes of a grade: the first `count` scoring episodes, or with `key` (a task key of a run
+        whose protocol draws them: `tasks/held_out.py`) as many drawn by it from `secret_episodes`."""
+        from wspbench.tasks.held_out import draw
+
+        fixed = self.scoring_episodes(count)
+        if key is None or self.secret_episodes is None:
+            return fixed
+        return draw(key, len(fixed), *self.secret_episodes, self.episode_classes)
 
     def scoring_rule(self, count: int) -> str:
         """How the score is made, in words (exports describe a task with it)."""
@@ -459,8 +479,15 @@ class Task(ABC):
 
     # --- records and the suite ----------------------------------------------------------------------
     def seeds(self, protocol: Protocol = Protocol()) -> dict:
-        """The episodes a run with this protocol plays, for its manifest."""
+        """The episodes a run with this protocol plays, for its manifest (drawn ones: where from, not which)."""
         episodes = self.scoring_episodes(protocol.episodes)
+        if protocol.secret_held_out and self.secret_episodes is not None:
+            first, size = self.secret_episodes
+            return {
+                "held_out": "drawn by the run's secret",
+                "drawn_from": [first, first + size - 1],
+                "count": len(episodes),
+            }
         return {"scoring_episodes": [episodes[0], episodes[-1]], "count": len(episodes)}
 
     def calibration(self) -> dict[str, float]:

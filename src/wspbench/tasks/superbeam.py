@@ -35,6 +35,7 @@ DIFFICULTY = 0.5
 TIERS = (0.3, 0.5, 0.7, 0.9)
 EXTENDED_PER_TIER = 64
 EXTENDED_LEVELS = list(range(2_000_000, 2_000_000 + EXTENDED_PER_TIER * len(TIERS)))
+SECRET_LEVELS = (10_000_000, 2**30)  # (first, count): the held-out levels a run's secret draws (tasks/held_out.py)
 FRAME_SKIP = 4
 MAX_FRAMES = 600
 TIMEOUT_CAUSE = "ran out of time (stuck: e.g. walking into a pipe wall, or standing still)"
@@ -60,6 +61,7 @@ class SuperbeamTask(GameTask):
     max_answer_chars = MAX_ANSWER_CHARS
     prompt_version = PROMPT_VERSION
     default_episodes = max_episodes = len(TEST_LEVELS)
+    secret_episodes = SECRET_LEVELS
 
     def __init__(self, difficulty: float = DIFFICULTY):
         self.difficulty = float(difficulty)
@@ -279,10 +281,12 @@ class ExtendedSuperbeamTask(SuperbeamTask):
 
     id = "superbeam/extended"
     default_episodes = max_episodes = len(EXTENDED_LEVELS)
+    episode_classes = len(TIERS)  # a drawn level's difficulty goes round TIERS as the fixed levels' does
 
     def level_difficulty(self, level: int | str) -> float:
-        if isinstance(level, int) and level in range(EXTENDED_LEVELS[0], EXTENDED_LEVELS[-1] + 1):
-            return TIERS[(level - EXTENDED_LEVELS[0]) % len(TIERS)]
+        for first, count in ((EXTENDED_LEVELS[0], len(EXTENDED_LEVELS)), SECRET_LEVELS):
+            if isinstance(level, int) and first <= level < first + count:
+                return TIERS[(level - first) % len(TIERS)]
         return self.difficulty  # the training levels, and levels chosen by hand
 
     def scoring_episodes(self, count: int | None = None) -> list[int]:
