@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 
 from wspbench.harness.tokens import token_counter
+from wspbench.protocols import ONE_SHOT, make
 from wspbench.tasks import get_task
-from wspbench.tasks.spec import Protocol
 
 TASKS = (
     "original/breakout",
@@ -24,7 +24,7 @@ TASKS = (
     "identify-choice/breakout/1",
     "repair/breakout/swap_actions",
 )
-AGENT = Protocol("agent", 20, None, 100, 10)
+AGENT = make("agent")
 
 
 def main() -> None:
@@ -37,7 +37,7 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|---:|")
     for task_id in TASKS:
         task = get_task(task_id)
-        one_shot = "\n".join(m["content"] for m in task.messages(Protocol()))
+        one_shot = "\n".join(m["content"] for m in task.messages(ONE_SHOT))
         agent = "\n".join(m["content"] for m in task.messages(AGENT))
         mine, theirs = count(agent), count(one_shot)
         print(f"| {task_id} | {len(one_shot):,} | {theirs:,} | {len(agent):,} | {mine:,} | {mine / theirs:.2f} |")

@@ -35,6 +35,7 @@ from rich.progress import track
 from wspbench.baselines import cma_search, generated, measured
 from wspbench.baselines.ppo import trained_answer, trained_network
 from wspbench.baselines.search import Budget, evolve
+from wspbench.evaluation import Grading
 from wspbench.statistics import normalize
 from wspbench.tasks import select, suite
 from wspbench.tasks.minatar import generated_calibration
@@ -77,17 +78,19 @@ def measure(task: Task, workers: int | None, random: bool = True) -> dict:
         seconds[kind] = round(seconds.get(kind, 0.0) + time.perf_counter() - started, 2)
         return result
 
-    network = task.network
-    zero = timed("zero", lambda: task.score(network.zeros(), episodes, workers=workers))
+    network, grading = task.network, Grading(workers=workers)
+    zero = timed("zero", lambda: task.score(network.zeros(), episodes, grading))
     constants = [
-        timed("constant", lambda a=a: task.score(measured.constant_weights(network, a), episodes, workers=workers))
+        timed("constant", lambda a=a: task.score(measured.constant_weights(network, a), episodes, grading))
         for a in range(network.sizes[-1])
     ]
     randoms = [
-        timed("random", lambda s=s: task.score(measured.random_weights(network, s), episodes, workers=workers))
+        timed("random", lambda s=s: task.score(measured.random_weights(network, s), episodes, grading))
         for s in range(measured.RANDOM_NETWORKS if random else 0)
     ]
-    reference = timed("reference", lambda: task.grade(task.offline_answer("reference"), episodes, workers=workers))
+    reference = timed(
+        "reference", lambda: task.grade(task.offline_answer("reference"), episodes, Grading(workers=workers))
+    )
     best = int(np.argmax([c.normalized for c in constants]))
     random_scores = [r.normalized for r in randoms]
     entry = {
@@ -126,7 +129,7 @@ def search(task: Task, workers: int | None) -> dict:
     if key not in _searched:
         _searched[key] = evolve(task, SEARCH_BUDGET)
     weights, about = _searched[key]
-    return {**summary(task.score(weights, workers=workers)), **about}
+    return {**summary(task.score(weights, Grading(workers=workers))), **about}
 
 
 def cma(task: Task, workers: int | None) -> dict | None:
@@ -139,7 +142,7 @@ def cma(task: Task, workers: int | None) -> dict | None:
     if key not in _searched:
         _searched[key] = cma_search.search(task, CMA_BUDGET)
     weights, about = _searched[key]
-    return {**summary(task.score(weights, workers=workers)), "answer": task.write(weights), **about}
+    return {**summary(task.score(weights, Grading(workers=workers))), "answer": task.write(weights), **about}
 
 
 def public(task: Task, workers: int | None) -> dict | None:
@@ -150,7 +153,7 @@ def public(task: Task, workers: int | None) -> dict | None:
     if row is None or not row.get("public"):
         return None
     program = row["public"]["program"]
-    return {**summary(task.score(generated.public_programs()[program], workers=workers)), "program": program}
+    return {**summary(task.score(generated.public_programs()[program], Grading(workers=workers))), "program": program}
 
 
 def trained(task: Task, workers: int | None) -> dict | None:
@@ -161,7 +164,7 @@ def trained(task: Task, workers: int | None) -> dict | None:
         return None
     about = trained_about(task)
     return {
-        **summary(task.grade(answer, workers=workers)),
+        **summary(task.grade(answer, Grading(workers=workers))),
         "answer": {"characters": len(answer), "sha256": hashlib.sha256(answer.encode()).hexdigest()},
         **{key: about[key] for key in ("budget", "steps", "training_episodes", "seconds")},
     }

@@ -26,6 +26,7 @@ from rich.console import Console
 from rich.table import Table
 
 from wspbench.baselines.ppo import trained_answer
+from wspbench.evaluation import Grading
 from wspbench.tasks import get_task, select
 from wspbench.verifier import grade_answer
 
@@ -67,7 +68,7 @@ def main() -> None:
             expected = {**{key: theirs.get(key) for key in COMPARED}, "normalized_score": normalized}
             for i, engine in ((1, "auto"), (2, "reference")):
                 started = time.perf_counter()
-                ours = grade_answer(task, answer, options.episodes, engine=engine, workers=1)
+                ours = grade_answer(task, answer, options.episodes, Grading(engine=engine, workers=1))
                 seconds[i] += time.perf_counter() - started
                 if {key: ours.get(key) for key in COMPARED} != expected or ours["source"] != theirs["source"]:
                     row_mismatches += 1

@@ -30,6 +30,7 @@ import numpy as np  # noqa: E402
 
 from wspbench.baselines import generated  # noqa: E402
 from wspbench.baselines.ppo import train  # noqa: E402
+from wspbench.evaluation import ONE_WORKER
 from wspbench.games import synth  # noqa: E402
 from wspbench.networks import save_network  # noqa: E402
 
@@ -61,7 +62,7 @@ def main() -> None:
         seed = int(game.removeprefix(synth.GENERATED))
         with generated.written(seed, options.out) as (task, _):
             weights, about = train(task, budget)
-            values = task.score(weights, task.calibration_episodes(generated.CALIBRATION), workers=1).values
+            values = task.score(weights, task.calibration_episodes(generated.CALIBRATION), ONE_WORKER).values
         save_network(options.out / "trained", f"{game}.0", weights, {"task": f"gen/{seed:05d}", **about})
         row = {"game": game, "steps": options.steps, "mean": round(float(np.mean(values)), 3),
                "seconds": about["seconds"], "steps_per_second": round(about["steps"] / about["seconds"])}  # fmt: skip

@@ -28,7 +28,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from wspbench.evaluation import default_workers
+from wspbench.evaluation import Grading, default_workers
 from wspbench.tasks import get_task
 from wspbench.verifier import grade_answer
 
@@ -121,7 +121,7 @@ def main() -> None:
                     score, metadata = seed_grader.grade_answer(game, "original", answer, options.episodes)
                     results[run] = {**metadata, "normalized_score": score}
                 else:
-                    results[run] = grade_answer(task, answer, options.episodes, engine=engine, workers=count)
+                    results[run] = grade_answer(task, answer, options.episodes, Grading(engine=engine, workers=count))
                 seconds[run] = time.perf_counter() - started
                 totals[run] += seconds[run]
             first = results[runs[0][0]]

@@ -106,7 +106,8 @@ class Ours:
 
     def __init__(self, game: str, core: int, seconds: float):
         os.sched_setaffinity(0, {core})
-        from wspbench.evaluation.compiled.engine import play, warm_up
+        from wspbench.evaluation.compiled.batch import warm_up
+        from wspbench.evaluation.compiled.engine import play
         from wspbench.games.minatar import MAX_STEPS
         from wspbench.networks import MINATAR_NETWORK
 

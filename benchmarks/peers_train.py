@@ -131,7 +131,7 @@ def ours(task_id: str, updates: int, core: int) -> float:
     """Our trainer's environment steps per second on `task_id`, checkpoints off, one pinned core."""
     os.sched_setaffinity(0, {core})
     from wspbench.baselines.ppo import Budget, train
-    from wspbench.evaluation.compiled.engine import warm_up
+    from wspbench.evaluation.compiled.batch import warm_up
     from wspbench.tasks import get_task
 
     warm_up()

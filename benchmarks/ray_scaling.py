@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.evaluation.test_ray import free_port, start_node, stop_node  # noqa: E402 - the test's nodes (and Ray token)
+from wspbench.evaluation import ONE_WORKER, Grading  # noqa: E402
 from wspbench.evaluation.executors import LOCAL, RayExecutor, use_executor  # noqa: E402
 from wspbench.tasks import GameTask, all_tasks, select  # noqa: E402
 
@@ -37,7 +38,7 @@ def grade_batch(tasks, episodes: int, executor, concurrency: int) -> tuple[float
 
     def grade(task):
         with use_executor(executor):
-            score = task.grade(task.offline_answer("reference"), task.scoring_episodes(episodes), workers=2)
+            score = task.grade(task.offline_answer("reference"), task.scoring_episodes(episodes), Grading(workers=2))
         return score.values, score.lengths
 
     started = time.perf_counter()
@@ -82,9 +83,9 @@ def throughput(sample: int, models: int, rounds: int, train_episodes: int) -> No
     study_core_seconds = 0.0
     for task in all_tasks():
         reply = task.offline_answer("reference")
-        task.grade(reply, task.scoring_episodes(2), workers=1)  # load the compiled code
+        task.grade(reply, task.scoring_episodes(2), ONE_WORKER)  # load the compiled code
         episodes = task.scoring_episodes(sample)
-        score = task.grade(reply, episodes, workers=1, engine="auto")
+        score = task.grade(reply, episodes, Grading(workers=1, engine="auto"))
         rate = len(score.values) / score.seconds
         held_out = len(task.scoring_episodes(1000))
         train = len(task.training_episodes(train_episodes)) if isinstance(task, GameTask) else 0  # one-shot only

@@ -38,6 +38,7 @@ from rich.progress import track
 from baselines import DATA, DOC, document  # benchmarks/baselines.py, beside this script
 from wspbench.answers.edits import parse_edits
 from wspbench.baselines.measured import reading_floors
+from wspbench.evaluation import ONE_WORKER
 from wspbench.games.minatar import all_games
 from wspbench.networks import MINATAR_NETWORK
 from wspbench.tasks import get_task, select
@@ -171,7 +172,7 @@ def repair_floors(task, siblings: list[dict[str, np.ndarray]]) -> dict[str, dict
     replies = {"rule": rule_reply(shown), "siblings": sibling_reply(shown, siblings)}
     floors = {}
     for name, reply in replies.items():
-        score = task.grade(reply, workers=1)
+        score = task.grade(reply, ONE_WORKER)
         floors[name] = {"score": score.normalized, "interval": list(score.interval()), "error": score.error}
     return floors
 

@@ -6,7 +6,7 @@ a dense answer of about 270,000 characters) is graded on N episodes, N sized so 
   - as whole commands, one worker: the seed grader (`minatar_grader.grade_answer` from --seed-grader, by default
     ../shared/reference, in a fresh Python) and `wsp grade TASK FILE --episodes N --workers 1 --json` after a
     warm-up run (the compiled code cached), the faster of two runs;
-  - in process: the seed grader's `grade_answer` and our `task.grade(..., engine="compiled", workers=1)`, warm;
+  - in process: the seed grader's `grade_answer` and our `task.grade(..., Grading(engine="compiled", workers=1))`, warm;
     and how much of ours is parsing the answer (`task.read`).
 The raw score and mean length must equal the seed grader's. It prints one row per game and the geometric means.
 
@@ -28,6 +28,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from wspbench.evaluation import Grading
 from wspbench.tasks import get_task
 
 ROOT = Path(__file__).parents[1]
@@ -92,9 +93,9 @@ def main() -> None:
         started = time.perf_counter()
         _, theirs = seed.grade_answer(task.game.name, "synth", answer, episodes)
         seed_inside = time.perf_counter() - started
-        task.grade(answer, range(episodes), "compiled", 1)  # warm
+        task.grade(answer, range(episodes), Grading("compiled", 1))  # warm
         started = time.perf_counter()
-        score = task.grade(answer, range(episodes), "compiled", 1)
+        score = task.grade(answer, range(episodes), Grading("compiled", 1))
         ours_inside = time.perf_counter() - started
         started = time.perf_counter()
         task.read(answer)

@@ -21,6 +21,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from wspbench.evaluation import Grading
 from wspbench.evaluation.compiled.differential import first_difference
 from wspbench.evaluation.engine import compiled_twin
 from wspbench.tasks import get_task, select
@@ -60,7 +61,7 @@ def main() -> None:
             scores = []
             for i, engine in enumerate(("fast", "compiled")):
                 started = time.perf_counter()
-                scores.append(task.grade(answer, episodes, engine, 1))
+                scores.append(task.grade(answer, episodes, Grading(engine, 1)))
                 seconds[i] += time.perf_counter() - started
             python, compiled = scores
             compared += len(python.values)

@@ -619,9 +619,10 @@ def run_files() -> tuple[dict, dict]:
     per-episode caps, usage with details), as JSON data."""
     if not _RUN_FILES:
         from wspbench.harness.record import Manifest, Reply, Round, RunConfig, TaskRecord
+        from wspbench.protocols import make
         from wspbench.tasks.spec import Score
 
-        config = RunConfig("fuzz", protocol="feedback", rounds=2, episodes=3, train_episodes=1)
+        config = RunConfig("fuzz", protocol=make("feedback", rounds=2, episodes=3, train_episodes=1))
         suite = {"name": "wspbench", "version": "3", "digest": "0" * 64, "tasks": 2}
         manifest = Manifest(config, ["test/a", "test/b"], suite, {"numpy": "2"}, {"test/a": {"count": 3}})
         usage = {"prompt_tokens": 10, "completion_tokens": 5, "completion_tokens_details": {"reasoning_tokens": 2}}

@@ -107,7 +107,7 @@ def test_evaluate_resumes_and_refuses_other_settings(tmp_path):
 def test_evaluate_rejects_settings_before_anything_runs(tmp_path):
     with pytest.raises(ValueError, match="engine must be one of auto, compiled, fast, reference, not 'warp'"):
         wspbench.evaluate("zero", "synth/ferry", engine="warp", out=tmp_path / "a")
-    with pytest.raises(ValueError, match="episodes must be from 1 to 100,000, not 0"):
+    with pytest.raises(ValueError, match="episodes must be a whole number from 1 to 100,000, not 0"):
         wspbench.evaluate("zero", "synth/ferry", episodes=0, out=tmp_path / "a")
     with (
         pytest.warns(UserWarning, match="skipped 10 tasks that have no feedback protocol"),

@@ -1,6 +1,6 @@
-"""The layering of docs/architecture.md, checked on the source: imports point down, packages form no
-circle, `superbeam` imports nothing from wspbench, and no code outside the task families asks which family
-or source a task belongs to."""
+"""The layering of docs/architecture.md, checked on the source: imports point down, packages and modules form no
+circle, `superbeam` imports nothing from wspbench, no code outside the task families asks which family or source a
+task belongs to, and none outside `wspbench/protocols/` asks which protocol a run has."""
 
 from __future__ import annotations
 
@@ -19,14 +19,15 @@ LAYERS = {  # bottom to top
     "wspbench.sandbox": 0,
     "wspbench.games": 1,
     "wspbench.evaluation": 1,
-    "wspbench.tasks": 2,
-    "wspbench.baselines": 3,
-    "wspbench.harness": 3,
-    "wspbench.export": 3,
-    "wspbench.report": 3,
-    "wspbench.verifier": 3,
-    "wspbench.integrations": 3,
-    "wspbench.cli": 4,
+    "wspbench.protocols": 2,
+    "wspbench.tasks": 3,
+    "wspbench.baselines": 4,
+    "wspbench.harness": 4,
+    "wspbench.export": 4,
+    "wspbench.report": 4,
+    "wspbench.verifier": 4,
+    "wspbench.integrations": 4,
+    "wspbench.cli": 5,
 }
 DISGUISED = re.compile(  # a family switch by another name: a flag that only some families set, or a shape test
     r"""\banswer_is_network\b|\blen\(\s*[\w.]*shape\s*\)\s*(?:==|!=)|\.ndim\s*==|\bisinstance\([^)]*\b"""
@@ -193,3 +194,45 @@ def test_family_knowledge_lives_in_tasks():
                 if any(isinstance(v, ast.Constant) and family_text(v.value) for v in values):
                     found.append(f"{where}:{node.lineno}: {ast.unparse(node)[:80]}")
     assert found == []
+
+
+PROTOCOL_NAMES = ("one-shot", "feedback", "agent")
+
+
+def test_no_protocol_name_is_compared_outside_its_package():
+    """issue 51: outside wspbench/protocols/ no code compares a value with a protocol's name (`==`, `!=`, `in`): what
+    differs between protocols is a rule, a word or a declared fact of the protocol (`kernel`, `secret_held_out`,
+    `settings`...), which the conversation, the prompts and the drivers ask it."""
+    found = []
+    for _, path in modules("wspbench"):
+        if path.is_relative_to(SRC / "wspbench" / "protocols"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Compare):
+                for side in [node.left, *node.comparators]:
+                    values = side.elts if isinstance(side, ast.Tuple | ast.List | ast.Set) else [side]
+                    if any(isinstance(v, ast.Constant) and v.value in PROTOCOL_NAMES for v in values):
+                        found.append(f"{path.relative_to(SRC)}:{node.lineno}: {ast.unparse(node)[:80]}")
+    assert found == []
+
+
+def test_modules_form_no_circle():
+    """issue 51: no module imports, directly or through others, a module that imports it back (`evaluation/compiled/
+    batch.py` and `engine.py` did), at any depth, lazy imports included."""
+    names = {name for name, _ in modules("wspbench")}
+    edges = {
+        name: {imported for imported in imports(path) if imported in names and imported != name}
+        for name, path in modules("wspbench")
+    }
+    cycles = []
+    for start in sorted(edges):
+        seen, stack = set(), [(start, [start])]
+        while stack:
+            node, path = stack.pop()
+            for nxt in edges.get(node, ()):
+                if nxt == start:
+                    cycles.append(" -> ".join([*path, start]))
+                elif nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, [*path, nxt]))
+    assert cycles == []

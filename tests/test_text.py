@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from wspbench.protocols import make
 from wspbench.tasks import all_tasks
-from wspbench.tasks.spec import Protocol
 from wspbench.words import a, count
 
 PACKAGE = Path(__file__).parents[1] / "src" / "wspbench"
@@ -43,7 +43,7 @@ def test_every_prompt_has_the_right_articles(protocol):
     found = set()
     for task in all_tasks():
         if protocol in task.protocols:
-            for message in task.messages(Protocol(protocol)):
+            for message in task.messages(make(protocol)):
                 found |= {f"{task.id}: {hit}" for hit in WRONG_ARTICLE.findall(message["content"])}
     assert not found
 

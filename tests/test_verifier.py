@@ -11,6 +11,7 @@ import time
 import pytest
 
 from wspbench.answers import AnswerError, parse_edits
+from wspbench.evaluation import ONE_WORKER
 from wspbench.tasks import all_tasks, get_task
 from wspbench.verifier import (
     FAILED,
@@ -62,7 +63,7 @@ def run(tmp_path, content, environ=ENVIRON):
 
 
 def expected_reward():
-    result = grade_answer(get_task("original/breakout"), ANSWER, 20, workers=1)
+    result = grade_answer(get_task("original/breakout"), ANSWER, 20, ONE_WORKER)
     result.pop("seconds")
     return result
 
@@ -198,7 +199,7 @@ def test_every_family_is_graded_as_its_own_task(tmp_path, task_id, answer, episo
     trajectory.write_text(json.dumps(atif_trajectory(answer)))
     environ = {"WEIGHT_SPACE_GAME": task_id} | ({} if episodes is None else {"WEIGHT_SPACE_EPISODES": episodes})
     reward, code = main(trajectory, tmp_path / "reward.json", environ, workers=1)
-    own = task.grade(answer, task.scoring_episodes(int(episodes or task.default_episodes)), workers=1)
+    own = task.grade(answer, task.scoring_episodes(int(episodes or task.default_episodes)), ONE_WORKER)
     assert code == GRADED and own.error is None and reward["normalized_score"] == own.normalized
     assert expected is None or reward["normalized_score"] == expected
     assert reward["game"] == task_id and reward["source"] == task_id.split("/")[0]

@@ -17,8 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
+from wspbench.evaluation import DEFAULT, Grading
 from wspbench.networks import Network, Weights
-from wspbench.tasks.spec import AnswerError, Game, GameTask, Progress, Protocol, Score, Step, Task
+from wspbench.protocols import ONE_SHOT, Protocol
+from wspbench.tasks.spec import AnswerError, Game, GameTask, Score, Step, Task
 
 SIGN_NETWORK = Network(sizes=(2, 2), activation="relu", orientation="x@W", action_rule="argmax", dtype=np.float64)
 STEPS = 5
@@ -50,7 +52,7 @@ class SignTask(GameTask):
         source_path="tests/toy_family.py",
     )
 
-    def messages(self, protocol: Protocol = Protocol()) -> list[dict]:
+    def messages(self, protocol: Protocol = ONE_SHOT) -> list[dict]:
         episodes = len(self.scoring_episodes(protocol.episodes))
         user = (
             f"Write a {self.network.describe()} network (tensors W1 (2, 2) and b1 (2,)) that sees (x, 1) and "
@@ -99,17 +101,15 @@ class SignTask(GameTask):
         self,
         weights: Weights,
         episodes: Sequence[int],
-        engine: str = "auto",
-        workers: int | None = None,
-        progress: Progress | None = None,
+        grading: Grading = DEFAULT,
     ) -> tuple[list[float], list[int], dict]:
         values, lengths = [], []
         for episode in episodes:
             value, length, _ = self.watch(weights, episode, lambda step: None)
             values.append(value)
             lengths.append(length)
-            if progress:
-                progress(1)
+            if grading.progress:
+                grading.progress(1)
         return values, lengths, {}
 
     def watch(self, weights: Weights, episode: int, observe: Callable[[Step], None]) -> tuple[float, int, dict]:

@@ -43,7 +43,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from wspbench.answers.edits import MAX_MESSAGE_CHARS
-from wspbench.evaluation import Progress
+from wspbench.evaluation import DEFAULT, Grading
 from wspbench.files import InputFileError, read_bounded, write_atomic
 from wspbench.games.minatar import MinAtarGame, seed_name
 from wspbench.tasks import get_task
@@ -54,6 +54,7 @@ REWARD_PATH = Path("/logs/verifier/reward.json")
 MAX_TRAJECTORY_BYTES = 32 * 1024 * 1024
 MAX_TRAJECTORY_VALUES = 1_000_000
 MAX_EPISODES = 100_000
+ATIF_AGENT = "agent"  # an ATIF step's `source` when the agent took it (Harbor's trajectory format)
 GRADED, REJECTED, SETTINGS, FAILED = 0, 1, 2, 3
 USAGE = "usage: python -I -m wspbench.verifier TASK_ID ANSWER_FILE LOGS_DIR"
 
@@ -126,7 +127,7 @@ def final_answer(trajectory: dict) -> str:
                     text = _text(message.get("content"))
                     if text is not None:
                         return text
-        elif step.get("source") == "agent":
+        elif step.get("source") == ATIF_AGENT:
             text = _text(step.get("message"))
             if text is not None:
                 return text
@@ -185,9 +186,7 @@ def grade_answer(
     task: Task,
     answer: str,
     episodes: int = 1000,
-    engine: str = "auto",
-    workers: int | None = None,
-    progress: Progress | None = None,
+    grading: Grading = DEFAULT,
 ) -> dict:
     """The reference grader's result for a MinAtar writing task's answer: `{"normalized_score", game, source,
     episodes, parse_success, raw_score, score_cap, mean_episode_length, edit_count, nonzero_weights, seconds}`,
@@ -195,9 +194,7 @@ def grade_answer(
     game = seed_game(task)
     if game is None:
         raise ValueError(f"{task.id} is not a MinAtar writing task (original/<game>, synth/<game>, gen/<seed>)")
-    return reference_result(
-        game, task.grade(answer, task.scoring_episodes(episodes), engine, workers, progress), episodes
-    )
+    return reference_result(game, task.grade(answer, task.scoring_episodes(episodes), grading), episodes)
 
 
 def reference_result(game: MinAtarGame, score: Score, episodes: int) -> dict:
@@ -273,7 +270,7 @@ def grade_trajectory(
         episodes = scoring_episodes(task, str(task.default_episodes) if episodes_text is None else episodes_text)
         head["episodes"] = len(episodes)
         answer = final_answer(read_trajectory(find_trajectory(trajectory_path)))
-        reward = verifier_result(task, task.grade(answer, episodes, workers=workers), len(episodes))
+        reward = verifier_result(task, task.grade(answer, episodes, Grading(workers=workers)), len(episodes))
         reward.pop("seconds", None)
         if "error" in reward:
             code = REJECTED
@@ -368,7 +365,7 @@ def grade_step(
         text = read_answer(task, answer_file, logs)
     except AnswerFileError as error:
         return replace(task.rejected(str(error)[:MAX_MESSAGE_CHARS]), task=public), REJECTED
-    score = replace(task.grade(text, episodes, workers=workers), task=public)
+    score = replace(task.grade(text, episodes, Grading(workers=workers)), task=public)
     return score, REJECTED if score.error else GRADED
 
 

@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from wspbench.baselines import measured
 from wspbench.cli import app
+from wspbench.evaluation import ONE_WORKER
 from wspbench.networks import MINATAR_NETWORK, SUPERBEAM_NETWORK
 from wspbench.tasks import get_task
 
@@ -56,11 +57,11 @@ def test_shipped_baselines_are_current_and_what_the_grader_gives(shipped):
     entry = shipped["tasks"][task.id]
     episodes = task.scoring_episodes()
     assert entry["episodes"] == len(episodes)
-    assert task.score(task.network.zeros(), episodes, workers=1).normalized == entry["zero"]["score"]
+    assert task.score(task.network.zeros(), episodes, ONE_WORKER).normalized == entry["zero"]["score"]
     action = entry["constant"]["action"]
-    constant = task.score(measured.constant_weights(task.network, action), episodes, workers=1)
+    constant = task.score(measured.constant_weights(task.network, action), episodes, ONE_WORKER)
     assert constant.normalized == entry["constant"]["score"] == max(entry["constant"]["scores"])
-    first = task.score(measured.random_weights(task.network, 0), episodes, workers=1)
+    first = task.score(measured.random_weights(task.network, 0), episodes, ONE_WORKER)
     assert first.normalized == entry["random"]["scores"][0]
 
 
@@ -136,5 +137,5 @@ def test_the_floor_solvers_read_only_the_prompt_and_solve_what_they_claim(monkey
     undamaged = {name: np.round(w.astype(np.float64), 3).astype(np.float32) for name, w in task.trained.items()}
     reply = floors.sibling_reply(shown, [shown, undamaged, undamaged])
     episodes = task.scoring_episodes(50)
-    assert task.grade(reply, episodes, workers=1).normalized > 0.99
+    assert task.grade(reply, episodes, ONE_WORKER).normalized > 0.99
     assert floors.sibling_reply(shown, [shown]) == "```edits\n\n```\n"  # alone, the majority is the damage

@@ -18,6 +18,7 @@ from wspbench.baselines.ppo import (
     train,
     trained_network,
 )
+from wspbench.evaluation import ONE_WORKER
 from wspbench.networks import MINATAR_NETWORK
 from wspbench.tasks import get_task, select
 from wspbench.tasks.reading_set import PUBLIC
@@ -243,4 +244,4 @@ def test_shaping_follows_the_potential_and_never_reaches_a_score():
     weights, about = train(task, Budget(steps=2 * 32 * 128, checkpoints=1, checkpoint_episodes=2, shaping=True))
     assert about["budget"]["shaping"] is True and "shaping" not in Budget().describe()
     (checkpoint,) = about["checkpoints"]
-    assert checkpoint["training_score"] == task.score(weights, task.training_episodes(2), workers=1).normalized
+    assert checkpoint["training_score"] == task.score(weights, task.training_episodes(2), ONE_WORKER).normalized

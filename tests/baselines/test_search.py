@@ -6,6 +6,7 @@ import pytest
 
 from tests.toy_family import SignTask
 from wspbench.baselines.search import Budget, evolve
+from wspbench.evaluation import DEFAULT
 from wspbench.tasks import get_task
 
 
@@ -14,9 +15,9 @@ class Watched(SignTask):
 
     played: list[int]
 
-    def play(self, weights, episodes, engine="auto", workers=None, progress=None):
+    def play(self, weights, episodes, grading=DEFAULT):
         self.played.extend(episodes)
-        return super().play(weights, episodes, engine, workers, progress)
+        return super().play(weights, episodes, grading)
 
 
 def test_the_search_learns_the_toy_task_on_training_episodes_only_within_its_budget():
@@ -60,9 +61,9 @@ def test_cma_search_starts_from_the_best_constant_action_and_plays_only_training
     played = []
     real = task.score
 
-    def watched(weights, episodes=None, **options):
+    def watched(weights, episodes=None, *more):
         played.extend(episodes)
-        return real(weights, episodes, **options)
+        return real(weights, episodes, *more)
 
     task_watched = type(task).__new__(type(task))
     task_watched.__dict__.update(task.__dict__)

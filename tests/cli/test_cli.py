@@ -242,17 +242,12 @@ def test_help_shows_text_as_written():
 )
 def test_prompt_prints_the_messages_a_model_gets(task_id, args):
     """`task.messages` under the RunConfig that `wsp run` with these options builds (harness/protocols.py)."""
-    from wspbench.harness.record import RunConfig
+    from wspbench.protocols import make
 
     options = dict(zip(args[::2], args[1::2], strict=True))
-    config = RunConfig(
-        "m",
-        protocol=options.get("--protocol", "one-shot"),
-        rounds=int(options.get("--rounds", 4)),
-        episodes=int(options.get("--episodes", 1000)),
-        train_episodes=100,
-    )
-    expected = get_task(task_id).messages(config.protocol_spec)
+    rounds = int(options["--rounds"]) if "--rounds" in options else None
+    protocol = make(options.get("--protocol", "one-shot"), rounds=rounds, episodes=int(options.get("--episodes", 1000)))
+    expected = get_task(task_id).messages(protocol)
     shown = RUNNER.invoke(app, ["prompt", task_id, *args, "--json"])
     assert shown.exit_code == 0, shown.output
     assert json.loads(shown.stdout) == expected
@@ -323,7 +318,8 @@ def _env(**extra: str) -> dict[str, str]:
 def test_compiling_the_engine_says_so_once_and_warm_runs_say_nothing(tmp_path):
     """A cold numba cache (here an empty NUMBA_CACHE_DIR): one line on stderr before compiling; stopped there.
     With the cache built (`wsp warmup`), neither `wsp warmup` nor a grade prints it."""
-    from wspbench.evaluation.compiled.engine import COMPILING, warm_up
+    from wspbench.evaluation.compiled.batch import warm_up
+    from wspbench.evaluation.compiled.engine import COMPILING
 
     cold = subprocess.Popen(
         [sys.executable, "-m", "wspbench.cli", "warmup"],

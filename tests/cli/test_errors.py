@@ -80,7 +80,13 @@ CASES = [
     (["suite", "extra"], 2, "unexpected extra argument"),
     (["--verbose=x", "games"], 2, "--verbose"),
     # wsp run (option validation only)
-    (["run", "--model", "zero", "--protocol", "x"], 2, "protocol must be one of one-shot, feedback, agent"),
+    (["run", "--model", "zero", "--protocol", "x"], 2, "unknown protocol 'x' (protocols: one-shot, feedback, agent)"),
+    (
+        ["run", "--model", "zero", "--protocol", "oneshot"],
+        2,
+        "Invalid value for --protocol: unknown protocol 'oneshot' (protocols: one-shot, feedback, agent; did you mean "
+        "one-shot?)",
+    ),
     (["run", "--model", "zero", "--tasks", "nope"], 2, "no task matches"),
     (["run", "--model", "zero", "--temperature", "nan"], 2, "--temperature"),
     (["run", "--model", "zero", "--timeout", "inf"], 2, "finite"),

@@ -15,7 +15,7 @@ import pytest
 
 from minatar_synth import generator
 from tests.conftest import DATA
-from wspbench.evaluation import evaluate
+from wspbench.evaluation import Grading, evaluate
 from wspbench.evaluation.compiled.differential import first_difference
 from wspbench.evaluation.compiled.engine import TWINS, twin_of
 from wspbench.evaluation.engine import compiled_twin
@@ -50,8 +50,8 @@ def test_compiled_grades_every_episode_as_the_module_plays_it(game):
     task = get_task(game)
     answers = [ANSWERS["sparse_program"], ANSWERS["random_dense_0"], task.offline_reply("reference")]
     for answer in answers:
-        python = task.grade(answer, range(8), "fast", 1)
-        compiled = task.grade(answer, range(8), "compiled", 1)
+        python = task.grade(answer, range(8), Grading("fast", 1))
+        compiled = task.grade(answer, range(8), Grading("compiled", 1))
         assert python.error is None and (python.values, python.lengths) == (compiled.values, compiled.lengths)
 
 
@@ -61,7 +61,7 @@ def test_a_sample_of_synthetic_games_grades_compiled_as_the_seed_grader_grades_i
     task = find_task(game, "synth")
     answers = {**ANSWERS, "trained": task.offline_reply("trained")}
     for name, expected in SYNTH_EXPECTED["results"][game].items():
-        result = grade_answer(task, answers[name], SYNTH_EXPECTED["episodes"], engine="compiled", workers=1)
+        result = grade_answer(task, answers[name], SYNTH_EXPECTED["episodes"], Grading(engine="compiled", workers=1))
         assert {key: result[key] for key in expected} == expected, name
 
 
@@ -77,7 +77,10 @@ def test_a_private_game_generated_here_is_served_by_the_generated_twin(tmp_path)
     assert all(first_difference(game, *twin, episode, 1000, rng) is None for episode in range(10))
     task = MinAtarTask(game)
     for answer in (ANSWERS["sparse_program"], ANSWERS["random_dense_0"]):
-        assert task.grade(answer, range(10), "compiled", 1).values == task.grade(answer, range(10), "fast", 1).values
+        assert (
+            task.grade(answer, range(10), Grading("compiled", 1)).values
+            == task.grade(answer, range(10), Grading("fast", 1)).values
+        )
 
 
 def test_a_module_no_twin_follows_plays_in_python_with_one_info_line(tmp_path, caplog):

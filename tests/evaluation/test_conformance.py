@@ -6,7 +6,7 @@ import pytest
 
 from tests.conftest import DATA
 from wspbench.answers import parse_edits
-from wspbench.evaluation import evaluate
+from wspbench.evaluation import Grading, evaluate
 from wspbench.games.minatar import MinAtarGame
 from wspbench.tasks import get_task
 from wspbench.verifier import grade_answer
@@ -23,7 +23,7 @@ GAMES = sorted(EXPECTED["results"])
 def test_grades_equal_reference(game, engine, answers):
     for name, expected in sorted(EXPECTED["results"][game].items()):
         result = grade_answer(
-            get_task(f"original/{game}"), answers[name], EXPECTED["episodes"], engine=engine, workers=2
+            get_task(f"original/{game}"), answers[name], EXPECTED["episodes"], Grading(engine=engine, workers=2)
         )
         if expected.get("error"):
             assert result["normalized_score"] == 0.0 and result["parse_success"] == 0.0, name

@@ -20,11 +20,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from wspbench.evaluation import engine, evaluate
+from wspbench.evaluation import Grading, engine, evaluate
 from wspbench.evaluation.executors import LOCAL, ExecutorError, RayExecutor, resolve_executor, use_executor
 from wspbench.harness.clients import OfflineClient
 from wspbench.harness.record import RunConfig
 from wspbench.harness.runs import RunDir, build_manifest, run_batch
+from wspbench.protocols import make
 from wspbench.tasks import get_task
 from wspbench.tasks.held_out import SECRET_FILE, new_secret
 
@@ -208,7 +209,7 @@ def test_grade_on_the_cluster_equals_local(cluster):
     task = get_task("original/breakout")
     reply = task.offline_answer("reference")
     episodes = task.scoring_episodes(200)
-    local = task.grade(reply, episodes, workers=2).to_json()
+    local = task.grade(reply, episodes, Grading(workers=2)).to_json()
     with use_executor(cluster):
         on_ray = task.grade(reply, episodes).to_json()
     local.pop("seconds"), on_ray.pop("seconds")
@@ -219,7 +220,7 @@ def test_run_batch_on_the_cluster_equals_local(cluster, tmp_path):
     """Requests and records in the driver's threads, training and held-out gradings on the cluster: the same
     records as a local run (the two run directories hold one secret, so they draw the same held-out episodes)."""
     tasks = [get_task("original/breakout"), get_task("synth/ferry")]
-    config = RunConfig("reference", protocol="feedback", rounds=2, episodes=150, train_episodes=130)
+    config = RunConfig("reference", protocol=make("feedback", rounds=2, episodes=150, train_episodes=130))
     scores, secret = {}, new_secret()
     for name, executor in (("local", None), ("ray", cluster)):
         (tmp_path / name).mkdir()

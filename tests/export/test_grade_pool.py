@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 
+from wspbench.evaluation import ONE_WORKER
 from wspbench.export.grade_pool import GradePool
 from wspbench.tasks import get_task
 from wspbench.tasks.spec import Score
@@ -18,7 +19,7 @@ def without_seconds(result: dict) -> dict:
 def expected(task, answer: str, episodes: int) -> dict:
     """The task's own grade, as JSON carries it from a worker."""
     return without_seconds(
-        json.loads(json.dumps(task.grade(answer, task.scoring_episodes(episodes), workers=1).to_json()))
+        json.loads(json.dumps(task.grade(answer, task.scoring_episodes(episodes), ONE_WORKER).to_json()))
     )
 
 

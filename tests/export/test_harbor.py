@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 
 from tests.conftest import missing_part
 from wspbench.cli import app
+from wspbench.evaluation import ONE_WORKER
 from wspbench.export.harbor import (
     LOCK_FILE,
     TIMEOUTS_TABLE,
@@ -35,7 +36,8 @@ from wspbench.export.harbor import (
     normalize_wheel,
     timeouts,
 )
-from wspbench.tasks import Protocol, all_tasks, get_task, select, suite
+from wspbench.protocols import OneShot
+from wspbench.tasks import all_tasks, get_task, select, suite
 from wspbench.verifier import (
     FAILED,
     GRADED,
@@ -93,7 +95,7 @@ def run_script(script: Path, env: dict, cwd: Path | None = None) -> subprocess.C
 
 def expected_score(item, answer_file: Path) -> float:
     """The normalised score the task's own grade (what `wsp grade` prints) gives the answer on its episodes."""
-    return item.task.grade(answer_file.read_text(), item.episodes, workers=1).normalized
+    return item.task.grade(answer_file.read_text(), item.episodes, ONE_WORKER).normalized
 
 
 def file_hashes(folder: Path) -> dict[str, str]:
@@ -140,7 +142,7 @@ def test_every_file_of_every_folder(three):
         assert config["metadata"]["episodes"] == len(item.task.scoring_episodes(EPISODES))
         assert config["artifacts"] == ["/app/answer.md"] and config["agent"]["user"] == "agent"
         assert config["metadata"]["prompt_sha256"] == item.prompt_sha256
-        system, user = item.task.messages(Protocol(episodes=len(item.episodes)))  # the count graded
+        system, user = item.task.messages(OneShot(episodes=len(item.episodes)))  # the count graded
         instruction = (folder / "instruction.md").read_text()
         assert user["content"].rstrip() in instruction and system["content"] in instruction
         assert "/app/answer.md" in instruction
@@ -559,7 +561,7 @@ def test_reading_and_repair_tasks_are_exported_and_verified(tmp_path, task_id):
     item = exported(select(task_id), 50)[0]
     (folder,) = export_harbor(tmp_path / "out", [item], wheel=stand_in_wheel(tmp_path))
     instruction = (folder / "instruction.md").read_text()
-    assert item.task.messages(Protocol(episodes=50))[1]["content"].rstrip() in instruction
+    assert item.task.messages(OneShot(episodes=50))[1]["content"].rstrip() in instruction
     assert (
         f"```{item.task.answer_format} block" in instruction
         and item.task.scoring_rule(len(item.episodes)) in instruction
@@ -602,7 +604,7 @@ def test_the_instruction_states_the_episodes_the_verifier_grades(tmp_path, task_
     task, folder = get_task(task_id), tmp_path / "out" / get_task(task_id).public().slug
     instruction = (folder / "instruction.md").read_text()
     assert "The network plays 60 episodes" in instruction and "plays 1000 episodes" not in instruction
-    assert task.messages(Protocol(episodes=60))[1]["content"].rstrip() in instruction
+    assert task.messages(OneShot(episodes=60))[1]["content"].rstrip() in instruction
     assert tomllib.loads((folder / "task.toml").read_text())["verifier"]["env"]["WEIGHT_SPACE_EPISODES"] == "60"
     if task_id.startswith("repair/"):
         damaged = sum(task.returns("damaged", range(60))) / 60

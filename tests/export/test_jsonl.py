@@ -9,7 +9,8 @@ from typer.testing import CliRunner
 
 from wspbench.cli import app
 from wspbench.export.jsonl import COLUMNS, OWN_COLUMNS
-from wspbench.tasks import Protocol, get_task, select, suite
+from wspbench.protocols import OneShot
+from wspbench.tasks import get_task, select, suite
 from wspbench.tasks.spec import prompt_hash
 
 SELECTOR = "original/breakout,synth/*,superbeam"
@@ -25,7 +26,7 @@ def test_rows_parse_and_match_the_tasks(tmp_path):
     for row in rows:
         task = get_task(row["name"])
         assert list(row) == [*COLUMNS, *OWN_COLUMNS]
-        messages = task.messages(Protocol(episodes=row["episodes"]))  # the prompt states the episodes graded
+        messages = task.messages(OneShot(episodes=row["episodes"]))  # the prompt states the episodes graded
         assert row["system_prompt"] == messages[0]["content"] and row["prompt"] == messages[1]["content"]
         assert row["prompt_sha256"] == prompt_hash(messages) and row["prompt_version"] == task.prompt_version
         assert row["split"] == "test" and row["task_id"] == "wspbench/" + task.slug

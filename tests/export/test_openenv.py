@@ -23,9 +23,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import missing_part, need_sandbox
+from wspbench.evaluation import ONE_WORKER
 from wspbench.harness.clients import OfflineClient
 from wspbench.harness.protocols import run_task
 from wspbench.harness.record import RunConfig
+from wspbench.protocols import make
 from wspbench.tasks import get_task, suite
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -88,7 +90,7 @@ def test_reset_prompts_and_step_grades():
     observation = out["reset"]["observation"]
     assert (observation["system_prompt"], observation["prompt"]) == (system["content"], user["content"])
     assert out["reset"]["done"] is False and observation["suite"] == suite().to_json()
-    expected = task.grade(task.offline_answer("reference"), task.scoring_episodes(2), workers=1)
+    expected = task.grade(task.offline_answer("reference"), task.scoring_episodes(2), ONE_WORKER)
     result = out["step"]["observation"]["result"]
     assert out["step"]["done"] is True and out["step"]["reward"] == expected.normalized
     assert out["step"]["observation"]["suite"] == suite().to_json()
@@ -225,7 +227,7 @@ def test_fifty_sessions_at_once_over_websocket_and_http(servers):
     fast, _ = servers
     task = get_task("original/breakout")
     answer = task.offline_answer("reference")
-    expected = task.grade(answer, task.scoring_episodes(2), workers=1).normalized
+    expected = task.grade(answer, task.scoring_episodes(2), ONE_WORKER).normalized
     prompt = task.messages()[1]["content"]
     rewards: dict[str, list] = {"ws": [], "http": []}
 
@@ -303,7 +305,7 @@ def test_the_agent_protocol_over_a_websocket_session_scores_what_wsp_run_scores(
     websockets = websockets_client()
     fast, _ = servers
     task = get_task(task_id)
-    config = RunConfig("reference-agent", protocol="agent", rounds=4, episodes=2, train_episodes=3, passes=2)
+    config = RunConfig("reference-agent", protocol=make("agent", rounds=4, episodes=2, train_episodes=3, passes=2))
     record = run_task(task, OfflineClient("reference-agent"), config, workers=1)
     with websockets.connect(f"ws://127.0.0.1:{fast.port}/ws", open_timeout=60, close_timeout=5) as socket_:
         reset = {"task": task_id, "protocol": "agent", "turns": 4, "passes": 2, "train_episodes": 3}
@@ -327,7 +329,7 @@ def test_the_agent_protocol_over_a_websocket_session_scores_what_wsp_run_scores(
     )
     for graded, drawn_by in ((steps[1]["reward"], key), (record.test.normalized, record.held_out_key)):
         episodes = task.held_out_episodes(2, drawn_by)
-        assert graded == task.grade(task.offline_answer("reference"), episodes, workers=1).normalized
+        assert graded == task.grade(task.offline_answer("reference"), episodes, ONE_WORKER).normalized
 
 
 def test_an_idle_session_expires_and_a_dropped_client_frees_its_slot_at_once():

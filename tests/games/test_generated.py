@@ -19,6 +19,7 @@ from tests.conftest import DATA
 from wspbench.baselines import generated
 from wspbench.baselines.ppo import trained_answer, trained_network
 from wspbench.cli import app
+from wspbench.evaluation import Grading
 from wspbench.games import synth
 from wspbench.games.minatar import HAND_WRITTEN, all_games, game_spec
 from wspbench.harness.summary import family_scores
@@ -103,7 +104,7 @@ def test_a_sample_grades_as_the_seed_grader_grades_it(game):
     answers = {**ANSWERS, "trained": trained_answer(task)}
     for name, expected in EXPECTED["results"][game].items():
         for engine in ("auto", "compiled", "reference"):
-            result = grade_answer(task, answers[name], EXPECTED["episodes"], engine=engine, workers=1)
+            result = grade_answer(task, answers[name], EXPECTED["episodes"], Grading(engine=engine, workers=1))
             assert {key: result[key] for key in expected} == expected, (name, engine)
             assert result["source"] == "synth" and result["game"] == game
 

@@ -8,6 +8,7 @@ from importlib import resources
 import numpy as np
 import pytest
 
+from wspbench.evaluation import Grading
 from wspbench.games import synth
 from wspbench.games.minatar import MinAtarGame, game_spec, game_specs
 from wspbench.networks import MINATAR_NETWORK
@@ -74,8 +75,8 @@ def test_tiny_game_grades_identically_with_both_engines(synth_folder):
     game = synth_folder("tiny_test_game", TINY_GAME)
     task = MinAtarTask(MinAtarGame(game, "synth"))  # the registry lists the shipped games only
     answer = "Go right.\n```edits\nb3[3] = 3.0\n```"
-    fast = task.grade(answer, range(30), engine="fast", workers=2).to_json()
-    reference = task.grade(answer, range(30), engine="reference", workers=1).to_json()
+    fast = task.grade(answer, range(30), Grading(engine="fast", workers=2)).to_json()
+    reference = task.grade(answer, range(30), Grading(engine="reference", workers=1)).to_json()
     assert fast.pop("seconds") >= 0 and reference.pop("seconds") >= 0
     assert fast == reference
     assert fast["score_cap"] == 5.0 and fast["mean_length"] == 40.0 and fast["task"] == f"synth/{game}"
@@ -84,7 +85,7 @@ def test_tiny_game_grades_identically_with_both_engines(synth_folder):
     assert synth.description(game) == "Tiny: step right to the coin; a test game."
     assert synth.spec(game) == MinAtarGame(game, "synth").spec
     assert (synth.spec(game).score_cap, synth.spec(game).max_steps) == (5.0, 10_000)
-    compiled = task.grade(answer, range(30), engine="compiled", workers=1).to_json()  # no twin follows it: Python
+    compiled = task.grade(answer, range(30), Grading(engine="compiled", workers=1)).to_json()  # no twin: Python
     assert compiled.pop("seconds") >= 0 and compiled == fast
 
 
@@ -102,7 +103,7 @@ def test_tiny_game_grades_identically_with_both_engines(synth_folder):
 def test_broken_game_modules_are_errors_not_crashes(synth_folder, source, message, engine):
     game = synth_folder("broken_test_game", source)
     score = MinAtarTask(MinAtarGame(game, "synth")).grade(
-        "```edits\nb3[0] = 1\n```", range(3), engine=engine, workers=1
+        "```edits\nb3[0] = 1\n```", range(3), Grading(engine=engine, workers=1)
     )
     assert score.normalized == 0.0 and message in score.error and score.episodes == ()
 

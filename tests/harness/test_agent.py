@@ -15,6 +15,7 @@ from wspbench.cli import app
 from wspbench.harness.clients import OfflineClient
 from wspbench.harness.protocols import run_task
 from wspbench.harness.record import SCHEMA_VERSION, Reply, RunConfig, TaskRecord
+from wspbench.protocols import make
 from wspbench.tasks import get_task
 
 TASKS = ["original/breakout", "synth/ferry", "superbeam", "identify-choice/breakout/1", "repair/freeway/swap_actions"]
@@ -76,7 +77,9 @@ def test_a_handoff_opens_a_fresh_conversation_with_the_notebook_and_the_last_can
         "```python\nprint(open('candidate.txt').read())\n```",
         "```submit\n```",
     ]
-    config = RunConfig("reference-agent", protocol="agent", rounds=5, episodes=3, train_episodes=2, passes=1, handoff=1)
+    config = RunConfig(
+        "reference-agent", protocol=make("agent", rounds=5, episodes=3, train_episodes=2, passes=1, handoff=1)
+    )
     rec = run_task(task, OfflineClient("reference-agent"), config, paid=[Reply(text) for text in replies], workers=1)
     assert rec.status == "ok", rec.error
     assert [entry.handoff for entry in rec.rounds] == [True, True, False]
@@ -90,7 +93,12 @@ def test_a_handoff_opens_a_fresh_conversation_with_the_notebook_and_the_last_can
 
 
 def test_a_schema_2_record_still_reads_as_one_without_blocks():
-    rec = run_task(get_task("synth/ferry"), OfflineClient("reference"), RunConfig("reference", episodes=2), workers=1)
+    rec = run_task(
+        get_task("synth/ferry"),
+        OfflineClient("reference"),
+        RunConfig("reference", protocol=make("one-shot", episodes=2)),
+        workers=1,
+    )
     data = rec.to_json()
     data["schema_version"] = 2
     for entry in data["rounds"]:

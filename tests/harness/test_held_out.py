@@ -15,12 +15,14 @@ from typer.testing import CliRunner
 
 from tests.conftest import need_sandbox
 from wspbench.cli import app
+from wspbench.evaluation import ONE_WORKER
 from wspbench.harness.clients import OfflineClient
 from wspbench.harness.protocols import run_task
 from wspbench.harness.record import Reply, RunConfig, TaskRecord
 from wspbench.harness.runs import RunDir, build_manifest, run_batch
 from wspbench.harness.summary import run_scores
-from wspbench.tasks import Protocol, get_task
+from wspbench.protocols import ONE_SHOT, make
+from wspbench.tasks import get_task
 
 UP = "```edits\nb3[2] = 10\n```\n"  # freeway: always up (the logits are b3: every layer's sum is 0)
 REPLAY = """
@@ -57,8 +59,8 @@ def sandbox():
 
 
 def agent_config(**more) -> RunConfig:
-    settings = {"protocol": "agent", "rounds": 4, "episodes": 10, "train_episodes": 2, "passes": 2, **more}
-    return RunConfig("reference-agent", **settings)
+    settings = {"rounds": 4, "episodes": 10, "train_episodes": 2, "passes": 2, **more}
+    return RunConfig("reference-agent", protocol=make("agent", **settings))
 
 
 def test_a_replay_of_the_seed_rule_in_the_kernel_tells_nothing_of_the_held_out_episodes(sandbox):
@@ -70,9 +72,9 @@ def test_a_replay_of_the_seed_rule_in_the_kernel_tells_nothing_of_the_held_out_e
     rec = run_task(task, OfflineClient("reference-agent"), agent_config(), paid=replies, workers=1)
     assert rec.status == "ok", rec.error
     replayed = json.loads(rec.rounds[0].blocks[0].output)
-    assert replayed == list(task.grade(UP, list(range(10)), workers=1).values) and sum(replayed) > 0
+    assert replayed == list(task.grade(UP, list(range(10)), ONE_WORKER).values) and sum(replayed) > 0
     assert not set(rec.test.episodes) & set(range(300_000))  # scoring, training and calibration episodes
-    assert task.grade(UP, rec.test.episodes, workers=1).values == rec.test.values
+    assert task.grade(UP, rec.test.episodes, ONE_WORKER).values == rec.test.values
     prompt = "\n".join(m["content"] for m in rec.messages if "content" in m)
     assert all(str(e) not in prompt for e in rec.test.episodes) and rec.held_out_key not in prompt
     from wspbench.tasks.held_out import draw
@@ -87,9 +89,11 @@ def test_feedback_draws_its_held_out_episodes_and_one_shot_keeps_the_fixed_ones(
     from wspbench.tasks.held_out import draw
 
     task = get_task("synth/ferry")
-    feedback = RunConfig("reference", protocol="feedback", rounds=1, episodes=5, train_episodes=2)
+    feedback = RunConfig("reference", protocol=make("feedback", rounds=1, episodes=5, train_episodes=2))
     drawn = run_task(task, OfflineClient("reference"), feedback, workers=1)
-    fixed = run_task(task, OfflineClient("reference"), RunConfig("reference", episodes=5), workers=1)
+    fixed = run_task(
+        task, OfflineClient("reference"), RunConfig("reference", protocol=make("one-shot", episodes=5)), workers=1
+    )
     assert drawn.status == fixed.status == "ok" and feedback.held_out == "secret"
     assert list(fixed.test.episodes) == [0, 1, 2, 3, 4] and fixed.held_out_key is None
     assert list(drawn.test.episodes) == draw(drawn.held_out_key, 5, 1_000_000, 2**30)
@@ -111,7 +115,7 @@ def test_a_run_keeps_its_secret_out_of_the_records_and_resumes_with_it(tmp_path)
     from wspbench.tasks.held_out import task_key
 
     task = get_task("synth/ferry")
-    config = RunConfig("reference", protocol="feedback", rounds=1, episodes=4, train_episodes=2)
+    config = RunConfig("reference", protocol=make("feedback", rounds=1, episodes=4, train_episodes=2))
     run_dir = RunDir(tmp_path / "run")
     run_dir.open(build_manifest(config, [task]))
     run_batch(run_dir, [task], OfflineClient("reference"), config, workers=1)
@@ -216,10 +220,10 @@ def test_prompts_state_how_episodes_are_seeded_without_the_held_out_ones():
     """Feedback and agent prompts give the seed rule and the range the draws come from, never a held-out episode;
     one-shot's prompt is the seed's, episodes 0..N-1."""
     task = get_task("original/freeway")
-    one_shot = task.messages(Protocol())[1]["content"]
+    one_shot = task.messages(ONE_SHOT)[1]["content"]
     assert "Episode e (e = 0..999) seeds the game with 1729 + e" in one_shot
     for name in ("feedback", "agent"):
-        text = task.messages(Protocol(name, 4, None, 100, 10))[1]["content"]
+        text = task.messages(make(name, rounds=4, train_episodes=100))[1]["content"]
         assert (
             "drawn at random from e = 1,000,000..1,074,741,823" in text and "Episode e seeds the game with 1729" in text
         )

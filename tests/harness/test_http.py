@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from wspbench.cli import app
+from wspbench.evaluation import ONE_WORKER
 from wspbench.harness.clients import ModelError, OpenAIClient
 from wspbench.harness.record import MAX_RECORD_BYTES
 from wspbench.harness.redaction import Redactor
@@ -216,7 +217,7 @@ def graded(answer: str, episodes: int = 3, key: str | None = None) -> dict:
     """What `wsp grade original/breakout` gives for `answer` on the first `episodes` episodes (`key`: on the held-out
     episodes it draws, as `--held-out-key` does)."""
     task = get_task("original/breakout")
-    return task.grade(answer, task.held_out_episodes(episodes, key), workers=1).to_json()
+    return task.grade(answer, task.held_out_episodes(episodes, key), ONE_WORKER).to_json()
 
 
 # --- the client on its own ----------------------------------------------------------------------------
@@ -405,7 +406,9 @@ def test_one_shot_run_grades_exactly_like_wsp_grade(server, key, tmp_path):
     assert {k: v for k, v in rec["test"].items() if k != "seconds"} == {
         k: v for k, v in expected.items() if k != "seconds"
     }
-    assert expected["normalized"] == grade_answer(get_task("original/breakout"), GOOD, 3, workers=1)["normalized_score"]
+    assert (
+        expected["normalized"] == grade_answer(get_task("original/breakout"), GOOD, 3, ONE_WORKER)["normalized_score"]
+    )
     assert [m["role"] for m in rec["messages"]] == ["system", "user", "assistant"]
     assert rec["messages"][1]["content"] == server.requests[0]["json"]["messages"][1]["content"]
     assert rec["usage"] == {

@@ -12,10 +12,12 @@ import pytest
 from typer.testing import CliRunner
 
 from wspbench.cli import app
+from wspbench.evaluation import ONE_WORKER
 from wspbench.harness.clients import OfflineClient
 from wspbench.harness.protocols import run_task
 from wspbench.harness.record import SCHEMA_VERSION, Reply, RunConfig, TaskRecord, slug
 from wspbench.harness.runs import RunDir, build_manifest, run_batch
+from wspbench.protocols import make
 from wspbench.tasks import get_task, select
 from wspbench.tasks.spec import AnswerError, Game, GameTask, Score
 from wspbench.verifier import grade_answer
@@ -64,10 +66,10 @@ def test_reference_model_one_shot_grades_like_the_task_and_the_seed_contract(tmp
     for task_id in tasks:
         task = get_task(task_id)
         answer = task.offline_answer("reference")
-        expected = task.grade(answer, task.scoring_episodes(3), workers=1)
+        expected = task.grade(answer, task.scoring_episodes(3), ONE_WORKER)
         rec = record(tmp_path, task_id)
         assert rec["status"] == "ok" and without_seconds(rec["test"]) == without_seconds(expected.to_json())
-        assert rec["test"]["normalized"] == grade_answer(task, answer, 3, workers=1)["normalized_score"]
+        assert rec["test"]["normalized"] == grade_answer(task, answer, 3, ONE_WORKER)["normalized_score"]
         assert rec["rounds"][0]["reply"]["model"] == "reference" and rec["model"] == "reference"
         assert len(rec["test"]["values"]) == len(rec["test"]["lengths"]) == 3  # every episode, for intervals
         assert task_id in result.output
@@ -91,7 +93,7 @@ def test_zero_model_feedback_runs_every_round_and_scores_the_zero_network(tmp_pa
     assert rec["rounds"][0]["feedback"] == task.feedback(Score.from_json(rec["rounds"][0]["train"]))
     drawn = task.held_out_episodes(3, rec["held_out_key"])  # feedback: episodes drawn by the run's secret
     assert rec["test"]["episodes"] == drawn and rec["test"]["episodes"] != [0, 1, 2]
-    assert rec["test"]["normalized"] == task.grade(task.offline_answer("zero"), drawn, workers=1).normalized
+    assert rec["test"]["normalized"] == task.grade(task.offline_answer("zero"), drawn, ONE_WORKER).normalized
     assert [m["role"] for m in rec["messages"]] == ["system", "user", "assistant", "user", "assistant"]
     assert rec["messages"][3]["content"] == rec["rounds"][0]["feedback"]
 
@@ -263,7 +265,7 @@ class ScriptedClient:
         )
 
 
-FEEDBACK = RunConfig("scripted", protocol="feedback", rounds=5, episodes=3, train_episodes=1)
+FEEDBACK = RunConfig("scripted", protocol=make("feedback", rounds=5, episodes=3, train_episodes=1))
 
 
 def test_feedback_keeps_the_best_candidate_and_stops_on_a_perfect_score():
@@ -281,7 +283,7 @@ def test_feedback_keeps_the_best_candidate_and_stops_on_a_perfect_score():
 
 def test_feedback_grades_the_best_not_the_last():
     task = CountingTask()
-    rec = run_task(task, ScriptedClient(["8", "2"]), RunConfig("s", protocol="feedback", rounds=2, episodes=3))
+    rec = run_task(task, ScriptedClient(["8", "2"]), RunConfig("s", protocol=make("feedback", rounds=2, episodes=3)))
     assert task.tested == [8] and rec.best_round == 1 and rec.train_score == 0.8
     assert rec.test.values == (0.8, 0.8, 0.8) and rec.test_score == pytest.approx(0.08)
     assert rec.test.interval() == pytest.approx((0.08, 0.08))  # from the stored values, no replay
@@ -289,9 +291,9 @@ def test_feedback_grades_the_best_not_the_last():
 
 def test_unusable_replies_only_score_zero_and_failures_never_stop_the_batch(tmp_path):
     task = CountingTask()
-    rec = run_task(task, ScriptedClient(["no", "no"]), RunConfig("s", protocol="feedback", rounds=2))
+    rec = run_task(task, ScriptedClient(["no", "no"]), RunConfig("s", protocol=make("feedback", rounds=2)))
     assert rec.status == "ok" and rec.best_round is None and rec.test_score == 0.0 and rec.test.error == "not a number"
-    broken = run_task(task, ScriptedClient(["boom"]), RunConfig("s", protocol="feedback", rounds=1))
+    broken = run_task(task, ScriptedClient(["boom"]), RunConfig("s", protocol=make("feedback", rounds=1)))
     assert broken.status == "ok" and "the game broke" in broken.rounds[0].train.error  # a result, not a crash
     assert broken.best_round is None and "the game broke" in broken.rounds[0].feedback
 
@@ -301,7 +303,7 @@ def test_unusable_replies_only_score_zero_and_failures_never_stop_the_batch(tmp_
 
     run_dir = RunDir(tmp_path)
     tasks = [Unpromptable("test/missing"), CountingTask("test/counting")]
-    config = RunConfig("zero", episodes=3)
+    config = RunConfig("zero", protocol=make("one-shot", episodes=3))
     run_dir.open(build_manifest(config, tasks))
     assert run_batch(run_dir, tasks, OfflineClient("zero"), config, concurrency=2) == ["test/missing", "test/counting"]
     assert run_dir.record("test/missing").status == "error" and run_dir.finished("test/counting")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from wspbench.harness.record import Reply, Round, TaskRecord, TextBudget, encode, fit
-from wspbench.tasks.conversation import Block
+from wspbench.protocols.conversation import Block
 
 
 def test_a_task_stores_at_most_its_text_budget_and_grades_what_it_stored():

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from tests.harness.test_offline import CountingTask, ScriptedClient
 from wspbench.cli import app
+from wspbench.evaluation import DEFAULT
 from wspbench.harness import runs
 from wspbench.harness.protocols import run_task
 from wspbench.harness.record import RunConfig
@@ -24,10 +25,11 @@ from wspbench.harness.runs import (
     build_manifest,
     run_batch,
 )
+from wspbench.protocols import make
 
 IDS = ["test/a", "test/b"]
-ONE_SHOT = RunConfig("zero", episodes=3, engine="fast")
-FEEDBACK = RunConfig("scripted", protocol="feedback", rounds=3, episodes=3, train_episodes=1)
+ONE_SHOT = RunConfig("zero", engine="fast", protocol=make("one-shot", episodes=3))
+FEEDBACK = RunConfig("scripted", protocol=make("feedback", rounds=3, episodes=3, train_episodes=1))
 
 
 def counting(ids=IDS, kind=CountingTask):
@@ -40,10 +42,10 @@ class FlakyTask(CountingTask):
 
     broken = True
 
-    def grade_checked(self, checked, episodes=None, engine="auto", workers=None, progress=None):
+    def grade_checked(self, checked, episodes=None, grading=DEFAULT):
         if FlakyTask.broken and episodes != self.training_episodes(1):
             raise RecursionError("maximum recursion depth exceeded")
-        return super().grade_checked(checked, episodes, engine, workers, progress)
+        return super().grade_checked(checked, episodes, grading)
 
 
 class NoClient:
@@ -291,7 +293,7 @@ def test_the_paid_replies_of_a_killed_run_are_replayed_with_their_retries(tmp_pa
 def test_each_reply_of_a_task_has_its_own_record_and_paid_replies(tmp_path):
     """`--samples K`: reply k of a task is tasks/<slug>@k.json; a failed reply is replayed into its own
     sample only, and the batch asks only for the replies without an "ok" record."""
-    config = RunConfig("scripted", episodes=3, engine="fast", samples=2)
+    config = RunConfig("scripted", engine="fast", samples=2, protocol=make("one-shot", episodes=3))
     FlakyTask.broken = True
     run_dir = RunDir(tmp_path)
     run_dir.open(build_manifest(config, counting(["test/a"], FlakyTask)))
@@ -520,7 +522,7 @@ def test_the_default_directory_of_a_run_with_other_settings_is_its_own_and_resum
     output = " ".join(second.output.split())
     assert second.exit_code == 0 and "holds a run with other settings (episodes=2, not 3)" in output, output
     (other,) = [p for p in (tmp_path / "runs").iterdir() if p.name.startswith("zero-one-shot-")]
-    assert other.name in output and RunDir(other).read()[0].config.episodes == 2
+    assert other.name in output and RunDir(other).read()[0].config.protocol.episodes == 2
     again = " ".join(run("--episodes", "2").output.split())
     assert "all 1 task already finished in " + str(Path("runs") / other.name) in again
     assert "all 1 task already finished in runs/zero-one-shot;" in " ".join(run("--episodes", "3").output.split())

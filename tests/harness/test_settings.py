@@ -1,5 +1,7 @@
-"""One owner for a run's settings (`wspbench/harness/settings.py` RunSettings): `wsp run`'s options are its fields,
-with the same defaults and bounds, and `wspbench.evaluate` takes the same names and records the same run."""
+"""One owner for each of a run's settings: the protocol's name and settings are `wspbench/protocols/`'s (each
+protocol's defaults, the bounds and help), the others `wspbench/harness/settings.py` RunSettings'; `wsp run`'s options
+are those, with the same defaults and bounds, and `wspbench.evaluate` takes the same names and records the same
+run."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from tests.conftest import need_sandbox
 from wspbench.cli import app
 from wspbench.harness.runs import RunDir
 from wspbench.harness.settings import RunSettings
+from wspbench.protocols import RUN_EPISODES, SETTINGS, Agent, Feedback, OneShot, make
 from wspbench.tasks import get_task
 
 NOT_SETTINGS = {  # what a run is of, and how the command line shows it: the command's own options
@@ -30,15 +33,22 @@ def run_options() -> dict:
 
 
 def test_every_option_of_wsp_run_is_a_setting_with_its_default_and_bounds():
+    """A protocol's setting defaults to None (the protocol's own default applies; episodes: a run's, RUN_EPISODES)
+    with the protocol's bounds; every other setting has RunSettings' default and bounds."""
     settings = {one.name: one for one in fields(RunSettings)}
     options = run_options()
-    assert set(options) - NOT_SETTINGS == set(settings), "an option without a setting, or a setting without one"
+    assert set(options) - NOT_SETTINGS == set(settings) | set(SETTINGS), "an option without a setting, or the reverse"
     for name, param in options.items():
-        if name in NOT_SETTINGS:
+        if name in NOT_SETTINGS or name == "protocol":
+            continue
+        if name in SETTINGS:
+            assert param.default == (RUN_EPISODES if name == "episodes" else None), name
+            assert (param.min, param.max) == (SETTINGS[name].low, SETTINGS[name].high), name
             continue
         one = settings[name]
         assert param.default == one.default, name
         assert (param.min, param.max) == (one.metadata["min"], one.metadata["max"]), name
+    assert options["protocol"].default == OneShot.name
 
 
 def test_an_unknown_setting_is_an_error_not_dropped():
@@ -47,8 +57,11 @@ def test_an_unknown_setting_is_an_error_not_dropped():
     for bad in ({"episodes": 0}, {"protocol": "two-shot"}, {"rounds": 2.5}, {"temperature": float("nan")}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             RunSettings.of(**bad)
-    assert RunSettings(protocol="agent").replies == 20 and RunSettings(protocol="feedback").replies == 4
-    assert RunSettings(protocol="agent").budget_s == 3600.0 and RunSettings().budget_s == 0.0
+    agent, feedback, one_shot = (RunSettings.of(name).protocol for name in ("agent", "feedback", "one-shot"))
+    assert (agent.rounds, agent.passes, agent.task_timeout) == (20, 10, 3600.0) and feedback.rounds == 4
+    assert (one_shot.rounds, one_shot.task_timeout, one_shot.episodes) == (1, 0.0, RUN_EPISODES)
+    assert RunSettings.of("one-shot", rounds=5, passes=3).protocol == one_shot  # what it lacks is left out
+    assert make("agent", rounds=None) == Agent() and make("feedback") == Feedback()
 
 
 def test_evaluate_and_wsp_run_record_the_same_agent_run(tmp_path, monkeypatch):
@@ -64,7 +77,8 @@ def test_evaluate_and_wsp_run_record_the_same_agent_run(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     api, cli = (RunDir(tmp_path / name).read() for name in ("api", "cli"))
     assert api[0].config == cli[0].config
-    assert (api[0].config.passes, api[0].config.handoff, api[0].config.rounds) == (3, 2, 20)
+    protocol = api[0].config.protocol
+    assert (protocol.passes, protocol.handoff, protocol.rounds) == (3, 2, 20)
 
     def timeless(data):
         if isinstance(data, dict):

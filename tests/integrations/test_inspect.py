@@ -30,7 +30,8 @@ from wspbench.harness.protocols import run_task  # noqa: E402
 from wspbench.harness.record import Reply, RunConfig, block_json  # noqa: E402
 from wspbench.harness.summary import by_skill, headline, replies_of  # noqa: E402
 from wspbench.integrations.inspect_ai import weight_programming  # noqa: E402
-from wspbench.tasks import Protocol, get_task, suite  # noqa: E402
+from wspbench.protocols import OneShot, make  # noqa: E402
+from wspbench.tasks import get_task, suite  # noqa: E402
 
 EPISODES = 20
 NO_ANSWER = "I am still thinking about it; no weights yet."
@@ -53,7 +54,7 @@ def scripted(replies_by_prompt: dict[str, list[str]], sent: dict[str, list] | No
 
 def prompt_of(task, episodes: int) -> str:
     """The user message of a one-shot prompt (it states how many episodes are scored)."""
-    return task.messages(Protocol(episodes=episodes))[1]["content"]
+    return task.messages(OneShot(episodes=episodes))[1]["content"]
 
 
 def run_eval(tmp_path: Path, model, **params):
@@ -115,7 +116,7 @@ def same_score(inspect_score, expected: dict) -> None:
 def test_one_shot_equals_wsp_grade_and_wsp_run(tmp_path):
     ids = ["synth/ferry", "original/breakout", "superbeam", "identify-choice/ferry/3", "repair/breakout/swap_actions"]
     tasks = {i: get_task(i) for i in ids}
-    config = RunConfig(model="reference", episodes=EPISODES)
+    config = RunConfig(model="reference", protocol=make("one-shot", episodes=EPISODES))
     records = {i: run_task(t, OfflineClient("reference"), config) for i, t in tasks.items()}
     replies = {r.messages[1]["content"]: [tasks[i].offline_answer("reference")] for i, r in records.items()}
     log = run_eval(tmp_path, scripted(replies), task=",".join(ids))
@@ -163,7 +164,7 @@ def test_an_answer_only_in_the_reasoning_is_graded_from_it(tmp_path):
     score = log.samples[0].scores["registry_score"]
     assert score.answer == reference
     same_score(score, wsp_grade(tmp_path, task.id, reference))
-    config = RunConfig(model="reference", episodes=EPISODES)
+    config = RunConfig(model="reference", protocol=make("one-shot", episodes=EPISODES))
     record = run_task(task, OfflineClient("reference"), config, paid=[Reply(NO_ANSWER, reference)])
     assert record.rounds[0].answer_source == "reasoning"  # the harness chose the same text
     same_score(score, record.test.to_json())
@@ -173,7 +174,7 @@ def test_an_answer_only_in_the_reasoning_is_graded_from_it(tmp_path):
 def test_feedback_sends_what_the_harness_sends(tmp_path, task_id):
     task = get_task(task_id)
     replies = [NO_ANSWER, task.offline_answer("zero"), task.offline_answer("reference"), NO_ANSWER]
-    config = RunConfig(model="reference", protocol="feedback", rounds=4, episodes=EPISODES, train_episodes=5)
+    config = RunConfig(model="reference", protocol=make("feedback", rounds=4, episodes=EPISODES, train_episodes=5))
     record = run_task(task, OfflineClient("reference"), config, paid=[Reply(text) for text in replies])
     assert record.status == "ok" and record.best_round == 3
     harness_sent = requests_of(record)
@@ -201,7 +202,9 @@ def test_feedback_sends_what_the_harness_sends(tmp_path, task_id):
 def test_agent_sends_what_the_harness_sends_and_keeps_the_same_blocks(tmp_path, task_id):
     need_sandbox()
     task = get_task(task_id)
-    config = RunConfig("reference-agent", protocol="agent", rounds=4, episodes=EPISODES, train_episodes=5, passes=3)
+    config = RunConfig(
+        "reference-agent", protocol=make("agent", rounds=4, episodes=EPISODES, train_episodes=5, passes=3)
+    )
     record = run_task(task, OfflineClient("reference-agent"), config)
     assert record.status == "ok" and record.best_round == 2, record.error
     replies = [entry.reply.content for entry in record.rounds]
@@ -385,7 +388,7 @@ def test_a_conversation_stops_at_its_time_budget_as_wsp_run_stops(tmp_path):
     """issue 38.5: `-T task_timeout=...` bounds each conversation as `wsp run --task-timeout` does: once it is
     spent nothing more is asked, and the answer so far is graded (the sample says `time_limit`)."""
     task = get_task("original/breakout")
-    prompt = task.messages(Protocol("feedback", 4, EPISODES, 5))[1]["content"]
+    prompt = task.messages(make("feedback", rounds=4, episodes=EPISODES, train_episodes=5))[1]["content"]
     replies = [task.offline_answer("reference"), NO_ANSWER, NO_ANSWER, NO_ANSWER]
     sent: dict[str, list] = {}
     params = {"protocol": "feedback", "rounds": 4, "train_episodes": 5, "task_timeout": 1e-9}

@@ -12,6 +12,7 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from wspbench.cli import app
+from wspbench.evaluation import ONE_WORKER, Grading
 from wspbench.report.replay import Frame, UnusableAnswer, draw, frame_size, replay
 from wspbench.tasks import get_task
 
@@ -26,7 +27,7 @@ def frames(path):
 def test_minatar_replay_plays_the_graded_episodes(tmp_path):
     task = get_task("original/breakout")
     summary = replay(task.id, BREAKOUT, tmp_path / "b.gif", episodes=2, seed=3, max_frames=25)
-    graded = task.score(task.parse(BREAKOUT), [3, 4], engine="fast", workers=1)
+    graded = task.score(task.parse(BREAKOUT), [3, 4], Grading(engine="fast", workers=1))
     assert [e.episode for e in summary.episodes] == [3, 4]
     assert [e.score for e in summary.episodes] == list(graded.values)
     assert [e.length for e in summary.episodes] == list(graded.lengths)
@@ -43,7 +44,7 @@ def test_default_episode_is_the_first_held_out_one(tmp_path, task_id):
     task = get_task(task_id)
     answer = task.offline_answer("reference")
     summary = replay(task.id, answer, tmp_path / "r.gif", max_frames=5)
-    graded = task.score(task.parse(answer), task.scoring_episodes(1), workers=1)
+    graded = task.score(task.parse(answer), task.scoring_episodes(1), ONE_WORKER)
     (episode,) = summary.episodes
     assert episode.episode == task.scoring_episodes(1)[0]
     assert (episode.score, episode.length) == (graded.values[0], graded.lengths[0])

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from tests.conftest import missing_part
 from wspbench.cli import app
 from wspbench.harness.record import Manifest, Reply, Round, RunConfig, TaskRecord
+from wspbench.protocols import make
 from wspbench.report.report import CHART_WIDTH, MODELS_CHART_PIXELS, TASK_ROW_PIXELS, suite_warning
 from wspbench.tasks import get_task
 from wspbench.tasks.spec import Score
@@ -32,7 +33,7 @@ def hand_written_run(path):
     block (a parse failure, scored 0), one task whose endpoint failed, and one task no longer installed."""
     (path / "tasks").mkdir(parents=True)
     tasks = ["original/breakout", "superbeam", "original/gone"]
-    manifest = Manifest(RunConfig(model="m|<x>", protocol="one-shot", episodes=2), tasks, OTHER_SUITE)
+    manifest = Manifest(RunConfig(model="m|<x>", protocol=make("one-shot", episodes=2)), tasks, OTHER_SUITE)
     (path / "manifest.json").write_text(json.dumps(manifest.to_json()))
     usage = {"prompt_tokens": 9000, "completion_tokens": 700, "cost": 0.0123}
     error = "the answer has no ```edits block"

@@ -1,4 +1,4 @@
-"""The protocol engine (`wspbench/tasks/conversation.py`), driven by hand as `wsp run` and Inspect drive it: what
+"""The protocol engine (`wspbench/protocols/conversation.py`), driven by hand as `wsp run` and Inspect drive it: what
 to send, what to train on, when to stop, which reply is graded."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.harness.test_offline import CountingTask
-from wspbench.tasks import agent, get_task
-from wspbench.tasks.conversation import Conversation
-from wspbench.tasks.spec import Protocol
+from wspbench.protocols import ONE_SHOT, Protocol, agent, make
+from wspbench.protocols.conversation import Conversation
+from wspbench.tasks import get_task
 
-FEEDBACK = Protocol("feedback", 4, 3, 1)
+FEEDBACK = make("feedback", rounds=4, episodes=3, train_episodes=1)
 
 
 def drive(conversation: Conversation, replies: list[tuple[str, str | None]]) -> list[str]:
@@ -34,7 +34,7 @@ def drive(conversation: Conversation, replies: list[tuple[str, str | None]]) -> 
 
 def test_one_shot_is_one_reply_graded_when_usable():
     task = CountingTask()
-    usable, unusable = Conversation(task, Protocol()), Conversation(task, Protocol())
+    usable, unusable = Conversation(task, ONE_SHOT), Conversation(task, ONE_SHOT)
     assert drive(usable, [("7", None), ("9", None)]) == [] and len(usable.turns) == 1
     assert usable.graded().text == "7" and usable.to_train(usable.turns[0]) == []
     assert drive(unusable, [("seven", None)]) == [] and unusable.graded() is None
@@ -61,7 +61,7 @@ def test_a_perfect_training_score_ends_the_rounds_and_reasoning_stands_in_for_co
 def test_a_task_without_feedback_is_one_shot_only():
     task = get_task("identify-choice/ferry/3")
     assert task.protocols == ("one-shot", "agent")
-    conversation = Conversation(task, Protocol())
+    conversation = Conversation(task, ONE_SHOT)
     turn = conversation.reply(task.offline_answer("reference"))
     assert conversation.graded() is turn and conversation.follow_up(turn) is None
     assert task.grade_checked(turn.read).normalized == 1.0
@@ -71,7 +71,7 @@ def test_a_task_without_feedback_is_one_shot_only():
 
 
 def agent_protocol(turns: int = 4, passes: int = 2, handoff: int = 0) -> Protocol:
-    return Protocol("agent", turns, 3, 1, passes, handoff)
+    return make("agent", rounds=turns, episodes=3, train_episodes=1, passes=passes, handoff=handoff)
 
 
 def act(conversation: Conversation, content: str, files: dict[str, str] | None = None) -> str | None:

@@ -8,6 +8,7 @@ import hashlib
 import importlib
 import inspect
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -15,7 +16,8 @@ import pytest
 from wspbench.answers import edits
 from wspbench.games.minatar import ACTION_NAMES, ACTION_SEED, CHANNEL_NAMES, EPISODE_SEED, STICKY_ACTION_PROB
 from wspbench.harness.record import RunConfig
-from wspbench.tasks import Protocol, UnknownTask, get_task, select
+from wspbench.protocols import ONE_SHOT, make
+from wspbench.tasks import UnknownTask, get_task, select
 from wspbench.tasks.minatar_prompt import (
     MINATAR_PROMPT_VERSION,
     MINATAR_SYSTEM,
@@ -34,8 +36,11 @@ SNAPSHOTS = {
     "minatar-v2 one-shot": "1ddf908b0d8a67f0f8f5a7c6d6b69031908fb7e2d12468b345b7442e9ad96231",
 }
 PROTOCOL_SNAPSHOTS = {  # the feedback prompt, by (template version, held-out rule)
-    ("minatar-v2", "secret"): "8b580d4b552fe3b914b61d0c0f1438665f461fbbccb53eacf62660f76de99306",  # issue 53
+    # issues 53 and 51: drawn held-out episodes, and the statement written once by the feedback protocol
+    ("minatar-v2", "secret"): "696d069e8011ec170337f9b83dcc9b2b8e4c2879f23d8b91c4c295b7968bb46c",
 }
+FAKE_TASK = SimpleNamespace(answer_format="edits", training_episodes=lambda count: list(range(count)))  # what a
+# protocol's words ask of a task
 FAKE_GAME = GameFacts(
     "synth/fake",
     "fake",
@@ -50,7 +55,7 @@ FAKE_GAME = GameFacts(
 
 
 def user_prompt(task_id: str, protocol: str = "one-shot") -> str:
-    shape = Protocol(protocol, 4, 1000, 100) if protocol == "feedback" else Protocol(protocol, 1, 1000)
+    shape = make(protocol, rounds=4, episodes=1000, train_episodes=100)
     messages = get_task(task_id).messages(shape)
     assert messages[0] == {"role": "system", "content": MINATAR_SYSTEM}
     return messages[1]["content"]
@@ -124,7 +129,7 @@ def test_original_prompt_maps_the_games_channels_and_actions():
 
 def test_worked_flattening_examples_are_right():
     grid = np.arange(600).reshape(10, 10, 6)
-    text = render_minatar(FAKE_GAME, "one-shot", 1, 10)
+    text = render_minatar(FAKE_GAME, ONE_SHOT, 10, FAKE_TASK)
     for row, col, channel in ((0, 0, 0), (3, 7, 2), (9, 4, 0), (9, 9, 5)):
         assert f"= {grid[row, col, channel]}\n" in text
     flat = grid.reshape(600)
@@ -134,13 +139,15 @@ def test_worked_flattening_examples_are_right():
 
 
 def test_prompt_snapshot_is_stable_unless_the_version_changes():
-    one_shot = hashlib.sha256(f"{MINATAR_SYSTEM}\n\x00\n{render_minatar(FAKE_GAME, 'one-shot', 1, 1000)}".encode())
+    one_shot = hashlib.sha256(
+        f"{MINATAR_SYSTEM}\n\x00\n{render_minatar(FAKE_GAME, ONE_SHOT, 1000, FAKE_TASK)}".encode()
+    )
     assert SNAPSHOTS.get(f"{MINATAR_PROMPT_VERSION} one-shot") == one_shot.hexdigest(), (
         f"the MinAtar prompt changed: bump MINATAR_PROMPT_VERSION and record {one_shot.hexdigest()} for it"
     )
-    feedback = render_minatar(FAKE_GAME, "feedback", 4, 1000, 100)
+    feedback = render_minatar(FAKE_GAME, make("feedback", rounds=4, train_episodes=100), 1000, FAKE_TASK)
     digest = hashlib.sha256(f"{MINATAR_SYSTEM}\n\x00\n{feedback}".encode()).hexdigest()
-    rule = RunConfig("m", protocol="feedback").held_out
+    rule = RunConfig("m", protocol=make("feedback")).held_out
     assert PROTOCOL_SNAPSHOTS.get((MINATAR_PROMPT_VERSION, rule)) == digest, (
         f"the feedback prompt changed: record {digest} in PROTOCOL_SNAPSHOTS (and say what changed in CHANGELOG.md)"
     )

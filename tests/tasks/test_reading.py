@@ -17,10 +17,12 @@ from typer.testing import CliRunner
 
 from wspbench.baselines.ppo import trained_answer, trained_network
 from wspbench.cli import app
+from wspbench.evaluation import ONE_WORKER
 from wspbench.games.minatar import all_games
 from wspbench.networks import MINATAR_NETWORK
+from wspbench.protocols import agent, make
 from wspbench.statistics import aggregate_interval
-from wspbench.tasks import agent, get_task, select
+from wspbench.tasks import get_task, select
 from wspbench.tasks.identify import candidates, summary
 from wspbench.tasks.reading_set import CHOICE_SEEDS, FREE_SEEDS, READING
 from wspbench.tasks.repair import (
@@ -35,7 +37,7 @@ from wspbench.tasks.repair import (
     load_damages,
     reach,
 )
-from wspbench.tasks.spec import Protocol, Score
+from wspbench.tasks.spec import Score
 
 RUNNER = CliRunner()
 NUMBER = re.compile(r"-?\d+\.\d{3}\b")
@@ -83,13 +85,13 @@ def test_the_identify_prompt_lists_every_weight_rounded_and_names_no_game(task_i
     assert "six" in user and "i = (row*10 + col)*6 + channel" in user and "```game" in user
     assert task.game_source() == "" and task.protocols == ("one-shot", "agent")
     with pytest.raises(ValueError, match="no feedback protocol"):
-        task.messages(Protocol("feedback", 2, 10, 10))
+        task.messages(make("feedback", rounds=2, episodes=10, train_episodes=10))
 
 
 @pytest.mark.parametrize("task_id", ["identify-choice/snake_trail/1", "repair/breakout/swap_actions"])
 def test_the_agent_prompt_gives_the_weights_as_exact_files_instead_of_a_listing(task_id):
     task = get_task(task_id)
-    protocol = Protocol("agent", 20, None, 10, 3)
+    protocol = make("agent", rounds=20, train_episodes=10, passes=3)
     one_shot, user = task.messages()[1]["content"], task.messages(protocol)[1]["content"]
     assert len(NUMBER.findall(user)) < 300 < 20_486 < len(NUMBER.findall(one_shot))  # no listing of weights
     assert "W1.npy (600, 32)" in user and "THE AGENT PROTOCOL" in user and len(user) < len(one_shot) / 10
@@ -198,18 +200,18 @@ def test_stored_returns_are_what_the_grader_plays_and_the_reference_scores_1(tas
     task = get_task(task_id)
     episodes = task.scoring_episodes(MIN_EPISODES)
     assert episodes == list(range(MIN_EPISODES)) and task.scoring_episodes(1) == episodes
-    trained = task.playing.score(task.trained, episodes, workers=1)
-    damaged = task.playing.score(task.damaged, episodes, workers=1)
+    trained = task.playing.score(task.trained, episodes, ONE_WORKER)
+    damaged = task.playing.score(task.damaged, episodes, ONE_WORKER)
     assert list(trained.values) == task.returns("trained", episodes)
     assert list(damaged.values) == task.returns("damaged", episodes)
-    reference = task.grade(task.offline_answer("reference"), episodes, workers=1)
+    reference = task.grade(task.offline_answer("reference"), episodes, ONE_WORKER)
     assert reference.normalized == 1.0 and reference.metadata["mean_return"] == trained.raw
     assert reference.interval() == (1.0, 1.0) and aggregate_interval([reference.sample()] * 3) == (1.0, 1.0)
     assert Score.from_json(json.loads(json.dumps(reference.to_json()))) == reference  # with its episode caps
     assert list(reference.episode_caps) == list(np.subtract(trained.values, damaged.values))
     assert reference.score_cap == pytest.approx(trained.raw - damaged.raw)
     assert reference.metadata["restored"] == 1.0
-    zero = task.grade(task.offline_answer("zero"), episodes, workers=1)
+    zero = task.grade(task.offline_answer("zero"), episodes, ONE_WORKER)
     assert zero.normalized == 0.0 and zero.metadata["restored"] == 0.0
     # the offline model "trained" answers with another network (the baseline's): a replacement, not a repair
     baseline, _ = trained_network(task.playing)
@@ -226,7 +228,7 @@ def test_wiping_the_network_and_writing_a_program_is_not_a_repair():
         error = task.check(f"```edits\n{wipe}\n{program}")[2]
         assert error and "outside the damage's reach" in error, task.id
     task = get_task("repair/crossfire/zero_channel")
-    score = task.grade(f"```edits\n{wipe}\n{program}", task.scoring_episodes(MIN_EPISODES), workers=1)
+    score = task.grade(f"```edits\n{wipe}\n{program}", task.scoring_episodes(MIN_EPISODES), ONE_WORKER)
     assert score.normalized == 0.0 and "at most 64" in score.error
 
 
@@ -235,7 +237,7 @@ def test_a_repair_counts_only_the_behaviour_it_restores():
     task = get_task("repair/crossfire/zero_channel")
     episodes = task.scoring_episodes(MIN_EPISODES)
     for action in range(6):
-        score = task.grade(f"```edits\nb3[{action}] += 20\n```", episodes, workers=1)
+        score = task.grade(f"```edits\nb3[{action}] += 20\n```", episodes, ONE_WORKER)
         assert score.metadata["stray_weights"] == 1 and score.metadata["restored"] < 0.05
         assert score.normalized < 0.05
     states = task.behaviour(tuple(episodes[:BEHAVIOUR_EPISODES]))[0]
@@ -257,7 +259,7 @@ def test_a_repair_edit_acts_on_the_damaged_network():
 
 def test_repair_feedback_compares_with_both_networks_on_the_training_episodes():
     task = get_task("repair/breakout/swap_actions")
-    train = task.grade(task.offline_answer("zero"), task.training_episodes(5), workers=1)
+    train = task.grade(task.offline_answer("zero"), task.training_episodes(5), ONE_WORKER)
     assert len(train.episodes) == MIN_EPISODES and train.episodes[0] == 100_000
     assert train.normalized == 0.0 and "damaged network's mean return" in task.feedback(train)
 
@@ -339,7 +341,7 @@ def test_refilling_unused_rows_changes_no_return(monkeypatch):
     assert np.array_equal(new["W1"][used], weights["W1"][used])
     for column in range(32):  # drawn from the used rows' values in the column, never a copy of one
         assert not np.isin(new["W1"][~used, column], weights["W1"][used, column]).any()
-    assert list(task.score(new, episodes, workers=1).values) == list(task.score(weights, episodes, workers=1).values)
+    assert list(task.score(new, episodes, ONE_WORKER).values) == list(task.score(weights, episodes, ONE_WORKER).values)
 
 
 # --- one network per task, opaque exports, private sets (issue 24) --------------------------------------

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from tests import toy_family
 from wspbench.cli import app
+from wspbench.protocols import make
 from wspbench.tasks import (
-    Protocol,
     Score,
     UnknownTask,
     all_tasks,
@@ -140,7 +140,7 @@ def test_the_toy_family_keeps_the_contract(toy):
     rejected = toy.grade("no network here")
     assert rejected.error == "no ```json block" and rejected.normalized == 0.0
     assert toy.grade(toy.offline_answer("reference"), toy.training_episodes(3)).episodes == (1000, 1001, 1002)
-    assert toy.seeds(Protocol("feedback", 2, 4, 3)) == {
+    assert toy.seeds(make("feedback", rounds=2, episodes=4, train_episodes=3)) == {
         "scoring_episodes": [0, 3],
         "count": 4,
         "training_episodes": [1000, 1002],

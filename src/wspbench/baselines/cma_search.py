@@ -18,6 +18,7 @@ import numpy as np
 
 from wspbench.baselines.measured import constant_weights
 from wspbench.baselines.search import centred_ranks, units
+from wspbench.evaluation import ONE_WORKER
 from wspbench.networks import Weights
 from wspbench.tasks.spec import Task
 
@@ -51,7 +52,7 @@ def search(
     episodes = task.training_episodes(budget.episodes)
 
     def key_of(weights: Weights) -> tuple:
-        return tuple(task.train_key(task.score(weights, episodes, workers=1)))
+        return tuple(task.train_key(task.score(weights, episodes, ONE_WORKER)))
 
     starts = [key_of(constant_weights(network, action)) for action in range(network.sizes[-1])]
     action = int(max(range(len(starts)), key=starts.__getitem__))

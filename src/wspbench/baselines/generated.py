@@ -37,6 +37,7 @@ import numpy as np
 from minatar_synth import generator
 from wspbench.baselines.measured import constant_weights, random_weights
 from wspbench.baselines.ppo import Budget, train
+from wspbench.evaluation import ONE_WORKER
 from wspbench.games import synth
 from wspbench.games.minatar import MinAtarGame
 from wspbench.networks import MINATAR_NETWORK, Weights, load_network, save_network
@@ -135,7 +136,7 @@ def _calibrate(
     network = task.network
 
     def returns(weights):
-        return task.score(weights, chosen, workers=1).values
+        return task.score(weights, chosen, ONE_WORKER).values
 
     zero = mean_and_error(returns(network.zeros()))
     constants = [mean_and_error(returns(constant_weights(network, action)))[0] for action in range(6)]
@@ -220,7 +221,7 @@ def public_programs() -> dict[str, Weights]:
 def crossplay(task: MinAtarTask, programs: dict[str, Weights], episodes) -> dict[str, float]:
     """Each program's mean return on `task`'s `episodes`, played unchanged (its own game's network left out)."""
     own = task.game.name
-    return {name: round(float(np.mean(task.score(w, episodes, workers=1).values)), 3)
+    return {name: round(float(np.mean(task.score(w, episodes, ONE_WORKER).values)), 3)
             for name, w in programs.items() if name != own}  # fmt: skip
 
 

@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit
 from scipy import sparse
 
+from wspbench.evaluation import ONE_WORKER
 from wspbench.networks import Network, Weights
 from wspbench.tasks.spec import TRAINED_NETWORKS, Task
 
@@ -143,7 +144,7 @@ def train(
                   advantages.reshape(-1), (advantages + values).reshape(-1).astype(np.float32))  # fmt: skip
         if scale is not None and budget.checkpoints and (update + 1) % max(1, updates // budget.checkpoints) == 0:
             candidate = weights_of(network, policy, scale)
-            score = task.score(candidate, task.training_episodes(budget.checkpoint_episodes), workers=1)
+            score = task.score(candidate, task.training_episodes(budget.checkpoint_episodes), ONE_WORKER)
             key = task.train_key(score)  # how the task orders candidates (SUPERBEAM: levels won, then progress)
             checkpoints.append({"steps": steps, "training_score": score.normalized, "key": [float(k) for k in key]})
             if best is None or key > best[0]:

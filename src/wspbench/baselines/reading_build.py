@@ -40,6 +40,7 @@ from threadpoolctl import threadpool_limits
 
 from wspbench.baselines import measured
 from wspbench.baselines.ppo import Budget, initial, train
+from wspbench.evaluation import ONE_WORKER
 from wspbench.evaluation.engine import play_reference
 from wspbench.games.minatar import MinAtarGame, all_games
 from wspbench.networks import MINATAR_NETWORK, Weights, save_network
@@ -84,7 +85,7 @@ def refilled(weights: Weights, redraw: np.ndarray, generator: np.random.Generato
 
 
 def returns(task: MinAtarTask, weights: Weights, episodes: list[int]) -> list[float]:
-    return list(task.score(weights, episodes, workers=1).values)
+    return list(task.score(weights, episodes, ONE_WORKER).values)
 
 
 def refill(binding: MinAtarGame, weights: Weights, seed: int, key: bytes, label: str, damages: dict) -> tuple:
@@ -130,7 +131,7 @@ def choices(kind: str, seed: int) -> list[list[int]]:
 
 
 def mean_return(task: MinAtarTask, weights: Weights, episodes: list[int]) -> tuple[float, list[float]]:
-    score = task.score(weights, episodes, workers=1)
+    score = task.score(weights, episodes, ONE_WORKER)
     return score.raw, list(score.values)
 
 

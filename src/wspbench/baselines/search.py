@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from wspbench.evaluation import Grading
 from wspbench.networks import Network, Weights
 from wspbench.tasks.spec import Task
 
@@ -60,7 +61,7 @@ def evolve(
         episodes = [pool[i] for i in sorted(generator.choice(len(pool), size=count, replace=False))]
         directions = generator.standard_normal((budget.population // 2, mean.size))
         candidates = [mean + sign * budget.sigma * d for d in directions for sign in (1.0, -1.0)]
-        returns = np.array([task.score(weights_of(c), episodes, workers=workers).raw for c in candidates])
+        returns = np.array([task.score(weights_of(c), episodes, Grading(workers=workers)).raw for c in candidates])
         played += len(candidates) * count
         ranks = centred_ranks(returns)
         gradient = (ranks[0::2] - ranks[1::2]) @ directions / (len(returns) * budget.sigma)

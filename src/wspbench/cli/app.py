@@ -20,7 +20,7 @@ from typer.core import TyperGroup
 
 from wspbench.evaluation import ENGINES
 from wspbench.files import InputFileError, InputTooLarge, check_output_file, read_bounded
-from wspbench.harness.settings import AGENT_TURNS, FEEDBACK_ROUNDS, RunSettings
+from wspbench.harness.settings import RunSettings
 
 # `wsp --help` lists the commands in this order (what a user does first comes first); others follow.
 COMMAND_ORDER = (
@@ -83,26 +83,36 @@ console = Output()
 errors = Console(stderr=True, soft_wrap=True)  # error lines hold paths: never broken across lines
 log = logging.getLogger(__name__)
 
-AGENT_PASSES = next(f.default for f in fields(RunSettings) if f.name == "passes")  # `wsp run --passes`
-
 
 def option(name: str, *flags: str, **extra):
-    """The option of a run setting (`wsp run`, `wsp prompt`): its default, bounds and help are RunSettings' field's
-    (`harness/settings.py`, their one owner); `extra` adds flags' other names, a callback, or other help."""
+    """The option of a run setting (`wsp run`, `wsp prompt`), declared by its one owner: the protocol's name, a
+    protocol's setting (`wspbench/protocols/`: its bounds, its help and each protocol's default; left out, the
+    protocol's own applies) or another setting of a run (`harness/settings.py` RunSettings); `flags` name it
+    otherwise, `extra` adds a callback or other help."""
+    from wspbench import protocols
+
+    if name == "protocol":
+        text = f"{', '.join(protocols.names())} (docs/agent.md)."
+        return typer.Option(protocols.OneShot.name, *flags, help=text, **extra)
+    if name in protocols.SETTINGS:
+        setting, text = protocols.options()[name]
+        bounds = {key: value for key, value in (("min", setting.low), ("max", setting.high)) if value is not None}
+        default = protocols.RUN_EPISODES if name == "episodes" else None
+        flags = flags or (f"--{name.replace('_', '-')}", *setting.flags)
+        return typer.Option(default, *flags, help=extra.pop("help", text), **bounds, **extra)
     (one,) = [f for f in fields(RunSettings) if f.name == name]
     bounds = {key: one.metadata[key] for key in ("min", "max") if one.metadata[key] is not None}
     return typer.Option(one.default, *flags, help=extra.pop("help", one.metadata["help"]), **bounds, **extra)
 
 
-def rounds_option(text: str):
-    """`--rounds` (feedback) and its other name `--turns` (agent): replies at most; its default depends on the
-    protocol (`replies_at_most`)."""
-    return option("rounds", "--rounds", "--turns", help=text)
+def chosen_protocol(name: str):
+    """The protocol --protocol names, or a usage error naming the option (with the likeliest name)."""
+    from wspbench import protocols
 
-
-def replies_at_most(protocol: str, rounds: int | None) -> int:
-    """`--rounds`/`--turns` as given, else the protocol's default."""
-    return rounds or (AGENT_TURNS if protocol == "agent" else FEEDBACK_ROUNDS)
+    try:
+        return protocols.get(name)
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="--protocol") from None
 
 
 def version() -> str:

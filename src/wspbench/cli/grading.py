@@ -17,15 +17,17 @@ from wspbench.cli.app import (
     InputTooLarge,
     app,
     check_engine,
+    chosen_protocol,
     connected_executor,
     console,
     errors,
     option,
     progress_bar,
     read_answer,
-    replies_at_most,
 )
-from wspbench.harness.settings import MAX_EPISODES, MAX_WORKERS
+from wspbench.evaluation import Grading
+from wspbench.harness.settings import MAX_WORKERS
+from wspbench.protocols import SETTINGS
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +123,7 @@ def grade(
     episodes: int = typer.Option(
         None,
         min=1,
-        max=MAX_EPISODES,
+        max=SETTINGS["episodes"].high,
         show_default=False,
         help="Scoring episodes (SUPERBEAM: held-out levels) to play, the first N; "
         "default: the task's own (`wsp games`).",
@@ -189,7 +191,7 @@ def grade(
         )
         try:
             with chosen, use_executor(chosen), progress_bar(task.id, len(scoring)) as advance:
-                score = task.grade(text, scoring, engine=engine, workers=workers, progress=advance)
+                score = task.grade(text, scoring, Grading(engine=engine, workers=workers, progress=advance))
         except ExecutorError as error:  # an infrastructure failure, not a rejected answer
             errors.print(str(error), style="red", markup=False)
             raise typer.Exit(2) from None
@@ -279,8 +281,8 @@ def games(
 @app.command()
 def prompt(
     task_id: str = typer.Argument(..., metavar="TASK", help="Task id or game name (see `wsp games`)."),
-    protocol: str = typer.Option("one-shot", help="one-shot, feedback or agent (as `wsp run --protocol`)."),
-    rounds: int = option("rounds", "--rounds", "--turns"),
+    protocol: str = option("protocol"),
+    rounds: int = option("rounds"),
     passes: int = option("passes"),
     handoff: int = option("handoff"),
     episodes: int = option("episodes"),
@@ -289,17 +291,16 @@ def prompt(
 ) -> None:
     """Print the exact opening messages a model gets for a task under `wsp run` with these options (the
     harness's own call; nothing is sent or written)."""
-    from wspbench.harness.record import RunConfig
+    from wspbench import protocols
 
     task = named_task(task_id, None, None)
+    chosen_protocol(protocol)
     if protocol not in task.protocols:
         raise typer.BadParameter(
             f"{task.id} runs under {', '.join(task.protocols)}, not {protocol!r:.40}", param_hint="--protocol"
         )
-    rounds = replies_at_most(protocol, rounds)
-    settings = {"rounds": rounds, "episodes": episodes, "train_episodes": train_episodes}
-    config = RunConfig("prompt", protocol=protocol, passes=passes, handoff=handoff, **settings)
-    messages = task.messages(config.protocol_spec)
+    given = {"rounds": rounds, "passes": passes, "handoff": handoff, "train_episodes": train_episodes}
+    messages = task.messages(protocols.make(protocol, episodes=episodes, **given))
     if as_json:
         print(json.dumps(messages))
         return
@@ -420,7 +421,8 @@ def warmup() -> None:
     compiled grade (every MinAtar game, and the trainer) does not wait for it."""
     import time
 
-    from wspbench.evaluation.compiled.engine import needs_compiling, warm_up
+    from wspbench.evaluation.compiled.batch import warm_up
+    from wspbench.evaluation.compiled.engine import needs_compiling
 
     compiling = needs_compiling()
     started = time.perf_counter()

@@ -12,6 +12,7 @@ import typer
 from wspbench.cli.app import (
     app,
     check_engine,
+    chosen_protocol,
     connected_executor,
     console,
     errors,
@@ -98,7 +99,7 @@ def run(
         "reading families identify/*, identify-choice/*, repair/* (`wsp games` lists every id).",
     ),
     protocol: str = option("protocol"),
-    rounds: int = option("rounds", "--rounds", "--turns"),
+    rounds: int = option("rounds"),
     passes: int = option("passes"),
     handoff: int = option("handoff"),
     task_timeout: float = option("task_timeout", callback=finite),
@@ -156,14 +157,15 @@ def run(
     """Run a model on tasks (one-shot, feedback or agent), grade its weights, and write a resumable run directory."""
     from wspbench.harness.settings import RunSettings
 
-    given = {"protocol": protocol, "rounds": rounds, "passes": passes, "handoff": handoff}
+    given = {"rounds": rounds, "passes": passes, "handoff": handoff}
     given |= {"task_timeout": task_timeout, "concurrency": concurrency, "episodes": episodes}
     given |= {"train_episodes": train_episodes, "timeout": timeout, "max_tries": max_tries, "backoff": backoff}
     given |= {"max_tokens": max_tokens, "temperature": temperature, "top_p": top_p, "seed": seed}
     given |= {"samples": samples, "reasoning_effort": reasoning_effort, "extra_body": extra_body}
     given |= {"headers": _headers(headers), "workers": workers, "engine": engine}
+    chosen_protocol(protocol)
     try:
-        settings = RunSettings.of(**given)
+        settings = RunSettings.of(protocol, **given)
     except ValueError as error:
         raise typer.BadParameter(str(error)) from None
     launch(model, tasks, settings, out, base_url, api_key_env, limit, max_prompt_tokens, dry_run, executor, ray_address)
@@ -187,13 +189,12 @@ def launch(
     and an exit code."""
     from wspbench.harness.clients import ModelError
     from wspbench.harness.display import RichDisplay, audit_table, summary_table
-    from wspbench.harness.record import RunConfig
     from wspbench.harness.runs import Display, RunDirError, run_batch, start_run
     from wspbench.harness.summary import run_scores, summary_rows
     from wspbench.tasks import UnknownTask, select
 
     protocol, samples = settings.protocol, settings.samples
-    if protocol == "agent" and not dry_run:  # no silent fallback to the host: refused before anything is paid for
+    if protocol.kernel and not dry_run:  # no silent fallback to the host: refused before anything is paid for
         from wspbench.sandbox import SandboxUnavailable, check
 
         try:
@@ -205,9 +206,9 @@ def launch(
         chosen = select(tasks)[:limit]
     except UnknownTask as error:
         raise typer.BadParameter(str(error), param_hint="--tasks") from None
-    chosen = _fitting(chosen, protocol, max_prompt_tokens, model, settings.episodes)
+    chosen = _fitting(chosen, protocol, max_prompt_tokens, model)
     if dry_run:  # before the client: a dry run needs no key and calls nothing
-        _dry_run(chosen, RunConfig(model, **settings.config()), model)
+        _dry_run(chosen, protocol, model)
         return
     try:
         run_dir, manifest, client, config = start_run(model, chosen, settings, out, base_url, api_key_env)
@@ -264,23 +265,23 @@ def launch(
     records = run_dir.records()
     rows = [row for row in summary_rows(records, manifest) if row["task"] in ids]
     console.print(summary_table(manifest, rows, run_scores(manifest, records, set(ids))))
-    if config.protocol == "agent":
+    if config.protocol.kernel:
         console.print(audit_table([record for record in records if record.task in ids]))
     console.print(f"run directory: {run_dir.path}", markup=False)
     if any(row["status"] not in ("ok", "time limit") for row in rows):  # a task that was not graded
         raise typer.Exit(1)
 
 
-def _fitting(chosen: list, protocol: str, max_prompt_tokens: int | None, model: str, episodes: int | None) -> list:
+def _fitting(chosen: list, protocol, max_prompt_tokens: int | None, model: str) -> list:
     """The chosen tasks that can run under this protocol and whose prompts fit; says which were skipped and why,
     and makes it a usage error when none is left."""
     from wspbench.harness.runs import runnable
-    from wspbench.tasks.spec import Protocol
 
     chosen, skipped = runnable(chosen, protocol)
     if skipped:
         errors.print(
-            f"skipped {count(len(skipped), 'task')} that have no {protocol} protocol: {_ids(skipped)}", markup=False
+            f"skipped {count(len(skipped), 'task')} that have no {protocol.name} protocol: {_ids(skipped)}",
+            markup=False,
         )
     if max_prompt_tokens is not None and chosen:
         from wspbench.harness.tokens import token_counter
@@ -288,8 +289,7 @@ def _fitting(chosen: list, protocol: str, max_prompt_tokens: int | None, model: 
         tokens, how, note = token_counter(model)
         if note:
             errors.print(note, style="yellow", markup=False)
-        spec = Protocol(protocol, episodes=episodes)
-        sizes = {task.id: sum(tokens(m["content"]) for m in task.messages(spec)) for task in chosen}
+        sizes = {task.id: sum(tokens(m["content"]) for m in task.messages(protocol)) for task in chosen}
         over = [task_id for task_id, size in sizes.items() if size > max_prompt_tokens]
         if over:
             errors.print(
@@ -307,7 +307,7 @@ def _ids(ids: list[str], shown: int = 6) -> str:
     return ", ".join(ids[:shown]) + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
 
 
-def _dry_run(chosen: list, config, model: str) -> None:
+def _dry_run(chosen: list, protocol, model: str) -> None:
     """Print each task's opening prompts (system and user) with their token counts."""
     from rich.rule import Rule
 
@@ -319,14 +319,14 @@ def _dry_run(chosen: list, config, model: str) -> None:
         errors.print(note, style="yellow", markup=False)
     total = 0
     for task in chosen:
-        messages = task.messages(config.protocol_spec)
+        messages = task.messages(protocol)
         console.print(Rule(f"{task.id} · prompt {task.prompt_version} · sha256 {prompt_hash(messages)[:12]}"))
         for message in messages:
             tokens = counter(message["content"])
             total += tokens
             console.print(f"--- {message['role']} ({tokens:,} tokens) ---", style="bold", markup=False)
             console.print(message["content"], markup=False, highlight=False, soft_wrap=True)
-    later = " (feedback rounds add the model's replies and the feedback)" if config.protocol == "feedback" else ""
+    later = " (later rounds add the model's replies and what it is told)" if "rounds" in protocol.settings else ""
     console.print(
         f"dry run: {count(len(chosen), 'task')}, {total:,} prompt tokens in all{later}; tokens: {how}; "
         "no model was called and nothing was written",
@@ -376,7 +376,7 @@ def runs_show(
                     "run": str(run_dir),
                     "manifest": manifest.to_json(),
                     "rows": rows,
-                    "blocks": audit_rows(records) if manifest.config.protocol == "agent" else None,
+                    "blocks": audit_rows(records) if manifest.config.protocol.kernel else None,
                     "writing": scores["writing"],
                     "reading": scores["reading"],
                     "scores": scores,
@@ -386,7 +386,7 @@ def runs_show(
         )
         return
     console.print(summary_table(manifest, rows, scores))
-    if manifest.config.protocol == "agent":
+    if manifest.config.protocol.kernel:
         console.print(audit_table(records))
 
 

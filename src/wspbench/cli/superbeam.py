@@ -22,6 +22,7 @@ from superbeam.assembler import AsmError, Program, assemble
 from superbeam.chip8 import PROGRAM_ADDR, RAM_SIZE, Chip8, Chip8Error, Quirks
 from superbeam.disassembler import disassemble
 from wspbench.cli.app import app, console, errors, output_file, read_answer
+from wspbench.evaluation import Grading
 from wspbench.files import InputFileError, InputTooLarge, read_bounded
 
 chip8_app = typer.Typer(help="CHIP-8 assembler, machine and disassembler.", no_args_is_help=True)
@@ -251,7 +252,7 @@ def grade(
     else:
         with Progress(console=errors, transient=True, disable=as_json) as bar:
             job = bar.add_task("playing", total=len(seeds))
-            score = task.grade(text, seeds, progress=lambda n: bar.advance(job, n))
+            score = task.grade(text, seeds, Grading(progress=lambda n: bar.advance(job, n)))
     if as_json:
         print(json.dumps(score.to_json()))
         raise typer.Exit(1 if score.error else 0)

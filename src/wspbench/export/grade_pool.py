@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 
+from wspbench.evaluation import ONE_WORKER
 from wspbench.tasks.spec import Task, safe_message
 
 START_TIMEOUT_S = 120.0  # importing the graders, once per worker; not counted in a grade's time limit
@@ -128,7 +129,7 @@ def _grade(task_id: str, episodes: int, answer: str, training: bool = False, key
         chosen = task.training_episodes(episodes) if training else task.held_out_episodes(episodes, key)
     except ValueError as error:
         return failed(task, f"grading failed: {safe_message(error, 500)}")
-    return task.grade(answer, chosen, workers=1).to_json()
+    return task.grade(answer, chosen, ONE_WORKER).to_json()
 
 
 def serve() -> None:
@@ -140,7 +141,7 @@ def serve() -> None:
 
     # each family's code and engines load once, before saying ready: grade one task's zero answer per family
     for task in {task.family: task for task in all_tasks()}.values():
-        task.grade(task.offline_answer("zero") or "", task.scoring_episodes(1), workers=1)
+        task.grade(task.offline_answer("zero") or "", task.scoring_episodes(1), ONE_WORKER)
 
     out.write(json.dumps({"ready": True}) + "\n")
     out.flush()

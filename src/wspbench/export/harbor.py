@@ -44,10 +44,12 @@ from functools import cached_property
 from importlib import metadata
 from pathlib import Path
 
+from wspbench.evaluation import ONE_WORKER
 from wspbench.files import write_atomic
+from wspbench.protocols import OneShot
 from wspbench.tasks import PRIVATE_SETS, grading_file
 from wspbench.tasks import suite as registry_suite
-from wspbench.tasks.spec import Protocol, Public, Task, prompt_hash
+from wspbench.tasks.spec import Public, Task, prompt_hash
 
 HARBOR_ORG = "wspbench"
 ANSWER_FILE = "/app/answer.md"
@@ -96,7 +98,7 @@ class Exported:
     def messages(self) -> list[dict]:
         """The one-shot conversation opening for the exported episodes: a system and a user message that
         state the episode count the verifier grades (and any returns they quote are over those episodes)."""
-        return self.task.messages(Protocol(episodes=len(self.episodes)))
+        return self.task.messages(OneShot(episodes=len(self.episodes)))
 
     @property
     def prompt_sha256(self) -> str:
@@ -132,8 +134,8 @@ def measure_grading(task: Task, episodes: int = 2) -> float:
     measured on this machine with one process by grading the reference (or zero) answer, after one
     episode graded first so that loading and compiling the game is not counted."""
     answer = task.offline_answer("reference") or task.offline_answer("zero") or ""
-    task.grade(answer, task.scoring_episodes(1), workers=1)
-    score = task.grade(answer, task.scoring_episodes(episodes), workers=1)
+    task.grade(answer, task.scoring_episodes(1), ONE_WORKER)
+    score = task.grade(answer, task.scoring_episodes(episodes), ONE_WORKER)
     steps = max(1.0, len(score.episodes) * score.mean_length)
     return max(score.seconds, 1e-4) / steps * task.facts.max_steps
 
@@ -405,7 +407,7 @@ episodes = {len(item.episodes)}
 score_cap = {float(task.facts.score_cap)!r}
 answer_format = {q(task.answer_format)}
 answer_file = {q(ANSWER_FILE)}
-protocol = "one-shot"
+protocol = {q(OneShot.name)}
 prompt_version = {q(task.prompt_version)}
 prompt_sha256 = {q(item.prompt_sha256)}
 measured_worst_episode_s = {round(episode_s, 4)!r}

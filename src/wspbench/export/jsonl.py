@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 
 from wspbench.export.harbor import Exported
+from wspbench.protocols import OneShot
 from wspbench.tasks import suite
 
 COLUMNS = ("name", "split", "game", "source", "family", "prompt", "system_prompt", "episodes", "task_id")
@@ -54,7 +55,7 @@ def row(item: Exported, suite_facts: dict) -> dict:
         "score_cap": float(task.facts.score_cap),
         "prompt_version": task.prompt_version,
         "prompt_sha256": item.prompt_sha256,
-        "protocol": "one-shot",
+        "protocol": OneShot.name,
         "verifier_env": json.dumps(item.verifier_env(), sort_keys=True),
         "suite_name": suite_facts["name"],
         "suite_version": suite_facts["version"],

@@ -9,20 +9,23 @@ carries the suite (name, version, digest) in `suite` (OpenEnv leaves `metadata` 
 plain HTTP each request gets a fresh environment, so the action may name its task (`WspAction.task`);
 WebSocket sessions keep the task from `reset`.
 
-The agent protocol (docs/agent.md) runs over a WebSocket session: `reset(task=..., protocol="agent", turns=...,
-passes=..., train_episodes=...)` opens the task's sandboxed kernel and returns the agent prompt; each step is
-one turn (`WspAction.answer`: the reply), whose blocks run as `wsp run` runs them (`wspbench/harness/agent.py`,
-plays graded in the worker processes on training episodes) and whose observation is the next message
-(`prompt`), the turn's blocks and the passes left; the step that ends the conversation grades the submitted (else
-last) candidate on held-out episodes drawn by a secret of the session's own (docs/validity.md), whose key the
-result publishes (`held_out_key`). The trainer owns the conversation, so there are no handoffs.
+A protocol of several replies (`wspbench/protocols/`: feedback, agent) runs over a WebSocket session:
+`reset(task=..., protocol="agent", turns=..., passes=..., train_episodes=...)` (each left out: the protocol's own
+default, as `wsp run`) opens the conversation (and, for agent, the task's sandboxed kernel) and returns its prompt;
+each step is one turn (`WspAction.answer`: the reply), whose blocks run as `wsp run` runs them
+(`wspbench/harness/agent.py`) or which is scored on the training episodes (feedback; every grade in the worker
+processes), and whose observation is the next message (`prompt`), the turn's blocks and the passes left; the step
+that ends the conversation grades its answer on held-out episodes drawn by a secret of the session's own
+(docs/validity.md), whose key the result publishes (`held_out_key`). The trainer owns the conversation, so there
+are no handoffs.
 
 Replies are untrusted, so: a request body over MAX_BODY_BYTES is refused with 413 before it is read (and a
 WebSocket message over it closes the socket); validation errors never echo the request back; an unknown
 task id is a 400; grading runs in worker processes (wspbench/export/grade_pool.py) with a time limit, so a
 slow grade cannot hold up other requests or `/health`; up to `--max-sessions` WebSocket sessions at once, each
-closed after `--session-timeout` seconds idle (a client that disconnects frees its slot at once); an agent
-session's conversation stops at `--task-timeout` (default 3600 s, as `wsp run`) and grades its answer so far.
+closed after `--session-timeout` seconds idle (a client that disconnects frees its slot at once); a session's
+conversation stops at `--task-timeout` (default: its protocol's, 3600 s for agent, as `wsp run`) and grades its
+answer so far.
 
     pip install openenv-core
     python -m wspbench.export.openenv_server --port 8000 --episodes 100
@@ -51,13 +54,14 @@ from openenv.core.env_server import (
 from openenv.core.env_server.types import ConcurrencyConfig
 from pydantic import Field
 
+from wspbench import protocols
 from wspbench.export.grade_pool import GradePool, GraderBusy
 from wspbench.harness.agent import act, open_kernel
 from wspbench.harness.record import block_json
-from wspbench.harness.settings import task_budget
+from wspbench.protocols import OneShot, Protocol
+from wspbench.protocols.conversation import Candidate, Conversation
 from wspbench.tasks import Task, get_task, held_out, suite
-from wspbench.tasks.conversation import Candidate, Conversation
-from wspbench.tasks.spec import Protocol, Score
+from wspbench.tasks.spec import Score
 
 DEFAULT_TASK = "original/breakout"
 EPISODES = 100
@@ -65,7 +69,6 @@ MAX_BODY_BYTES = 8 * 1024 * 1024  # a 1,000,000-character reply, JSON-escaped, f
 MAX_SESSIONS = 8
 SESSION_TIMEOUT_S = 300.0  # a WebSocket session idle this long is closed and its slot freed (a disconnect: at once)
 GRADE_TIMEOUT_S = 300.0
-AGENT = {"turns": (20, 1, 1000), "passes": (10, 0, 1000), "train_episodes": (100, 1, 100_000)}  # default, min, max
 
 
 class TaskError(ValueError):
@@ -86,7 +89,9 @@ class WspObservation(Observation):
     prompt: str = ""
     result: dict[str, Any] = Field(default_factory=dict, description="The graded answer (Score.to_json())")
     suite: dict[str, Any] = Field(default_factory=dict, description="The suite: name, version, digest, tasks")
-    protocol: str = Field(default="one-shot", description="one-shot, or agent (a turn per step)")
+    protocol: str = Field(
+        default=OneShot.name, description="wsp run's protocol; one of several replies takes a turn per step"
+    )
     turn: int = Field(default=0, description="Agent: the turns taken")
     passes_left: int = Field(default=0, description="Agent: plays left")
     blocks: list[dict[str, Any]] = Field(default_factory=list, description="Agent: the last turn's blocks, run")
@@ -110,12 +115,13 @@ def suite_facts() -> dict:
 @functools.lru_cache(maxsize=128)
 def prompt(task_id: str) -> tuple[str, str]:
     """The task's one-shot (system, user) prompt, built once."""
-    system, user = get_task(task_id).messages(Protocol())
+    system, user = get_task(task_id).messages(protocols.ONE_SHOT)
     return system["content"], user["content"]
 
 
 class WspEnvironment(Environment):
-    """One weight-programming task per episode; the only step grades the reply."""
+    """One weight-programming task per episode: under one-shot the only step grades the reply; under a protocol of
+    several replies (feedback, agent: `wspbench/protocols/`) each step is one turn of its conversation."""
 
     SUPPORTS_CONCURRENT_SESSIONS = True
 
@@ -126,16 +132,16 @@ class WspEnvironment(Environment):
         self.grader, self.episodes, self.task_timeout_s = grader, episodes, task_timeout_s
         self.task: Task = requested_task(default_task)
         self._state = State(step_count=0)
-        self.conversation: Conversation | None = None  # agent: the session's conversation, and its kernel
+        self.conversation: Conversation | None = None  # a session's conversation, and its kernel (agent)
         self.kernel = None
-        self.key: str | None = None  # agent: draws the held-out episodes (a secret of the session's own)
+        self.key: str | None = None  # draws the held-out episodes of a conversation (a secret of the session's own)
 
     def reset(
         self,
         seed: int | None = None,
         episode_id: str | None = None,
         task: str | None = None,
-        protocol: str = "one-shot",
+        protocol: str = OneShot.name,
         **kwargs: Any,
     ) -> WspObservation:
         self.close()
@@ -144,10 +150,11 @@ class WspEnvironment(Environment):
         self._state = State(
             episode_id=episode_id if isinstance(episode_id, str) else None, step_count=0, task=self.task.public().id
         )
-        if protocol == "agent":
-            return self.start_agent(**{name: kwargs.get(name, default) for name, (default, _, _) in AGENT.items()})
-        if protocol != "one-shot":
-            raise TaskError("protocol must be one-shot or agent")
+        spec = session_protocol(protocol, self.episodes, self.task_timeout_s, kwargs)
+        if spec.name not in self.task.protocols:
+            raise TaskError(f"{self.task.public().id} has no {spec.name} protocol")
+        if "rounds" in spec.settings:
+            return self.start_conversation(spec)
         system, user = prompt(self.task.id)
         return WspObservation(
             task=self.task.public().id, system_prompt=system, prompt=user, done=False, reward=None, suite=suite_facts()
@@ -168,24 +175,18 @@ class WspEnvironment(Environment):
             suite=suite_facts(),
         )
 
-    def start_agent(self, turns, passes, train_episodes) -> WspObservation:
-        """The agent protocol's first observation: its prompt, once the task's kernel is up."""
+    def start_conversation(self, spec: Protocol) -> WspObservation:
+        """A conversation's first observation: its prompt, once the task's kernel (agent) is up."""
         from wspbench.sandbox import SandboxUnavailable
 
-        for name, value in (("turns", turns), ("passes", passes), ("train_episodes", train_episodes)):
-            _, low, high = AGENT[name]
-            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-                raise TaskError(f"{name} must be a whole number from {low} to {high:,}")
-        if "agent" not in self.task.protocols:
-            raise TaskError(f"{self.task.public().id} has no agent protocol")
-        spec = Protocol("agent", turns, self.episodes, train_episodes, passes)
-        self.conversation = Conversation(self.task, spec, task_budget("agent", self.task_timeout_s or None) or None)
+        self.conversation = Conversation(self.task, spec)
         self.key = held_out.task_key(held_out.new_secret(), self.task.id) if self.task.secret_episodes else None
-        try:
-            self.kernel = open_kernel(self.conversation)
-        except SandboxUnavailable as error:
-            self.conversation = None
-            raise HTTPException(503, f"the agent protocol needs a sandbox: {error}") from None
+        if spec.kernel:
+            try:
+                self.kernel = open_kernel(self.conversation)
+            except SandboxUnavailable as error:
+                self.conversation = None
+                raise HTTPException(503, f"the {spec.name} protocol needs a sandbox: {error}") from None
         system, user = (message["content"] for message in self.conversation.messages())
         return WspObservation(
             task=self.task.public().id,
@@ -194,19 +195,24 @@ class WspEnvironment(Environment):
             done=False,
             reward=None,
             suite=suite_facts(),
-            protocol="agent",
+            protocol=spec.name,
             passes_left=self.conversation.passes_left,
         )
 
     def turn(self, reply: str) -> WspObservation:
-        """One agent turn: its blocks run, then the next message, or (the conversation over) the held-out grade."""
+        """One turn: its blocks run (agent) or its training score (feedback), then the next message, or (the
+        conversation over) the held-out grade."""
         conversation = self.conversation
         self._state.step_count += 1
         turn = conversation.reply(reply)  # bounded by the body limit; each candidate by the task's own bound
-        act(conversation, turn, self.kernel, self.play)
+        if self.kernel is not None:
+            act(conversation, turn, self.kernel, self.play)
+        if conversation.to_train(turn):
+            conversation.trained(turn, self.play(Candidate(turn.number, turn.text, turn.read), []))
         follow_up = conversation.follow_up(turn)
-        facts = {"task": self.task.public().id, "suite": suite_facts(), "protocol": "agent", "turn": turn.number}
-        facts |= {"passes_left": conversation.passes_left, "blocks": [block_json(b) for b in turn.blocks]}
+        facts = {"task": self.task.public().id, "suite": suite_facts(), "protocol": conversation.protocol.name}
+        facts |= {"turn": turn.number, "passes_left": conversation.passes_left}
+        facts["blocks"] = [block_json(b) for b in turn.blocks]
         if follow_up is not None:
             return WspObservation(prompt=follow_up, done=False, reward=None, **facts)
         key = self.key
@@ -217,7 +223,8 @@ class WspEnvironment(Environment):
         return WspObservation(done=True, reward=float(result.get("normalized", 0.0)), result=result, **facts)
 
     def play(self, candidate: Candidate, episodes: list[int]) -> Score:
-        """An agent's play, graded in a worker process like every grade of this server."""
+        """A candidate graded on the conversation's training episodes, in a worker process like every grade of this
+        server."""
         train = self.conversation.protocol.train_episodes
         return Score.from_json(self.grader.grade(self.task, train, candidate.text, training=True))
 
@@ -230,6 +237,20 @@ class WspEnvironment(Environment):
     @property
     def state(self) -> State:
         return self._state
+
+
+def session_protocol(name, episodes: int, task_timeout_s: float, given: dict) -> Protocol:
+    """The protocol a `reset` asks for (`wspbench.protocols.make`: each protocol's own defaults and bounds), or
+    TaskError (a 400) naming what is wrong. `turns` is the name this server has always taken for `rounds`; there are
+    no handoffs (the trainer owns the conversation), and `--task-timeout` bounds a conversation (0: the protocol's
+    own budget)."""
+    settings = {key: given[key] for key in ("rounds", "passes", "train_episodes") if key in given}
+    if "turns" in given:
+        settings["rounds"] = given["turns"]
+    try:
+        return protocols.make(name, episodes=episodes, task_timeout=task_timeout_s or None, **settings)
+    except ValueError as error:
+        raise TaskError(str(error)[:500]) from None
 
 
 class BodyLimit:
@@ -296,7 +317,7 @@ def make_app(
     """The app: OpenEnv's HTTP and WebSocket routes behind the body limit; `graders` worker processes
     (default: one per core) grade within `grade_timeout_s` seconds each. A WebSocket session idle for
     `session_timeout_s` is closed (openenv's reaper; a disconnect closes it at once), and an agent session's
-    conversation has a wall-clock budget of `task_timeout_s` (0: the agent protocol's default, as `wsp run`)."""
+    conversation has a wall-clock budget of `task_timeout_s` (0: its protocol's default, as `wsp run`)."""
     requested_task(default_task)  # a bad default fails at start, not on every request
     pool = GradePool(graders or os.cpu_count() or 1, grade_timeout_s)
     app = create_fastapi_app(

@@ -1,6 +1,7 @@
-"""The agent protocol's running part, which `wsp run` (`protocols.py`) and the Inspect solver
-(`integrations/inspect_ai.py`) both use: a task's kernel, one turn's blocks run in order, and a handoff. The rules
-are the conversation's (`wspbench/tasks/conversation.py`); the kernel is `wspbench/sandbox/`'s.
+"""The agent protocol's running part, which `wsp run` (`protocols.py`), the Inspect solver
+(`integrations/inspect_ai.py`) and the OpenEnv server use: a task's kernel, one turn's blocks run in order, and a
+handoff. The rules are the protocol's (`wspbench/protocols/agent.py`, kept by `wspbench/protocols/conversation.py`);
+the kernel is `wspbench/sandbox/`'s.
 
 Whatever happens in the kernel is a block's result, never an error of the task: a kernel that is lost, answers out
 of turn or cannot start again fails the block that met it (and a file it should have given is unusable), and the
@@ -13,9 +14,9 @@ import contextlib
 import time
 from collections.abc import Callable
 
+from wspbench.protocols import agent
+from wspbench.protocols.conversation import Candidate, Conversation, Turn
 from wspbench.sandbox import Kernel
-from wspbench.tasks import agent
-from wspbench.tasks.conversation import Candidate, Conversation, Turn
 from wspbench.tasks.spec import Score, safe_message
 
 Grade = Callable[[Candidate, list[int]], Score]  # a candidate (its text and reading) on training episodes -> Score

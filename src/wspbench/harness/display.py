@@ -101,7 +101,7 @@ def summary_table(manifest: Manifest, rows: list[dict], scores: dict) -> Table:
         if row["error"]:
             caption += f"\n{row['task']}: {cell('error', row['error'])}"
     table = Table(
-        title=Text(f"{manifest.config.model} · {manifest.config.protocol}"),
+        title=Text(f"{manifest.config.model} · {manifest.config.protocol.name}"),
         caption=Text(caption),
         caption_justify="left",
         box=box.SIMPLE_HEAD,
@@ -109,7 +109,7 @@ def summary_table(manifest: Manifest, rows: list[dict], scores: dict) -> Table:
         pad_edge=False,
         show_edge=False,
     )
-    agent = manifest.config.protocol == "agent"
+    agent = manifest.config.protocol.kernel
     headers = (
         ("task", "status", "test", "train", "rounds", "bad") + (("blocks", "passes") if agent else ()) + ("tokens", "s")
     )

@@ -1,15 +1,10 @@
-"""Protocols: how a model meets a registry task (`wspbench/tasks/spec.py`), producing its TaskRecord.
+"""Running a protocol: how a model meets a registry task (`wspbench/tasks/spec.py`), producing its TaskRecord.
 
-The rules are `wspbench/tasks/conversation.py`'s (the Inspect solver drives the same engine); this module pays
-for replies, grades and keeps the record:
-- one-shot: one request, one reply, graded once on the held-out episodes (`task.scoring_episodes`).
-- feedback: up to R rounds. A usable reply is scored on the training episodes (`task.training_episodes`)
-  and the model is told `task.feedback(score)`; an unusable reply gets `task.parse_feedback(error)` and
-  another chance. A training score that `task.perfect` calls perfect stops early. The best reply by
-  `task.train_key` is graded once on the held-out episodes.
-- agent: up to R turns, each reply's blocks run in the task's sandboxed kernel (`harness/agent.py`), plays
-  scored on the training episodes within a budget of passes; the submitted (else last) candidate is graded
-  once on the held-out episodes. Each round keeps its blocks: code, output, status, seconds, passes.
+The rules are the protocol's (`wspbench/protocols/`: one-shot, feedback, agent), kept by the conversation engine
+(`wspbench/protocols/conversation.py`), which the Inspect solver and the OpenEnv server drive too; this module pays
+for replies, grades and keeps the record: each reply the conversation scores on training episodes, each agent
+turn's blocks run in the task's sandboxed kernel (`harness/agent.py`; a round keeps its blocks: code, output,
+status, seconds, passes), and the answer the conversation names graded once on the held-out episodes.
 
 A reply whose content holds no usable answer but whose reasoning text does is graded from the reasoning
 (as the reference does) and the record says so. Failures are values: a bad reply scores 0, and an
@@ -33,12 +28,13 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from wspbench.evaluation import Grading
 from wspbench.evaluation.executors import ExecutorError
 from wspbench.harness.agent import act, hand_off, open_kernel
 from wspbench.harness.clients import ModelError, Notice
 from wspbench.harness.record import TIME_LIMIT, Reply, Round, RunConfig, TaskRecord, TextBudget
+from wspbench.protocols.conversation import Candidate, Conversation, Turn
 from wspbench.tasks import held_out
-from wspbench.tasks.conversation import Candidate, Conversation, Turn
 from wspbench.tasks.spec import Checked, Score, Task, prompt_hash, safe_message
 
 GRADING = threading.Lock()  # grading already uses every core: one task grades at a time
@@ -71,8 +67,8 @@ def run_task(
     record = TaskRecord(
         task=task.id,
         model=client.name,
-        protocol=config.protocol,
-        max_rounds=config.rounds,
+        protocol=config.protocol.name,
+        max_rounds=config.protocol.rounds,
         sample=sample,
         family=task.family,
         suite=dict(suite or {}),
@@ -80,8 +76,8 @@ def run_task(
     )
     clock = {"grading_s": 0.0, "started": time.perf_counter()}
     try:
-        protocol = config.protocol_spec
-        conversation = Conversation(task, protocol, config.task_timeout or None)
+        protocol = config.protocol
+        conversation = Conversation(task, protocol)
         messages = conversation.messages()
         record.prompt_version, record.prompt_sha256 = task.prompt_version, prompt_hash(messages)
         record.seeds, record.messages = task.seeds(protocol), [dict(m) for m in messages]
@@ -90,7 +86,7 @@ def run_task(
         if config.held_out == "secret" and task.secret_episodes is not None:
             key = held_out.task_key(secret or held_out.new_secret(), task.id)
         run = _Run(task, client, config, record, clock, status, on_update, paid, workers, conversation, key)
-        if conversation.agent:
+        if protocol.kernel:
             with open_kernel(conversation) as run.kernel:
                 run.converse()
         else:
@@ -135,13 +131,13 @@ class _Run:
     def converse(self) -> None:
         """Ask, run the blocks or grade on training episodes, and tell as the conversation says, then grade once
         on the held-out episodes."""
-        conversation, rounds = self.conversation, self.config.rounds
-        several = conversation.feedback or conversation.agent
+        conversation, rounds = self.conversation, self.config.protocol.rounds
+        several = "rounds" in conversation.protocol.settings  # a protocol of several replies says which this is
         while True:
             number = len(conversation.turns) + 1
             self.status(f"round {number}/{rounds}: waiting for the model" if several else "waiting for the model")
             entry, turn = self.ask(number)
-            if conversation.agent:
+            if self.kernel is not None:
                 self.status(f"round {number}/{rounds}: running its blocks")
                 act(conversation, turn, self.kernel, self.play)
                 entry.blocks = turn.blocks
@@ -159,9 +155,8 @@ class _Run:
             follow_up = conversation.follow_up(turn)
             if follow_up is None:
                 if conversation.out_of_time:
-                    self.status(
-                        Notice(f"round {number}: the task's time budget ({self.config.task_timeout:g} s) ran out")
-                    )
+                    budget = conversation.protocol.task_timeout
+                    self.status(Notice(f"round {number}: the task's time budget ({budget:g} s) ran out"))
                 break
             if conversation.handoff_due(turn):
                 entry.handoff = True
@@ -200,7 +195,7 @@ class _Run:
 
     def play(self, candidate: Candidate, episodes: list[int]) -> Score:
         """An agent's play: its candidate graded on training episodes."""
-        self.status(f"round {len(self.conversation.turns)}/{self.config.rounds}: playing a candidate")
+        self.status(f"round {len(self.conversation.turns)}/{self.config.protocol.rounds}: playing a candidate")
         return self.grade(candidate.read, episodes)
 
     def grade(self, read: Checked, episodes: list[int]) -> Score:
@@ -208,7 +203,7 @@ class _Run:
         with GRADING:
             started = time.perf_counter()
             try:
-                return self.task.grade_checked(read, episodes, self.config.engine, self.workers)
+                return self.task.grade_checked(read, episodes, Grading(self.config.engine, self.workers))
             finally:
                 self.clock["grading_s"] += time.perf_counter() - started
 
@@ -217,7 +212,7 @@ class _Run:
         usable reply, the last one, which scores 0 with its parse error."""
         self.status("grading on held-out episodes")
         self.record.best_round = answer.number
-        self.record.test = self.grade(answer.read, self.task.held_out_episodes(self.config.episodes, self.key))
+        self.record.test = self.grade(answer.read, self.task.held_out_episodes(self.config.protocol.episodes, self.key))
         self.record.held_out_key = self.key
 
 

@@ -31,12 +31,13 @@ import json
 import reprlib
 from dataclasses import asdict, dataclass, field, fields, replace
 
-from wspbench import inputs
+from wspbench import inputs, protocols
 from wspbench.inputs import BadValue
+from wspbench.protocols import RUN_EPISODES, SETTINGS, OneShot, Protocol
+from wspbench.protocols.agent import BLOCKS, MAX_BLOCKS
+from wspbench.protocols.conversation import Block
 from wspbench.tasks import held_out
-from wspbench.tasks.agent import BLOCKS, MAX_BLOCKS
-from wspbench.tasks.conversation import Block
-from wspbench.tasks.spec import MAX_SCORE_EPISODES, PROTOCOLS, Protocol, Score, slug_of
+from wspbench.tasks.spec import MAX_SCORE_EPISODES, Score, slug_of
 from wspbench.words import count
 
 SCHEMA_VERSION = 5  # 5: held-out episodes drawn by a secret (RunConfig.held_out, TaskRecord.held_out_key); 4: UTF-8,
@@ -79,50 +80,46 @@ def slug(task_id: str, sample: int = 0) -> str:
 @dataclass(frozen=True)
 class RunConfig:
     """The options that decide a run's results: the manifest's settings and the key a resumed run must match.
-    Built once from the command line (`wspbench/cli/runs.py`)."""
+    Built once from the run's settings (`harness/runs.py` `run_config`): its protocol (`wspbench/protocols/`) and
+    what the client says it is. Its JSON keeps the protocol's settings beside the others, as schemas 2 to 4 did."""
 
     model: str
     kind: str = "offline"  # "offline" or "openai"
     endpoint: str | None = None  # without credentials
     request_params: dict = field(default_factory=dict)
-    protocol: str = "one-shot"
-    rounds: int = 1
-    episodes: int = 1000  # held-out scoring episodes per task (the task's first N)
-    train_episodes: int = 0  # per feedback round or agent play
+    protocol: Protocol = OneShot(episodes=RUN_EPISODES)
     engine: str = "auto"
     samples: int = 1  # independent replies per task (`wsp run --samples K`)
-    passes: int = 0  # agent: plays on training episodes
-    handoff: int = 0  # agent: a fresh conversation every `handoff` turns (0: never)
-    task_timeout: float = 0.0  # a task's wall-clock budget in seconds (0: none); `wsp run --task-timeout`
     held_out: str | None = None  # "fixed" or "secret" (`wspbench/tasks/held_out.py`); None: the protocol's
 
     def __post_init__(self) -> None:
-        spec = Protocol(self.protocol)  # ValueError for an unknown protocol
         if self.held_out is None:
-            object.__setattr__(self, "held_out", "secret" if spec.secret_held_out else "fixed")
+            object.__setattr__(self, "held_out", "secret" if self.protocol.secret_held_out else "fixed")
         elif self.held_out not in HELD_OUT:
             raise ValueError(f"held_out must be one of {', '.join(HELD_OUT)}, not {self.held_out!r:.40}")
-        if self.protocol == "one-shot":  # one round, no training episodes
-            object.__setattr__(self, "rounds", 1)
-            object.__setattr__(self, "train_episodes", 0)
-        if self.protocol != "agent":  # no plays, no handoffs
-            object.__setattr__(self, "passes", 0)
-            object.__setattr__(self, "handoff", 0)
-
-    @property
-    def protocol_spec(self) -> Protocol:
-        return Protocol(self.protocol, self.rounds, self.episodes, self.train_episodes, self.passes, self.handoff)
 
     def differences(self, other: RunConfig) -> list[str]:
         """The settings that differ, as `name=mine (not theirs)` texts (short: a manifest is untrusted)."""
+        mine, theirs = self.to_json(), other.to_json()
         return [
-            f"{f.name}={reprlib.repr(getattr(self, f.name))}, not {reprlib.repr(getattr(other, f.name))}"
-            for f in fields(self)
-            if getattr(self, f.name) != getattr(other, f.name)
+            f"{name}={reprlib.repr(mine[name])}, not {reprlib.repr(theirs.get(name))}"
+            for name in mine
+            if mine[name] != theirs.get(name)
         ]
 
     def to_json(self) -> dict:
-        return asdict(self)
+        settings = self.protocol.to_json()
+        return {
+            "model": self.model,
+            "kind": self.kind,
+            "endpoint": self.endpoint,
+            "request_params": self.request_params,
+            **{key: settings[key] for key in ("protocol", "rounds", "episodes", "train_episodes")},
+            "engine": self.engine,
+            "samples": self.samples,
+            **{key: settings[key] for key in ("passes", "handoff", "task_timeout")},
+            "held_out": self.held_out,
+        }
 
     @classmethod
     def from_json(cls, data) -> RunConfig:
@@ -130,26 +127,37 @@ class RunConfig:
             raise RecordError("its config is not a dict")
         # added after schema 2; a run before schema 5 graded every protocol on the fixed episodes
         data = {"samples": 1, "passes": 0, "handoff": 0, "task_timeout": 0.0, "held_out": "fixed", **data}
-        missing = [f.name for f in fields(cls) if f.name not in data]
+        needed = ("model", "kind", "endpoint", "request_params", "protocol", "engine", *SETTINGS)
+        missing = [name for name in needed if name not in data]
         if missing:
             raise RecordError(f"its config lacks {', '.join(missing)}")
         try:
-            if data["protocol"] not in PROTOCOLS:
-                raise BadValue(f"protocol must be one of {', '.join(PROTOCOLS)}, not {inputs.shown(data['protocol'])}")
+            known = protocols.names()
+            if data["protocol"] not in known:
+                raise BadValue(f"protocol must be one of {', '.join(known)}, not {inputs.shown(data['protocol'])}")
+            given = {
+                "rounds": inputs.whole(data["rounds"], "rounds", 1, MAX_ROUNDS),
+                "episodes": inputs.whole(data["episodes"], "episodes", 1, MAX_SCORE_EPISODES),
+                "train_episodes": inputs.whole(data["train_episodes"], "train_episodes", 0, MAX_SCORE_EPISODES),
+                "passes": inputs.whole(data["passes"], "passes", 0, MAX_PASSES),
+                "handoff": inputs.whole(data["handoff"], "handoff", 0, MAX_ROUNDS),
+                "task_timeout": inputs.real(data["task_timeout"], "task_timeout", 0.0, MAX_SECONDS),
+            }
+            kind = protocols.get(data["protocol"])  # the settings it lacks hold their "off" values (rounds 1...)
+            try:
+                protocol = protocols.make(
+                    kind.name, **{key: value for key, value in given.items() if key in kind.settings}
+                )
+            except ValueError as error:
+                raise BadValue(str(error)) from None
             return cls(
                 inputs.text(data["model"], "model"),
                 inputs.text(data["kind"], "kind"),
                 inputs.text(data["endpoint"], "endpoint", optional=True),
                 dict(inputs.sized(data["request_params"], "request_params", dict, MAX_ITEMS)),
-                data["protocol"],
-                inputs.whole(data["rounds"], "rounds", 1, MAX_ROUNDS),
-                inputs.whole(data["episodes"], "episodes", 1, MAX_SCORE_EPISODES),
-                inputs.whole(data["train_episodes"], "train_episodes", 0, MAX_SCORE_EPISODES),
+                protocol,
                 inputs.text(data["engine"], "engine"),
                 inputs.whole(data["samples"], "samples", 1, MAX_SAMPLES),
-                inputs.whole(data["passes"], "passes", 0, MAX_PASSES),
-                inputs.whole(data["handoff"], "handoff", 0, MAX_ROUNDS),
-                inputs.real(data["task_timeout"], "task_timeout", 0.0, MAX_SECONDS),
                 inputs.choice(data["held_out"], "held_out", HELD_OUT),
             )
         except BadValue as error:

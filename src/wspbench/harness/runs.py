@@ -70,6 +70,7 @@ from wspbench.harness.record import (
 from wspbench.harness.redaction import Redactor
 from wspbench.harness.settings import RunSettings
 from wspbench.harness.summary import audit_markdown, run_scores, summary_markdown, summary_rows
+from wspbench.protocols import Protocol
 from wspbench.tasks import held_out
 from wspbench.tasks.held_out import SECRET_FILE, new_secret
 from wspbench.tasks.spec import SKILLS, Task, safe_message
@@ -95,33 +96,28 @@ class RunWriteError(RunDirError, StopRun):
     """A file of the run directory could not be written (disk full, read-only...): the run stops."""
 
 
-def run_config(client, **settings) -> RunConfig:
+def run_config(client, settings: RunSettings) -> RunConfig:
     """The RunConfig of a run of `client`: what the client says it is (kind, endpoint, request parameters) and
-    the run's settings (protocol, rounds, episodes, train_episodes, engine, samples)."""
-    from wspbench.evaluation import ENGINES
-
-    if settings.get("engine", "auto") not in ENGINES:
-        raise ValueError(f"unknown engine {settings['engine']!r} (engines: {', '.join(ENGINES)})")
+    what of the run's settings decides its results (its protocol, engine and samples)."""
     about = client.describe()
     return RunConfig(
         model=about["model"],
         kind=about["kind"],
         endpoint=about["endpoint"],
         request_params=about["request_params"],
-        **settings,
+        protocol=settings.protocol,
+        engine=settings.engine,
+        samples=settings.samples,
     )
 
 
-def prepare_run(
-    tasks: list[Task], model: str, settings: dict, base_url: str | None, api_key_env: str, client_options: dict
-) -> tuple:
-    """The client of `model` and the RunConfig of a run of `tasks` with `settings` (protocol, rounds, episodes,
-    train_episodes, engine, samples), checked before anything is paid for: ModelError for a client that cannot
-    be made (no key), ValueError for a setting a task cannot take."""
+def prepare_run(tasks: list[Task], model: str, settings: RunSettings, base_url: str | None, api_key_env: str) -> tuple:
+    """The client of `model` and the RunConfig of a run of `tasks` with `settings`, checked before anything is paid
+    for: ModelError for a client that cannot be made (no key), ValueError for a setting a task cannot take."""
     from wspbench.harness.clients import make_client
 
-    client = make_client(model, base_url, api_key_env, **client_options)
-    config = run_config(client, **settings)
+    client = make_client(model, base_url, api_key_env, **settings.client_options())
+    config = run_config(client, settings)
     check_episodes(tasks, config)
     return client, config
 
@@ -144,7 +140,7 @@ def default_dir_for(manifest: Manifest) -> tuple[Path, list[str]]:
     or suite; then runs/<model>-<protocol>-<8 hex of them>, so that the same command finds its run again and
     resumes it, and a changed --episodes starts a run of its own instead of being refused. With the notes to
     show."""
-    base = default_run_dir(manifest.config.model, manifest.config.protocol)
+    base = default_run_dir(manifest.config.model, manifest.config.protocol.name)
     existing = _manifest_at(base)
     if existing is None or _same_run(existing, manifest):
         return base, []
@@ -172,17 +168,18 @@ def _same_run(existing: Manifest, manifest: Manifest) -> bool:
     )
 
 
-def runnable(tasks: list[Task], protocol: str) -> tuple[list[Task], list[str]]:
+def runnable(tasks: list[Task], protocol: Protocol) -> tuple[list[Task], list[str]]:
     """The tasks that can run under `protocol`, and the ids of those that cannot (a run skips them)."""
-    return [t for t in tasks if protocol in t.protocols], [t.id for t in tasks if protocol not in t.protocols]
+    offered = [t for t in tasks if protocol.name in t.protocols]
+    return offered, [t.id for t in tasks if t not in offered]
 
 
 def check_episodes(tasks: list[Task], config: RunConfig) -> None:
-    """ValueError naming the first task that cannot play `config.episodes` scoring episodes: found before any
-    request is paid for."""
+    """ValueError naming the first task that cannot play the run's held-out episodes: found before any request is
+    paid for."""
     for task in tasks:
         try:
-            task.scoring_episodes(config.episodes)
+            task.scoring_episodes(config.protocol.episodes)
         except ValueError as error:
             raise ValueError(f"{task.id}: {error}") from None
 
@@ -201,7 +198,7 @@ def build_manifest(config: RunConfig, tasks: list[Task], api_key_env: str | None
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = None
-    protocol = config.protocol_spec
+    protocol = config.protocol
     return Manifest(
         config,
         [t.id for t in tasks],
@@ -633,7 +630,7 @@ def start_run(
     """What `wsp run` and `evaluate` both do before the first request: the client of `model` (ModelError when it
     cannot be made), the run's config from `settings` (ValueError for a count a task cannot play), and its run
     directory opened (RunDirError when it holds another run or is in use)."""
-    client, config = prepare_run(tasks, model, settings.config(), base_url, api_key_env, settings.client_options())
+    client, config = prepare_run(tasks, model, settings, base_url, api_key_env)
     run_dir, manifest = open_run_dir(out, tasks, client, config)
     return run_dir, manifest, client, config
 
@@ -669,10 +666,11 @@ def evaluate(
     settings = settings or RunSettings.of(**given)
     chosen = select(tasks) if isinstance(tasks, str) else [tasks] if isinstance(tasks, Task) else list(tasks)
     chosen, skipped = runnable(chosen, settings.protocol)
+    name = settings.protocol.name
     if skipped:
-        warnings.warn(f"skipped {count(len(skipped), 'task')} that have no {settings.protocol} protocol", stacklevel=2)
+        warnings.warn(f"skipped {count(len(skipped), 'task')} that have no {name} protocol", stacklevel=2)
     if not chosen:
-        raise ValueError(f"no selected task has the {settings.protocol} protocol")
+        raise ValueError(f"no selected task has the {name} protocol")
     run_dir, _, client, config = start_run(model, chosen, settings, out, base_url, api_key_env)
     run_batch(run_dir, chosen, client, config, settings.concurrency, workers=settings.workers)
     records = (run_dir.record(task.id, sample) for task in chosen for sample in range(settings.samples))

@@ -1,9 +1,10 @@
-"""A run's settings in one place: every name, default, bound and check that `wsp run` and `wspbench.evaluate` share.
+"""A run's settings in one place: its protocol (`wspbench/protocols/`: the protocol's own settings, their defaults,
+bounds and help) and every other setting a run has, with its name, default, bound and check here.
 
-`wsp run` declares its options from these fields (`wspbench/cli/runs.py` `option`) and parses them into a
-RunSettings; `wspbench.evaluate(..., **settings)` builds one from its keywords (`RunSettings.of`: an unknown name
-is an error, never dropped). Both then start the run through `harness/runs.py` `start_run`, so they cannot drift
-(`tests/harness/test_settings.py` walks `wsp run`'s options against these fields). What a run is of (the model,
+`wsp run` declares its options from these (`wspbench/cli/app.py` `option`) and parses them into a RunSettings;
+`wspbench.evaluate(..., **settings)` builds one from its keywords (`RunSettings.of`: an unknown name is an error,
+never dropped). Both then start the run through `harness/runs.py` `start_run`, so they cannot drift
+(`tests/harness/test_settings.py` walks `wsp run`'s options against these settings). What a run is of (the model,
 the tasks, the run directory, the endpoint and its key's variable) and how the command line shows it (a dry run,
 a limit, an executor) are not settings: they are the command's own.
 """
@@ -15,11 +16,9 @@ import math
 from dataclasses import MISSING, dataclass, field, fields
 
 from wspbench.evaluation import ENGINES
+from wspbench.protocols import RUN_EPISODES, SETTINGS, OneShot, Protocol, make
 
-FEEDBACK_ROUNDS, AGENT_TURNS = 4, 20  # replies at most, by protocol, when `rounds` is not given
-AGENT_TASK_TIMEOUT_S = 3600.0  # an agent task's wall-clock budget when none is given (docs/agent.md)
 REASONING_EFFORTS = ("low", "medium", "high")
-MAX_EPISODES = 100_000
 MAX_WORKERS = 1024
 
 
@@ -30,46 +29,11 @@ def setting(default, help: str, low: float | None = None, high: float | None = N
 
 @dataclass(frozen=True)
 class RunSettings:
-    """Every setting of a run: the protocol and its sizes, the episodes, how grading runs, and each request's
-    options. `None` where a default depends on another setting (`rounds`, `task_timeout`) or means "not sent"."""
+    """Every setting of a run: its protocol (made by `wspbench.protocols.make`), how grading runs, and each
+    request's options. `None` where a setting means "not sent"."""
 
-    protocol: str = setting("one-shot", "one-shot, feedback or agent (docs/agent.md).", choices="protocols")
-    rounds: int | None = setting(
-        None,
-        f"Replies at most: feedback rounds (default {FEEDBACK_ROUNDS}) or agent turns (default {AGENT_TURNS}).",
-        1,
-        1000,
-    )
-    passes: int = setting(10, "Agent protocol: plays on training episodes (0: compute only).", 0, 1000)
-    handoff: int = setting(
-        0,
-        "Agent protocol: a fresh conversation every N turns, with the model's notebook.md and its last candidate "
-        "(0: never).",
-        0,
-        1000,
-    )
-    task_timeout: float | None = setting(
-        None,
-        "A task's wall-clock budget in seconds: past it no block runs and nothing more is asked, and the answer so "
-        f"far is graded (status 'time limit'). Default: {AGENT_TASK_TIMEOUT_S:g} for the agent protocol, none (0) "
-        "for the others.",
-        0.0,
-    )
+    protocol: Protocol = field(default=OneShot(episodes=RUN_EPISODES), metadata={"protocol": True})
     concurrency: int = setting(4, "Tasks in flight at once.", 1, 1000)
-    episodes: int = setting(
-        1000,
-        "Held-out scoring episodes per task: its first N (MinAtar: episodes 0..N-1; SUPERBEAM: at most its 20 test "
-        "levels).",
-        1,
-        MAX_EPISODES,
-    )
-    train_episodes: int = setting(
-        100,
-        "Training episodes per feedback round or agent play (disjoint from the scoring episodes; SUPERBEAM: its 10 "
-        "training levels).",
-        1,
-        MAX_EPISODES,
-    )
     samples: int = setting(
         1,
         "Independent replies per task, each graded; reported as their mean and as best-of-K, with intervals. Use a "
@@ -101,45 +65,26 @@ class RunSettings:
     headers: dict | None = setting(None, "HTTP headers sent with each request (NAME: VALUE).")
 
     def __post_init__(self) -> None:
+        if not isinstance(self.protocol, Protocol):
+            raise ValueError(f"protocol must be a Protocol (wspbench.protocols.make), not {self.protocol!r:.40}")
         for one in fields(self):
-            check(one.name, getattr(self, one.name))
+            if one.name != "protocol":
+                check(one.name, getattr(self, one.name))
 
     @classmethod
-    def of(cls, **given) -> RunSettings:
-        """Settings from keywords, as `wspbench.evaluate` takes them: ValueError for a name that is no setting."""
-        names = [one.name for one in fields(cls)]
+    def of(cls, protocol: str = OneShot.name, **given) -> RunSettings:
+        """Settings from keywords, as `wspbench.evaluate` takes them: the protocol's name and settings (given as None
+        or left out: its defaults; `episodes`: RUN_EPISODES), and the others; ValueError for a name that is none."""
+        own = [one.name for one in fields(cls) if one.name != "protocol"]
         for name in given:
-            if name not in names:
-                near = difflib.get_close_matches(name, names, n=1)
+            if name not in own and name not in SETTINGS:
+                near = difflib.get_close_matches(name, [*own, *SETTINGS, "protocol"], n=1)
                 hint = f" (did you mean {near[0]!r}?)" if near else ""
-                raise ValueError(f"no run setting {name!r}{hint}; the settings are {', '.join(names)}")
-        return cls(**given)
-
-    @property
-    def replies(self) -> int:
-        """`rounds` as given, else the protocol's default (one-shot: 1)."""
-        if self.protocol == "one-shot":
-            return 1
-        return self.rounds or (AGENT_TURNS if self.protocol == "agent" else FEEDBACK_ROUNDS)
-
-    @property
-    def budget_s(self) -> float:
-        """`task_timeout` as given, else the protocol's default (0: none)."""
-        return task_budget(self.protocol, self.task_timeout)
-
-    def config(self) -> dict:
-        """What of these settings decides a run's results: the RunConfig's fields (`harness/record.py`)."""
-        return {
-            "protocol": self.protocol,
-            "rounds": self.replies,
-            "episodes": self.episodes,
-            "train_episodes": self.train_episodes,
-            "engine": self.engine,
-            "samples": self.samples,
-            "passes": self.passes,
-            "handoff": self.handoff,
-            "task_timeout": self.budget_s,
-        }
+                every = ", ".join(["protocol", *SETTINGS, *own])
+                raise ValueError(f"no run setting {name!r}{hint}; the settings are {every}")
+        chosen = {name: value for name, value in given.items() if name in SETTINGS}
+        chosen["episodes"] = RUN_EPISODES if chosen.get("episodes") is None else chosen["episodes"]
+        return cls(make(protocol, **chosen), **{name: value for name, value in given.items() if name in own})
 
     def client_options(self) -> dict:
         """The request options, as the chat client takes them (`harness/clients.py`)."""
@@ -175,19 +120,9 @@ def check(name: str, value) -> None:
     if kind is float and (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)):
         raise ValueError(f"{name} must be a finite number, not {value!r:.40}")
     choices = meta["choices"]
-    if choices == "protocols":  # tasks/spec.py's, read when needed: `wsp --help` imports no numpy
-        from wspbench.tasks.spec import PROTOCOLS as choices
     if choices is not None and value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(choices)}, not {value!r:.40}")
     low, high = meta["min"], meta["max"]
     if (low is not None and value < low) or (high is not None and value > high):
         bounds = f"at most {high:,}" if low is None else f"from {low:,}" + (f" to {high:,}" if high is not None else "")
         raise ValueError(f"{name} must be {bounds}, not {value!r:.40}")
-
-
-def task_budget(protocol: str, given: float | None) -> float:
-    """A task's wall-clock budget in seconds (0: none): as given, else the protocol's default, which only the agent
-    protocol has (its turns run code: up to 50 blocks of 60 s each)."""
-    if given is not None:
-        return float(given)
-    return AGENT_TASK_TIMEOUT_S if protocol == "agent" else 0.0

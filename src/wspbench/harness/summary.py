@@ -89,7 +89,7 @@ def summary_rows(records: list[TaskRecord], manifest: Manifest) -> list[dict]:
 
 def columns(manifest: Manifest) -> tuple[str, ...]:
     """The row columns a run's tables show: the agent protocol's add its blocks, passes and their seconds."""
-    return COLUMNS + AGENT_COLUMNS if manifest.config.protocol == "agent" else COLUMNS
+    return COLUMNS + AGENT_COLUMNS if manifest.config.protocol.kernel else COLUMNS
 
 
 def audit_rows(records: list[TaskRecord]) -> list[dict]:
@@ -348,7 +348,7 @@ def summary_markdown(manifest: Manifest, rows: list[dict], scores: dict) -> str:
     per_task = f", {count(k, 'reply', 'replies')} per task" if k > 1 else ""
     best_head = f" best of {k} | 95% interval |" if k > 1 else ""
     lines = [
-        f"# {config.model} · {config.protocol}",
+        f"# {config.model} · {config.protocol.name}",
         "",
         f"Held-out scores over {scores['tasks']} of {count(len(manifest.tasks), 'task')} "
         f"(suite {suite_label(manifest.suite)}){per_task}. Writing and reading "
@@ -413,7 +413,7 @@ def comparison_warnings(runs: list[tuple[str, Manifest, list[TaskRecord]]]) -> l
         return []
     found = []
     values = {
-        **{name: [getattr(m.config, name) for _, m, _ in runs] for name in COMPARED_SETTINGS},
+        **{name: [m.config.to_json()[name] for _, m, _ in runs] for name in COMPARED_SETTINGS},
         "suite": [str(m.suite.get("digest"))[:12] for _, m, _ in runs],
         "tasks": [_task_set(m.tasks) for _, m, _ in runs],
     }
@@ -450,16 +450,16 @@ def comparison(runs: list[tuple[str, Manifest, list[TaskRecord]]], by: str = "wr
     samples = {name: _samples(records, shared) for name, _, records in runs}
     listed = sorted({r["task"] for rows in rows_of.values() for r in rows})
     first_suite = runs[0][1].suite if runs else {}
-    first_episodes = runs[0][1].config.episodes if runs else None
+    first_episodes = runs[0][1].config.protocol.episodes if runs else None
     table = []
     for name, manifest, _ in runs:
         config, rows = manifest.config, rows_of[name]
         row = {
             "run": name,
             "model": config.model,
-            "protocol": config.protocol,
-            "rounds": config.rounds,
-            "episodes": config.episodes,
+            "protocol": config.protocol.name,
+            "rounds": config.protocol.rounds,
+            "episodes": config.protocol.episodes,
             "samples": config.samples,
             "suite": manifest.suite,
             "same_suite": manifest.suite == first_suite,

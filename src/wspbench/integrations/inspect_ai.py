@@ -17,24 +17,24 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, ContentReasoning, ModelOutput
 from inspect_ai.scorer import Metric, SampleScore, Score, Target, Value, metric, scorer
-from inspect_ai.solver import Generate, TaskState, generate, solver
+from inspect_ai.solver import Generate, TaskState, solver
 
-from wspbench.evaluation import ENGINES
+from wspbench import protocols
+from wspbench.evaluation import Grading
 from wspbench.harness.agent import act, hand_off, open_kernel
 from wspbench.harness.record import block_json
-from wspbench.harness.settings import task_budget
+from wspbench.harness.settings import check as check_setting
 from wspbench.harness.summary import by_skill, headline
+from wspbench.protocols import OneShot, Protocol
+from wspbench.protocols.conversation import Candidate, Conversation
 from wspbench.statistics import Sample as Episodes
-from wspbench.tasks import Protocol, get_task, held_out, select, suite
 from wspbench.tasks import Task as WspTask
-from wspbench.tasks.conversation import Candidate, Conversation
-from wspbench.tasks.spec import PROTOCOLS, prompt_hash
+from wspbench.tasks import get_task, held_out, select, suite
 from wspbench.tasks.spec import Score as WspScore
+from wspbench.tasks.spec import prompt_hash
 
-ANSWER = "wspbench:answer"  # the store key of the reply to score (set by the feedback solver)
-ROUNDS = "wspbench:rounds"  # the store key of the feedback rounds: parse error, training score, feedback
-# The bounds of `wsp run`'s options (wspbench/cli/app.py): a `-T` value outside them stops the eval before any sample.
-MAX_ROUNDS, MAX_EPISODES, MAX_WORKERS, MAX_PASSES = 1000, 100_000, 1024, 1000
+ANSWER = "wspbench:answer"  # the store key of the reply to score (set by the conversation solver)
+ROUNDS = "wspbench:rounds"  # the store key of the rounds: parse error, training score, feedback, blocks
 # A grade already uses every core, so one sample grades at a time (as in wsp run); replies are parsed under
 # the same lock, off the event loop: parsing on the loop while a worker thread parsed failed on Python 3.11
 # ("SystemError: AST constructor recursion depth mismatch").
@@ -44,77 +44,72 @@ GRADING = threading.Lock()
 @task
 def weight_programming(
     task: str | list[str] = "all",
-    protocol: str = "one-shot",
-    rounds: int = 4,
+    protocol: str = OneShot.name,
+    rounds: int | None = None,
     episodes: int | None = None,
-    train_episodes: int = 100,
+    train_episodes: int | None = None,
     engine: str = "auto",
     workers: int | None = None,
-    passes: int = 10,
-    handoff: int = 0,
+    passes: int | None = None,
+    handoff: int | None = None,
     task_timeout: float | None = None,
 ) -> Task:
     """Write a network's weights by hand to play a game: one sample per task of the selector `task` (ids,
     globs, comma lists: `wsp games`; `-T task=a,b` arrives as a list). The other parameters are those of
-    `wsp run` (`rounds`: feedback rounds or agent turns); `episodes`: held-out scoring episodes (default: the
-    task's own, as many as wsp run's 1000 give it); `task_timeout`: each conversation's wall-clock budget in seconds,
-    as `wsp run --task-timeout` (default: 3600 for the agent protocol, none for the others)."""
+    `wsp run`, each protocol's own defaulting as there (`wspbench/protocols/`; `rounds`: feedback rounds or agent
+    turns, `task_timeout`: each conversation's wall-clock budget in seconds); `episodes`: held-out scoring episodes
+    (default: the task's own)."""
     selector = ",".join(map(str, task)) if isinstance(task, list) else str(task)
     facts = suite().to_json()
     try:
-        check_params(protocol, rounds, episodes, train_episodes, engine, workers, passes, handoff)
+        given = {"rounds": rounds, "episodes": episodes, "train_episodes": train_episodes, "passes": passes}
+        spec = protocol_spec(protocol, **given, handoff=handoff, task_timeout=task_timeout)
+        check_grading(engine, workers)
         check_mockllm_offline()
-        if protocol == "agent":  # no silent fallback to the host
+        if spec.kernel:  # no silent fallback to the host
             from wspbench.sandbox import SandboxUnavailable, check
 
             try:
                 check()
             except SandboxUnavailable as error:
-                raise ValueError(f"the agent protocol needs a sandbox: {error}") from None
-        spec = protocol_spec(protocol, rounds, episodes, train_episodes, passes, handoff)
-        if task_timeout is not None and (isinstance(task_timeout, bool) or not isinstance(task_timeout, (int, float))):
-            raise ValueError(f"-T task_timeout={task_timeout!r:.40}: a number of seconds")
-        budget = task_budget(spec.name, task_timeout)
-        chosen = [one for one in select(selector) if spec.name in one.protocols]  # identify: one-shot only
+                raise ValueError(f"the {spec.name} protocol needs a sandbox: {error}") from None
+        chosen = [one for one in select(selector) if spec.name in one.protocols]  # identify: one-shot and agent
         if not chosen:
             raise ValueError(f"no task of {selector!r} has the {spec.name} protocol")
         samples = [sample(one, spec, facts) for one in chosen]
     except ValueError as error:  # an unknown task or protocol, a bad count: a usage error
         raise usage_error(f"wspbench/weight_programming: {error}") from None
-    if spec.name == "one-shot":
-        steps = generate()
-    elif spec.name == "feedback":
-        steps = feedback_rounds(spec.rounds, train_episodes, engine, workers, budget)
-    else:
-        steps = agent_turns(spec, engine, workers, budget)
-    metadata = {"suite": facts, "protocol": spec.name, "rounds": spec.rounds}
-    if spec.name == "agent":
-        metadata |= {"passes": spec.passes, "handoff": spec.handoff}
+    grading = Grading(engine, workers)
     return Task(
         dataset=MemoryDataset(samples, name="wspbench"),
-        solver=steps,
+        solver=conversation(spec, grading),
         scorer=registry_score(episodes, engine, workers, spec.secret_held_out),
-        metadata=metadata,
+        metadata={"suite": facts, **spec.to_json()},
     )
 
 
-def check_params(protocol, rounds, episodes, train_episodes, engine, workers, passes=0, handoff=0) -> None:
-    """ValueError naming the first `-T` value that `wsp run` would refuse. `inspect eval` reads `-T` values as
-    YAML, so a count may arrive as a float, a bool or a list: each is refused, never rounded or taken as 1."""
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"-T protocol={protocol!r:.40}: choose one of {', '.join(PROTOCOLS)}")
-    counts = {"rounds": (rounds, MAX_ROUNDS), "train_episodes": (train_episodes, MAX_EPISODES)}
-    counts |= {"episodes": (episodes, MAX_EPISODES), "workers": (workers, MAX_WORKERS)}
-    for name, (value, most) in counts.items():
-        if value is None and name in ("episodes", "workers"):  # None: the task's own episodes, every core
-            continue
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
-            raise ValueError(f"-T {name}={value!r:.40}: {name} must be a whole number from 1 to {most:,}")
-    for name, value, most in (("passes", passes, MAX_PASSES), ("handoff", handoff, MAX_ROUNDS)):
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
-            raise ValueError(f"-T {name}={value!r:.40}: {name} must be a whole number from 0 to {most:,}")
-    if engine not in ENGINES:
-        raise ValueError(f"-T engine={engine!r:.40}: choose one of {', '.join(ENGINES)}")
+def protocol_spec(protocol, **given) -> Protocol:
+    """The protocol as `wsp run` makes it (`wspbench.protocols.make`), or ValueError naming the first `-T` value it
+    would refuse. `inspect eval` reads `-T` values as YAML, so a count may arrive as a float, a bool or a list: each
+    is refused, never rounded or taken as 1."""
+    if not isinstance(protocol, str) or protocol not in protocols.names():
+        raise ValueError(f"-T protocol={protocol!r:.40}: choose one of {', '.join(protocols.names())}")
+    for name, value in given.items():
+        if value is not None:
+            try:
+                protocols.check(protocols.SETTINGS[name], value)
+            except ValueError:
+                raise ValueError(f"-T {name}={value!r:.40}: {name} must be {protocols.SETTINGS[name].rule}") from None
+    return protocols.make(protocol, **given)
+
+
+def check_grading(engine, workers) -> None:
+    """ValueError naming a `-T engine` or `-T workers` that `wsp run` would refuse (`harness/settings.py`)."""
+    for name, value in (("engine", engine), ("workers", workers)):
+        try:
+            check_setting(name, value)
+        except ValueError as error:
+            raise ValueError(f"-T {name}={value!r:.40}: {error}".replace("must be one of", "choose one of")) from None
 
 
 def check_mockllm_offline() -> None:
@@ -149,18 +144,6 @@ def usage_error(message: str) -> Exception:
     return PrerequisiteError(message)
 
 
-def protocol_spec(
-    name: str, rounds: int, episodes: int | None, train_episodes: int, passes: int = 0, handoff: int = 0
-) -> Protocol:
-    """The protocol as `wsp run` states it (`RunConfig.protocol_spec`): one-shot has one round, no training;
-    only agent has passes and handoffs."""
-    if name == "agent":
-        return Protocol(name, rounds, episodes, train_episodes, passes, handoff)
-    if name == "feedback":
-        return Protocol(name, rounds, episodes, train_episodes)
-    return Protocol(name, 1, episodes, 0)  # ValueError for an unknown name
-
-
 def sample(chosen: WspTask, spec: Protocol, facts: dict) -> Sample:
     """One task's prompt, with the facts a `wsp run` record keeps about it (ValueError for bad episodes)."""
     messages = chosen.messages(spec)
@@ -178,76 +161,51 @@ def sample(chosen: WspTask, spec: Protocol, facts: dict) -> Sample:
 
 
 @solver
-def feedback_rounds(
-    rounds: int, train_episodes: int, engine: str = "auto", workers: int | None = None, budget_s: float = 0.0
-):
-    """The feedback protocol, by the engine `wsp run` drives (`wspbench/tasks/conversation.py`): up to `rounds`
-    replies, each usable one scored on the training episodes and answered with `task.feedback`, an unusable one
-    with `task.parse_feedback`, a perfect training score stopping early. The reply to grade (the best by
-    `task.train_key`, else the last one) is left in the store for the scorer."""
+def conversation(spec: Protocol, grading: Grading):
+    """The protocol `spec`, by the engine `wsp run` drives (`wspbench/protocols/conversation.py`) and, for a protocol
+    whose replies act through blocks, the same sandboxed kernel (`wspbench/harness/agent.py`, whose task.md is the
+    sample's prompt): each reply the conversation scores on training episodes is graded there, each follow-up sent
+    (or, at a handoff, a fresh conversation). The answer to grade is left in the store for the scorer, each
+    round's parse error, training score, feedback and blocks in ROUNDS."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         chosen = get_task(state.metadata["task"])
-        conversation = Conversation(chosen, Protocol("feedback", rounds, None, train_episodes), budget_s or None)
-        history = []
-        while True:
-            state = await generate(state)
-            turn = await off_loop(conversation.reply, *texts(state.output))
-            episodes = conversation.to_train(turn)
-            if episodes:
-                score = await off_loop(chosen.grade_checked, turn.read, episodes, engine, workers)
-                conversation.trained(turn, score)
-            history.append(
-                {
-                    "round": turn.number,
-                    "parse_error": turn.error,
-                    "train": None if turn.train is None else turn.train.to_json(),
-                    "feedback": turn.feedback,
-                }
-            )
-            follow_up = conversation.follow_up(turn)
-            if follow_up is None:
-                break
-            state.messages.append(ChatMessageUser(content=follow_up))
-        return graded(state, conversation, history)
+        talk = Conversation(chosen, spec)
 
-    return solve
-
-
-@solver
-def agent_turns(spec: Protocol, engine: str = "auto", workers: int | None = None, budget_s: float = 0.0):
-    """The agent protocol `spec`, by the engine and the kernel `wsp run` uses (`wspbench/tasks/conversation.py`,
-    `wspbench/harness/agent.py`): up to `spec.rounds` turns, each reply's blocks run in the task's sandboxed
-    kernel (whose task.md is the sample's prompt), plays scored on the training episodes within `spec.passes`, a
-    fresh conversation every `spec.handoff` turns. The submitted (else last) candidate is left in the store for
-    the scorer; each turn's blocks in ROUNDS."""
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        chosen = get_task(state.metadata["task"])
-        conversation = Conversation(chosen, spec, budget_s or None)
-
-        def grade(candidate: Candidate, episodes: list[int]) -> WspScore:
-            return chosen.grade_checked(candidate.read, episodes, engine, workers)
+        def play(candidate: Candidate, episodes: list[int]) -> WspScore:
+            return chosen.grade_checked(candidate.read, episodes, grading)
 
         history = []
-        kernel = await anyio.to_thread.run_sync(open_kernel, conversation)
+        kernel = await anyio.to_thread.run_sync(open_kernel, talk) if spec.kernel else None
         try:
             while True:
                 state = await generate(state)
-                turn = await off_loop(conversation.reply, *texts(state.output))
-                await off_loop(act, conversation, turn, kernel, grade)
-                history.append({"round": turn.number, "blocks": [block_json(b) for b in turn.blocks]})
-                follow_up = conversation.follow_up(turn)
+                turn = await off_loop(talk.reply, *texts(state.output))
+                if kernel is not None:
+                    await off_loop(act, talk, turn, kernel, play)
+                episodes = talk.to_train(turn)
+                if episodes:
+                    talk.trained(turn, await off_loop(chosen.grade_checked, turn.read, episodes, grading))
+                history.append(
+                    {
+                        "round": turn.number,
+                        "parse_error": turn.error,
+                        "train": None if turn.train is None else turn.train.to_json(),
+                        "feedback": turn.feedback,
+                        "blocks": [block_json(b) for b in turn.blocks],
+                    }
+                )
+                follow_up = talk.follow_up(turn)
                 if follow_up is None:
                     break
-                if conversation.handoff_due(turn):
-                    fresh = await off_loop(hand_off, conversation, kernel, follow_up)
-                    state.messages = chat_messages(fresh)
+                if talk.handoff_due(turn):
+                    state.messages = chat_messages(await off_loop(hand_off, talk, kernel, follow_up))
                 else:
                     state.messages.append(ChatMessageUser(content=follow_up))
         finally:
-            await anyio.to_thread.run_sync(kernel.close)
-        return graded(state, conversation, history)
+            if kernel is not None:
+                await anyio.to_thread.run_sync(kernel.close)
+        return graded(state, talk, history)
 
     return solve
 
@@ -314,10 +272,11 @@ def registry_score(
     async def score(state: TaskState, target: Target) -> Score:
         chosen = get_task(state.metadata["task"])
         answer = state.store.get(ANSWER)
-        if answer is None:  # one-shot: the reply read as the engine reads it (content, else reasoning)
-            answer = (await off_loop(Conversation(chosen, Protocol()).reply, *texts(state.output))).text
+        if answer is None:  # a reply the solver did not read (another solver's): read as the engine reads it
+            answer = (await off_loop(Conversation(chosen, protocols.ONE_SHOT).reply, *texts(state.output))).text
         key = held_out.task_key(secret, chosen.id) if secret and chosen.secret_episodes else None
-        result = await off_loop(chosen.grade, answer, chosen.held_out_episodes(episodes, key), engine, workers)
+        drawn = chosen.held_out_episodes(episodes, key)
+        result = await off_loop(chosen.grade, answer, drawn, Grading(engine, workers))
         low, high = result.interval()
         explanation = result.error or (
             f"raw score {result.raw:g} of {result.score_cap:g} over {len(result.episodes)} episodes; "

@@ -83,7 +83,7 @@ def entry_from_record(run: str, manifest: Manifest, record: TaskRecord) -> Entry
     return Entry(
         run=run,
         model=record.model or manifest.config.model,
-        protocol=record.protocol or manifest.config.protocol,
+        protocol=record.protocol or manifest.config.protocol.name,
         task=record.task,
         family=record.family or "?",
         status=record.status,

@@ -17,14 +17,13 @@ from wspbench.tasks.registry import (
     suite,
     unregister_family,
 )
-from wspbench.tasks.spec import AnswerError, Game, GameTask, Protocol, Score, Task
+from wspbench.tasks.spec import AnswerError, Game, GameTask, Score, Task
 
 __all__ = [
     "PRIVATE_SETS",
     "AnswerError",
     "Game",
     "GameTask",
-    "Protocol",
     "Score",
     "Task",
     "UnknownTask",

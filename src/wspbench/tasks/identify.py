@@ -21,11 +21,12 @@ from functools import cache, cached_property
 import numpy as np
 
 from wspbench.answers.game_name import BLOCK, named_game
+from wspbench.evaluation import DEFAULT, Grading
 from wspbench.games.minatar import ACTION_NAMES, CHANNEL_NAMES, MinAtarGame, all_games
 from wspbench.networks import MINATAR_NETWORK, Weights
-from wspbench.tasks import agent
+from wspbench.protocols import ONE_SHOT, Agent, OneShot, Protocol
 from wspbench.tasks.reading_set import PUBLIC, ReadingSet
-from wspbench.tasks.spec import Facts, Progress, Protocol, Public, Task
+from wspbench.tasks.spec import Facts, Public, Task
 
 IDENTIFY_PROMPT_VERSION = "identify-v1"
 SYSTEM = "You read neural-network weights and say what the network does. Follow the task constraints exactly."
@@ -36,7 +37,7 @@ class IdentifyTask(Task):
     skill = "reading"
     network = MINATAR_NETWORK
     answer_format = "game"
-    protocols = ("one-shot", "agent")  # no feedback, and no plays: either would tell the answer
+    protocols = (OneShot.name, Agent.name)  # no feedback, and no plays: either would tell the answer
     prompt_version = IDENTIFY_PROMPT_VERSION
     default_episodes = 1  # one question
     max_episodes = 1
@@ -74,7 +75,7 @@ class IdentifyTask(Task):
         return stored
 
     # --- the prompt ---------------------------------------------------------------------------------
-    def messages(self, protocol: Protocol = Protocol()) -> list[dict]:
+    def messages(self, protocol: Protocol = ONE_SHOT) -> list[dict]:
         if protocol.name not in self.protocols:
             raise ValueError(f"{self.id}: identify tasks have no {protocol.name} protocol (it would tell the answer)")
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": _prompt(self, protocol)}]
@@ -112,14 +113,12 @@ class IdentifyTask(Task):
         self,
         weights: Weights,
         episodes: Sequence[int],
-        engine: str = "auto",
-        workers: int | None = None,
-        progress: Progress | None = None,
+        grading: Grading = DEFAULT,
     ) -> tuple[list[float], list[int], dict]:
         right = [game.game for game in candidates()].index(self.binding.game)
         value = float(weights["game"][right] == 1.0)
-        if progress is not None:
-            progress(len(episodes))
+        if grading.progress is not None:
+            grading.progress(len(episodes))
         return [value] * len(episodes), [1] * len(episodes), {}
 
 
@@ -139,10 +138,9 @@ def _prompt(task: IdentifyTask, protocol: Protocol) -> str:
     from wspbench.tasks.minatar_prompt import actions_section, network_section, observation_section, weights_section
 
     weights, about = task.shown
-    in_agent = protocol.name == "agent"
     given = "You get no code execution, no calculator and no environment: only the weights."
-    if in_agent:
-        given = f"{agent.mode(protocol)} You get no environment: only the weights, as files."
+    if protocol.kernel:
+        given = f"{protocol.statement(task, given)} You get no environment: only the weights, as files."
     options = candidates()
     if task.choice:
         listed = "\n".join(f"  {game.game}: {summary(game)}" for game in options)
@@ -164,7 +162,7 @@ environment steps) to play one game on a 10x10 grid. Read the weights and say wh
         ),
         actions_section("Not every game uses every action; the others act like no-op."),
         network_section(),
-        agent.weights_files(task, "THE WEIGHTS") if in_agent else weights_section(weights, "THE WEIGHTS"),
+        protocol.shown_weights(task, "THE WEIGHTS", lambda: weights_section(weights, "THE WEIGHTS")),
         f"""THE ANSWER
 End your reply with one {BLOCK} block that holds only the game's name, e.g.
 {BLOCK}
@@ -172,8 +170,7 @@ name_of_the_game
 ```
 Only the last {BLOCK} block counts. The score is 1 if it names the game the network was trained on, else 0.""",
     ]
-    if in_agent:
-        sections.append(agent.section(task, protocol))
+    sections += [protocol.section(task)] if protocol.section(task) else []
     return "\n\n".join(sections) + "\n"
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from wspbench.evaluation import DEFAULT, Grading
 from wspbench.games import synth
 from wspbench.games.minatar import (
     ACTION_NAMES,
@@ -32,9 +33,10 @@ from wspbench.games.minatar import (
     all_games,
 )
 from wspbench.networks import MINATAR_NETWORK, Weights, load_network
+from wspbench.protocols import BUILT_IN, ONE_SHOT, Protocol
 from wspbench.statistics import normalize
 from wspbench.tasks.reading_set import ReadingSet
-from wspbench.tasks.spec import PROTOCOLS, Game, GameTask, Progress, Protocol, Score, Step, Task
+from wspbench.tasks.spec import Game, GameTask, Score, Step, Task
 
 TRAIN_EPISODE_OFFSET = 100_000
 CALIBRATION_EPISODE_OFFSET = 200_000
@@ -50,7 +52,7 @@ class MinAtarTask(GameTask):
     family = "minatar"
     network = MINATAR_NETWORK
     answer_format = "edits"
-    protocols = PROTOCOLS
+    protocols = BUILT_IN
     default_episodes = DEFAULT_EPISODES
     max_episodes = TRAIN_EPISODE_OFFSET  # training episodes start there; at most as many of them
     secret_episodes = SECRET_EPISODES
@@ -86,7 +88,7 @@ class MinAtarTask(GameTask):
         )
 
     # --- the prompt ---------------------------------------------------------------------------------
-    def messages(self, protocol: Protocol = Protocol()) -> list[dict]:
+    def messages(self, protocol: Protocol = ONE_SHOT) -> list[dict]:
         from wspbench.tasks.minatar_prompt import render
 
         return render(self, protocol)
@@ -157,13 +159,11 @@ class MinAtarTask(GameTask):
         self,
         weights: Weights,
         episodes: Sequence[int],
-        engine: str = "auto",
-        workers: int | None = None,
-        progress: Progress | None = None,
+        grading: Grading = DEFAULT,
     ) -> tuple[list[float], list[int], dict]:
         from wspbench.evaluation import evaluate
 
-        run = evaluate(self.binding, weights, episodes, engine=engine, workers=workers, progress=progress)
+        run = evaluate(self.binding, weights, episodes, grading.engine, grading.workers, grading.progress)
         return list(run.returns), list(run.lengths), {}
 
     def watch(self, weights: Weights, episode: int, observe) -> tuple[float, int, dict]:
@@ -233,7 +233,7 @@ class MinAtarTask(GameTask):
         return "\n".join(lines)
 
     # --- records ------------------------------------------------------------------------------------
-    def seeds(self, protocol: Protocol = Protocol()) -> dict:
+    def seeds(self, protocol: Protocol = ONE_SHOT) -> dict:
         return {**super().seeds(protocol), "episode_seed": seed_rule()}
 
     def calibration(self) -> dict[str, float]:

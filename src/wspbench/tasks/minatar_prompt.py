@@ -28,8 +28,7 @@ from wspbench.games.minatar import (
     MinAtarGame,
 )
 from wspbench.networks import MINATAR_NETWORK
-from wspbench.tasks import agent
-from wspbench.tasks.spec import Protocol
+from wspbench.protocols import Protocol
 
 MINATAR_PROMPT_VERSION = "minatar-v2"
 MINATAR_SYSTEM = "You directly program neural-network weights. Follow the task constraints exactly."
@@ -62,20 +61,15 @@ class GameFacts:
 def render(task, protocol: Protocol) -> list[dict]:
     """The opening conversation of a MinAtar task (`minatar.MinAtarTask`)."""
     episodes = task.scoring_episodes(protocol.episodes)
-    user = render_minatar(
-        game_facts(task.binding), protocol.name, protocol.rounds, len(episodes), protocol.train_episodes
-    )
-    if protocol.name == "agent":
-        user = with_agent_section(user, task, protocol, "```edits block")
+    user = render_minatar(game_facts(task.binding), protocol, len(episodes), task)
     return [{"role": "system", "content": MINATAR_SYSTEM}, {"role": "user", "content": user}]
 
 
-def with_agent_section(user: str, task, protocol: Protocol, answer: str) -> str:
-    """A MinAtar-style prompt in agent mode: THE AGENT PROTOCOL before its last line, which asks for blocks."""
-    last = f"\n\nReply with your reasoning, then one {answer}.\n"
-    if not user.endswith(last):
-        raise ValueError("the prompt does not end as a MinAtar prompt does")
-    return user[: -len(last)] + f"\n\n{agent.section(task, protocol)}\n\nReply with your reasoning, then your blocks.\n"
+def with_protocol(body: str, task, protocol: Protocol, answer: str) -> str:
+    """A MinAtar-style prompt's end: the protocol's own section, if it has one, then its last line, which asks for
+    `answer` (or what the protocol asks for instead)."""
+    section = protocol.section(task)
+    return body + (f"\n\n{section}" if section else "") + f"\n\n{protocol.ask(answer)}\n"
 
 
 @cache
@@ -119,10 +113,10 @@ def flat_index(row: int, col: int, channel: int) -> int:
     return (row * 10 + col) * 6 + channel
 
 
-def render_minatar(game: GameFacts, protocol: str, rounds: int, episodes: int, train_episodes: int = 0) -> str:
-    """The user prompt of a MinAtar task (original or synthetic game)."""
+def render_minatar(game: GameFacts, protocol: Protocol, episodes: int, task) -> str:
+    """The user prompt of a MinAtar task (original or synthetic game) under `protocol`, which says its own parts."""
     sections = [
-        _task(game, protocol, rounds, train_episodes),
+        _task(game, protocol, task),
         game_section(game),
         observation_section(game.channel_notes),
         actions_section(game.action_notes),
@@ -130,26 +124,17 @@ def render_minatar(game: GameFacts, protocol: str, rounds: int, episodes: int, t
         _scoring(game, protocol, episodes),
         edits_section(),
     ]
-    return "\n\n".join(sections) + "\n\nReply with your reasoning, then one ```edits block.\n"
+    return with_protocol("\n\n".join(sections), task, protocol, "```edits block")
 
 
-def _task(game: GameFacts, protocol: str, rounds: int, train_episodes: int) -> str:
-    if protocol == "one-shot":
-        mode = (
-            "This is one-shot mode: you get no training, no data, no gradients, no code execution, no "
-            "calculator and no feedback from the environment. You write ONE reply; it is graded as it is."
-        )
-    elif protocol == "agent":
-        mode = agent.mode(Protocol(protocol, rounds))
-    else:
-        mode = (
-            f"This is feedback mode: you may reply up to {rounds} times. After each reply your "
-            f"network plays {train_episodes} TRAINING episodes (seeds different from the scoring "
-            "episodes) and you are told the results, grouped by episodes; a reply without a usable edits "
-            "block is answered with the error. The reply with the best training score is then graded "
-            "once on the held-out scoring episodes. You still get no training, data, gradients, code "
-            "execution or calculator: every weight is written by you."
-        )
+ONE_SHOT_MODE = (
+    "This is one-shot mode: you get no training, no data, no gradients, no code execution, no calculator and no "
+    "feedback from the environment. You write ONE reply; it is graded as it is."
+)
+
+
+def _task(game: GameFacts, protocol: Protocol, task) -> str:
+    mode = protocol.statement(task, ONE_SHOT_MODE)
     intro = textwrap.fill(
         f"Write, from scratch, every weight of a small neural network that plays the game "
         f"{game.game} ({game.task_id}) as well as possible. {mode}",
@@ -236,11 +221,9 @@ def episodes_rule(n: int, max_steps: int, secret: bool = False) -> str:
     )
 
 
-def _scoring(game: GameFacts, protocol: str, n: int) -> str:
-    training, rule = "", episodes_rule(n, game.max_steps, Protocol(protocol).secret_held_out)
-    if protocol in ("feedback", "agent"):
-        played = "feedback rounds" if protocol == "feedback" else "plays"
-        training = f"\nTraining episodes ({played}) use other seeds; the held-out episodes are never shown to you."
+def _scoring(game: GameFacts, protocol: Protocol, n: int) -> str:
+    note, rule = protocol.training_note(), episodes_rule(n, game.max_steps, protocol.secret_held_out)
+    training = f"\n{note}" if note else ""
     return f"""SCORING
 {rule} The raw score is the mean episode return; the normalised score is
 min(max(raw, 0), {game.score_cap:g}) / {game.score_cap:g}, in [0, 1] ({game.score_cap:g} is this game's cap).

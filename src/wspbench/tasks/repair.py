@@ -32,18 +32,16 @@ from functools import cached_property
 import numpy as np
 
 from wspbench.answers.edits import float32_list
+from wspbench.evaluation import DEFAULT, Grading
 from wspbench.games.minatar import SECRET_EPISODES, MinAtarGame, all_games
 from wspbench.networks import MINATAR_NETWORK, Weights, sample_action
-from wspbench.tasks import agent
+from wspbench.protocols import BUILT_IN, ONE_SHOT, Protocol
 from wspbench.tasks.minatar import MinAtarTask, seed_rule
 from wspbench.tasks.reading_set import PUBLIC, ReadingSet
 from wspbench.tasks.spec import (
-    PROTOCOLS,
     AnswerError,
     Game,
     GameTask,
-    Progress,
-    Protocol,
     Public,
     Score,
     Task,
@@ -132,7 +130,7 @@ class RepairTask(GameTask):
     skill = "reading"
     network = MINATAR_NETWORK
     answer_format = "edits"
-    protocols = PROTOCOLS
+    protocols = BUILT_IN
     prompt_version = REPAIR_PROMPT_VERSION
     secret_episodes = SECRET_EPISODES  # its game's (`MinAtarTask`)
 
@@ -184,7 +182,7 @@ class RepairTask(GameTask):
         return reach(self.kind, self.parameter)
 
     # --- the prompt ---------------------------------------------------------------------------------
-    def messages(self, protocol: Protocol = Protocol()) -> list[dict]:
+    def messages(self, protocol: Protocol = ONE_SHOT) -> list[dict]:
         from wspbench.tasks.minatar_prompt import MINATAR_SYSTEM
 
         return [{"role": "system", "content": MINATAR_SYSTEM}, {"role": "user", "content": _prompt(self, protocol)}]
@@ -245,16 +243,14 @@ class RepairTask(GameTask):
         self,
         weights: Weights,
         episodes: Sequence[int],
-        engine: str = "auto",
-        workers: int | None = None,
-        progress: Progress | None = None,
+        grading: Grading = DEFAULT,
     ) -> tuple[list[float], list[int], dict]:
         """Each episode's return gained over the damaged network's in that same episode, times the behaviour
         restored (`restored`); the mean return itself; and as `episode_caps` the trained network's gain in each
         episode: paired, so that intervals see only how the repair differs from the trained network."""
-        values, lengths, details = self.playing.play(weights, episodes, engine, workers, progress)
-        damaged = self.returns("damaged", episodes, engine, workers)
-        trained = self.returns("trained", episodes, engine, workers)
+        values, lengths, details = self.playing.play(weights, episodes, grading)
+        damaged = self.returns("damaged", episodes, grading.quiet())
+        trained = self.returns("trained", episodes, grading.quiet())
         share = self.restored(weights, episodes)
         return (
             [float(gain) * share for gain in np.subtract(values, damaged)],
@@ -296,14 +292,14 @@ class RepairTask(GameTask):
         self.states[episodes] = (states, trained, distance(self.damaged, states, trained))
         return self.states[episodes]
 
-    def returns(self, network: str, episodes: Sequence[int], engine: str = "auto", workers: int | None = None) -> list:
+    def returns(self, network: str, episodes: Sequence[int], grading: Grading = DEFAULT) -> list:
         """The "damaged" or "trained" network's return in each episode: kept for the scoring episodes
         (`reading/damages.json`), played once per process for others (training episodes)."""
         known = self.known[network]
         missing = [episode for episode in dict.fromkeys(episodes) if episode not in known]
         if missing:
             weights = self.damaged if network == "damaged" else self.trained
-            known.update(zip(missing, self.playing.play(weights, missing, engine, workers)[0], strict=True))
+            known.update(zip(missing, self.playing.play(weights, missing, grading)[0], strict=True))
         return [known[episode] for episode in episodes]
 
     def watch(self, weights: Weights, episode: int, observe) -> tuple[float, int, dict]:
@@ -332,7 +328,7 @@ class RepairTask(GameTask):
         )
 
     # --- records ------------------------------------------------------------------------------------
-    def seeds(self, protocol: Protocol = Protocol()) -> dict:
+    def seeds(self, protocol: Protocol = ONE_SHOT) -> dict:
         choice = {key: self.entry[key] for key in ("parameter", "seed", "tried", "training_drop")}
         return {**super().seeds(protocol), "episode_seed": seed_rule(), "damage": {"kind": self.kind, **choice}}
 
@@ -350,7 +346,7 @@ def _prompt(task: RepairTask, protocol: Protocol) -> str:
         network_section,
         observation_section,
         weights_section,
-        with_agent_section,
+        with_protocol,
     )
 
     facts = game_facts(task.binding)
@@ -378,21 +374,12 @@ def _prompt(task: RepairTask, protocol: Protocol) -> str:
         "write a new network."
     )
     kinds = "\n".join(f"  - {text}" for text in DAMAGES.values())
+    mode = protocol.statement(task, "You write ONE reply; it is graded as it is.")
     given = "You get no code execution, no calculator and no data: only the weights below and the game's source."
-    weights = weights_section(task.damaged, "THE DAMAGED NETWORK")
-    if protocol.name == "one-shot":
-        mode = "You write ONE reply; it is graded as it is."
-    elif protocol.name == "agent":
-        mode = agent.mode(protocol)
+    if protocol.kernel:
         given = "You get the weights as files in your kernel (THE DAMAGED NETWORK below) and the game's source."
-        weights = agent.weights_files(task, "THE DAMAGED NETWORK")
-    else:
-        mode = (
-            f"You may reply up to {protocol.rounds} times; after each reply your repaired network plays "
-            f"{len(task.training_episodes(protocol.train_episodes))} TRAINING episodes (other seeds than the scoring "
-            "episodes) and you are told the results. The reply with the best training score is graded once on the "
-            "scoring episodes."
-        )
+    heading = "THE DAMAGED NETWORK"
+    weights = protocol.shown_weights(task, heading, lambda: weights_section(task.damaged, heading))
     sections = [
         f"""THE TASK
 A small neural network was trained by reinforcement learning (PPO) to play the game {facts.game}; then it was
@@ -414,8 +401,7 @@ damaged by ONE of these edits (which one, and which units, actions or channel it
 {_wrap(scoring)}""",
         edits_section("the float32 tensors of the damaged network"),
     ]
-    user = "\n\n".join(sections) + "\n\nReply with your reasoning, then one ```edits block.\n"
-    return with_agent_section(user, task, protocol, "```edits block") if protocol.name == "agent" else user
+    return with_protocol("\n\n".join(sections), task, protocol, "```edits block")
 
 
 def _wrap(text: str) -> str:

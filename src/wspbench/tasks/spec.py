@@ -23,15 +23,15 @@ from pathlib import Path
 import numpy as np
 
 from wspbench import inputs
+from wspbench.answers import Checked
 from wspbench.answers.edits import MAX_ANSWER_CHARS, MAX_MESSAGE_CHARS, AnswerError
-from wspbench.evaluation import Progress
+from wspbench.evaluation import DEFAULT, Grading
 from wspbench.evaluation.executors import ExecutorError
 from wspbench.inputs import BadValue
 from wspbench.networks import Network, Weights, load_network
+from wspbench.protocols import ONE_SHOT, Feedback, OneShot, Protocol
 from wspbench.statistics import Sample, episodes_for, mean_interval, normalize, wilson
 
-PROTOCOLS = ("one-shot", "feedback", "agent")
-SECRET_HELD_OUT = ("feedback", "agent")  # protocols whose held-out episodes a run's secret draws (tasks/held_out.py)
 SKILLS = ("writing", "reading")  # what a task measures (`Task.skill`); every aggregate keeps them apart
 OFFLINE_MODELS = ("reference", "zero", "trained", "reference-agent")  # built-in models that need no endpoint
 SCORE_FORMAT = "wspbench.score/1"
@@ -43,8 +43,8 @@ RECORDED_WEIGHTS = 4096  # a run record keeps at most this many weights of an an
 
 __all__ = [
     "OFFLINE_MODELS",
-    "PROTOCOLS",
     "AnswerError",
+    "Checked",
     "Environment",
     "Facts",
     "Game",
@@ -99,37 +99,6 @@ class Public:
     @property
     def slug(self) -> str:
         return slug_of(self.id)
-
-
-@dataclass(frozen=True)
-class Protocol:
-    """How a model meets a task; the prompt states it. `episodes`: held-out scoring episodes."""
-
-    name: str = "one-shot"  # one of PROTOCOLS
-    rounds: int = 1  # replies at most: feedback rounds, agent turns
-    episodes: int | None = None  # None: the task's default
-    train_episodes: int = 0  # per feedback round or agent play
-    passes: int = 0  # agent: plays on training episodes allowed (`tasks/agent.py`)
-    handoff: int = 0  # agent: a fresh conversation every `handoff` turns (0: never)
-
-    def __post_init__(self) -> None:
-        if self.name not in PROTOCOLS:
-            raise ValueError(f"unknown protocol {self.name!r} (protocols: {', '.join(PROTOCOLS)})")
-
-    @property
-    def secret_held_out(self) -> bool:
-        """Whether a run's secret draws its held-out episodes (`tasks/held_out.py`): feedback and agent, whose model
-        learns from training episodes or runs code beside the game's source; one-shot keeps the fixed ones."""
-        return self.name in SECRET_HELD_OUT
-
-
-class Checked(typing.NamedTuple):
-    """A reply as `Task.check` read it: its weights and what a grade records about the answer itself (its edit
-    count...), or the message that rejects it (then no weights). A tuple too: `weights, about, error = checked`."""
-
-    weights: Weights | None
-    about: dict
-    error: str | None
 
 
 @dataclass(frozen=True)
@@ -279,7 +248,7 @@ class Task(ABC):
     prompt_version: str  # bump when the prompt text changes (tests/tasks/test_prompts.py)
     default_episodes: int  # scoring episodes when none are given
     max_episodes: int  # how many held-out episodes exist (a larger count plays them all)
-    protocols: tuple[str, ...] = ("one-shot",)  # the protocols its prompt states (feedback: a GameTask's)
+    protocols: tuple[str, ...] = (OneShot.name,)  # the protocols its prompt states (`wspbench/protocols/`)
     max_answer_chars: int = MAX_ANSWER_CHARS  # the longest reply `read` takes (every reader of answers bounds by it)
     breakdown: str | None = None  # the part of its family that reports give a mean of (repair: the damage kind)
     skill: str = "writing"  # "writing" (write weights that play) or "reading" (read given weights): never averaged
@@ -302,7 +271,7 @@ class Task(ABC):
 
     # --- the prompt ---------------------------------------------------------------------------------
     @abstractmethod
-    def messages(self, protocol: Protocol = Protocol()) -> list[dict]:
+    def messages(self, protocol: Protocol = ONE_SHOT) -> list[dict]:
         """The opening conversation: a system and a user message."""
 
     def game_source(self) -> str:
@@ -399,9 +368,7 @@ class Task(ABC):
         self,
         weights: Weights,
         episodes: Sequence[int],
-        engine: str = "auto",
-        workers: int | None = None,
-        progress: Progress | None = None,
+        grading: Grading = DEFAULT,
     ) -> tuple[list[float], list[int], dict]:
         """Each episode's value and length for these weights, and the family's metadata (what `score` averages).
         A family whose cap depends on the episodes (repair) also returns `episode_caps`, each episode's share of
@@ -411,9 +378,7 @@ class Task(ABC):
         self,
         weights: Weights,
         episodes: Sequence[int] | None = None,
-        engine: str = "auto",
-        workers: int | None = None,
-        progress: Progress | None = None,
+        grading: Grading = DEFAULT,
         metadata: dict | None = None,
     ) -> Score:
         """Play the episodes (default: the scoring ones) and score them: the mean value, normalised by the cap."""
@@ -421,7 +386,7 @@ class Task(ABC):
 
         episodes = list(self.scoring_episodes() if episodes is None else episodes)
         started = time.perf_counter()
-        values, lengths, details = self.results(weights, episodes, engine, workers, progress)
+        values, lengths, details = self.results(weights, episodes, grading)
         raw = float(np.mean(values))  # the reference's rounding (pairwise summation)
         caps = tuple(float(c) for c in details.pop("episode_caps", ()))
         cap = max(float(np.mean(caps)), MIN_CAP) if caps else self.facts.score_cap
@@ -442,28 +407,24 @@ class Task(ABC):
         self,
         text: str,
         episodes: Sequence[int] | None = None,
-        engine: str = "auto",
-        workers: int | None = None,
-        progress: Progress | None = None,
+        grading: Grading = DEFAULT,
     ) -> Score:
         """Parse and score a reply. Never raises for a bad reply or a broken game: those are a Score with
         `error` (so one bad answer cannot stop a batch)."""
-        return self.grade_checked(self.check(text), episodes, engine, workers, progress)
+        return self.grade_checked(self.check(text), episodes, grading)
 
     def grade_checked(
         self,
         checked: Checked,
         episodes: Sequence[int] | None = None,
-        engine: str = "auto",
-        workers: int | None = None,
-        progress: Progress | None = None,
+        grading: Grading = DEFAULT,
     ) -> Score:
         """`grade` of a reply that `check` has read already (a run reads each reply once)."""
         weights, about, error = checked
         if error is not None:
             return self.rejected(error)
         try:
-            return self.score(weights, episodes, engine, workers, progress, about)
+            return self.score(weights, episodes, grading, about)
         except ExecutorError:  # the cluster failed, not the answer: the caller stops (exit 2)
             raise
         except Exception as error:  # noqa: BLE001 - a broken game module is a result, not a crash
@@ -478,7 +439,7 @@ class Task(ABC):
         return Score(self.id, 0.0, 0.0, cap, error=error)
 
     # --- records and the suite ----------------------------------------------------------------------
-    def seeds(self, protocol: Protocol = Protocol()) -> dict:
+    def seeds(self, protocol: Protocol = ONE_SHOT) -> dict:
         """The episodes a run with this protocol plays, for its manifest (drawn ones: where from, not which)."""
         episodes = self.scoring_episodes(protocol.episodes)
         if protocol.secret_held_out and self.secret_episodes is not None:
@@ -518,7 +479,7 @@ class GameTask(Task):
     answer names a game) is not."""
 
     game: Game
-    protocols: tuple[str, ...] = ("one-shot", "feedback")  # and "agent" where the family's prompt states it
+    protocols: tuple[str, ...] = (OneShot.name, Feedback.name)  # and the agent's where the family's prompt states it
     networks: Traversable | None = None  # where the game ships its own PPO networks (`<game>.<seed>.npz` and .json:
     # a generated game's, its reference), which the trained baseline then plays; None: the baseline's own folder
 
@@ -544,9 +505,7 @@ class GameTask(Task):
         self,
         weights: Weights,
         episodes: Sequence[int],
-        engine: str = "auto",
-        workers: int | None = None,
-        progress: Progress | None = None,
+        grading: Grading = DEFAULT,
     ) -> tuple[list[float], list[int], dict]:
         """Play `episodes`: each one's value and length, and the family's metadata (see `Task.results`)."""
 
@@ -554,11 +513,9 @@ class GameTask(Task):
         self,
         weights: Weights,
         episodes: Sequence[int],
-        engine: str = "auto",
-        workers: int | None = None,
-        progress: Progress | None = None,
+        grading: Grading = DEFAULT,
     ) -> tuple[list[float], list[int], dict]:
-        return self.play(weights, episodes, engine, workers, progress)
+        return self.play(weights, episodes, grading)
 
     @abstractmethod
     def watch(self, weights: Weights, episode: int, observe: Callable[[Step], None]) -> tuple[float, int, dict]:
@@ -614,13 +571,9 @@ class GameTask(Task):
         reply, where a family can tell them apart (ours do); else the feedback itself."""
         return self.feedback(score)
 
-    def seeds(self, protocol: Protocol = Protocol()) -> dict:
+    def seeds(self, protocol: Protocol = ONE_SHOT) -> dict:
         """The episodes a run with this protocol plays, for its manifest."""
-        facts = super().seeds(protocol)
-        if protocol.name == "feedback":
-            train = self.training_episodes(protocol.train_episodes)
-            facts["training_episodes"] = [train[0], train[-1]]
-        return facts
+        return {**super().seeds(protocol), **protocol.seeds(self)}
 
 
 def group_of(task_id: str) -> str:

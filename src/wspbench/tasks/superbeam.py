@@ -23,10 +23,11 @@ from importlib.resources import files
 import numpy as np
 
 from wspbench.answers.json_network import MAX_ANSWER_CHARS, parse_answer, weights_json
+from wspbench.evaluation import DEFAULT, Grading
 from wspbench.networks import SUPERBEAM_NETWORK, Weights
+from wspbench.protocols import BUILT_IN, ONE_SHOT, Protocol
 from wspbench.statistics import wilson
-from wspbench.tasks import agent
-from wspbench.tasks.spec import PROTOCOLS, Game, GameTask, Progress, Protocol, Score, Step, Task
+from wspbench.tasks.spec import Game, GameTask, Score, Step, Task
 
 PROMPT_VERSION = "superbeam-v1"
 TRAIN_LEVELS = list(range(10))
@@ -39,7 +40,6 @@ SECRET_LEVELS = (10_000_000, 2**30)  # (first, count): the held-out levels a run
 FRAME_SKIP = 4
 MAX_FRAMES = 600
 TIMEOUT_CAUSE = "ran out of time (stuck: e.g. walking into a pipe wall, or standing still)"
-ONE_SHOT = Protocol()
 REFERENCE_FILE = "superbeam_reference.json"  # in this package; its units' jobs are in its "notes"
 
 SYSTEM = (
@@ -57,7 +57,7 @@ class SuperbeamTask(GameTask):
     family = "superbeam"
     network = SUPERBEAM_NETWORK
     answer_format = "json"
-    protocols = PROTOCOLS
+    protocols = BUILT_IN
     max_answer_chars = MAX_ANSWER_CHARS
     prompt_version = PROMPT_VERSION
     default_episodes = max_episodes = len(TEST_LEVELS)
@@ -92,8 +92,9 @@ class SuperbeamTask(GameTask):
     # --- the prompt ---------------------------------------------------------------------------------
     def messages(self, protocol: Protocol = ONE_SHOT) -> list[dict]:
         user = task_prompt()
-        if protocol.name == "agent":  # the reference's statement says nothing of a protocol: the section follows it
-            user = f"{user.rstrip()}\n\n{agent.section(self, protocol)}\n"
+        section = protocol.section(self)
+        if section:  # the reference's statement says nothing of a protocol: the protocol's section follows it
+            user = f"{user.rstrip()}\n\n{section}\n"
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
     def game_source(self) -> str:
@@ -135,9 +136,7 @@ class SuperbeamTask(GameTask):
         self,
         weights: Weights,
         episodes: Sequence[int],
-        engine: str = "auto",
-        workers: int | None = None,
-        progress: Progress | None = None,
+        grading: Grading = DEFAULT,
     ) -> tuple[list[float], list[int], dict]:
         """Each level once, in order (one process: a level takes milliseconds); `engine` and `workers` are
         MinAtar's choices and are ignored here."""
@@ -147,8 +146,8 @@ class SuperbeamTask(GameTask):
             values.append(value)
             lengths.append(length)
             detail.append(summary)
-            if progress is not None:
-                progress(1)
+            if grading.progress is not None:
+                grading.progress(1)
         won = sum(level["won"] for level in detail)
         mean_progress = round(float(np.mean([level["progress"] for level in detail])), 3) if detail else 0.0
         return (
@@ -298,8 +297,8 @@ class ExtendedSuperbeamTask(SuperbeamTask):
     def scoring_rule(self, count: int) -> str:
         return f"the fraction of {count} held-out levels won, over difficulties {', '.join(map(str, TIERS))}"
 
-    def play(self, weights, episodes, engine="auto", workers=None, progress=None):
-        values, lengths, metadata = super().play(weights, episodes, engine, workers, progress)
+    def play(self, weights, episodes, grading: Grading = DEFAULT):
+        values, lengths, metadata = super().play(weights, episodes, grading)
         tiers = {}
         for tier in TIERS:
             won = [v for level, v in zip(episodes, values, strict=True) if self.level_difficulty(level) == tier]

@@ -14,7 +14,7 @@ from numba import njit
 
 from wspbench.evaluation.compiled import seaquest
 from wspbench.evaluation.compiled.common import CANDIDATES, FIRST_FIELD, TERMINAL, WIDTH
-from wspbench.evaluation.compiled.engine import SEAQUEST, TWINS, act, observe, start_episode
+from wspbench.evaluation.compiled.engine import SEAQUEST, TWINS, act, observe, play, start_episode
 from wspbench.evaluation.compiled.mt19937 import WORDS
 
 NEXT, STAMP, OVERFLOWED = range(3)  # control fields: the next queued episode, the observation stamp, a flag
@@ -96,3 +96,12 @@ class CompiledEpisodes:
         if self.control[OVERFLOWED]:
             raise RuntimeError("a seaquest list outgrew the compiled engine's capacity")
         return self.rewards, self.dones
+
+
+def warm_up() -> None:
+    """Load (or compile, the first time on a machine) every compiled function that `engine.play` and these batches
+    use (`wsp warmup`): one `run` and one batch serve every twin."""
+    from wspbench.networks import MINATAR_NETWORK
+
+    play(TWINS[0], MINATAR_NETWORK, MINATAR_NETWORK.zeros(), [0], 1, 1)
+    CompiledEpisodes(TWINS[0], [0], 1, 1).act(np.zeros(1, np.int64))

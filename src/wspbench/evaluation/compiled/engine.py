@@ -379,16 +379,6 @@ def needs_compiling() -> bool:
         return True
 
 
-def warm_up() -> None:
-    """Load (or compile, the first time on a machine) every compiled function `play` and the trainer's batches
-    (`batch.py`) use: one `run` and one batch serve every twin."""
-    from wspbench.evaluation.compiled.batch import CompiledEpisodes
-    from wspbench.networks import MINATAR_NETWORK
-
-    play(TWINS[0], MINATAR_NETWORK, MINATAR_NETWORK.zeros(), [0], 1, 1)
-    CompiledEpisodes(TWINS[0], [0], 1, 1).act(np.zeros(1, np.int64))
-
-
 def _reference_cdf(network, weights, x: np.ndarray) -> np.ndarray:
     """The reference's cumulative action probabilities for observation `x`: one-row logits, `choice`'s cdf."""
     from wspbench.networks import softmax_cdf

@@ -1,36 +1,28 @@
 """One task under one protocol, as a state machine that says what happens next: the protocol engine that `wsp run`
-(`harness/protocols.py`) and the Inspect solver (`integrations/inspect_ai.py`) both drive, so that the rules are
-written once.
+(`harness/protocols.py`), the Inspect solver (`integrations/inspect_ai.py`) and the OpenEnv server drive, so that
+the rules are written once. Each rule is its protocol's (`one_shot.py`, `feedback.py`, `agent.py`): this engine
+keeps the turns and asks the protocol what they lead to.
 
 A driver sends `messages()`, hands each reply to `reply`, grades the turn on `to_train(turn)` (the training
-episodes; none for one-shot or an unusable reply) and hands the score to `trained`, sends `follow_up(turn)` until
-it is None, and then grades `graded()` (or, when no reply was usable, the last one, which scores 0 with its
-error) on the held-out episodes. Pure and synchronous: no model, no clock, no files; the driver pays for
-replies, grades, keeps records and time.
+episodes; none when the protocol scores no reply there) and hands the score to `trained`, runs an agent turn's
+blocks (`steps`, `ran`, `offer`, `played`), sends `follow_up(turn)` until it is None (or opens a fresh conversation
+when `handoff_due`), and ends with `answer()`: what is graded on the held-out episodes, and from which turn. Pure
+and synchronous: no model, no files; the driver pays for replies, grades, keeps records and time. The protocol's
+`task_timeout` is a wall-clock budget: past it no block runs and nothing more is asked (`out_of_time`).
 
-The rules:
-- the text graded is the reply's content, else its reasoning when only the reasoning holds a usable answer;
-- one-shot: one reply, graded if usable;
-- feedback: up to `protocol.rounds` replies; a usable one is scored on the training episodes and answered with
-  `task.feedback(score)`, an unusable one with `task.parse_feedback(error)`; a perfect training score
-  (`task.perfect`) ends the rounds early; the best reply by `task.train_key` is the one graded.
-- agent (`tasks/agent.py`): up to `protocol.rounds` turns, each reply's blocks run in order (`steps`): a python
-  block in the driver's kernel (`ran`), a play or submit block's candidate read (`offer`; a `file NAME` the
-  driver reads from the kernel first), a play with a pass left scored on the training episodes (`played`), a
-  submit ending the run. A reply without blocks is read as a one-shot reply: a usable answer is submitted. The
-  answer graded is the submitted candidate, else the last usable one. Every `protocol.handoff` turns the driver
-  opens a fresh conversation (`handoff`) instead of sending the follow-up.
-
-A driver ends with `answer()`: what is graded on the held-out episodes, and from which turn.
+Common to every protocol: the text graded is the reply's content, else its reasoning when only the reasoning holds
+a usable answer.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
-from wspbench.tasks import agent
-from wspbench.tasks.spec import Checked, Protocol, Score, Task
+from wspbench.answers import Checked
+from wspbench.protocols import agent
+from wspbench.protocols.base import Protocol
 
 NO_ANSWER = Checked(None, {}, None)  # an agent turn's reading before its blocks run: no answer, and no error either
 
@@ -43,7 +35,7 @@ class Turn:
     text: str  # what is graded: the content, or the reasoning (`source`)
     source: str  # "content" or "reasoning"
     read: Checked  # `Task.check(text)`: (weights, about, error), so a reply is read once
-    train: Score | None = None  # its score on the training episodes (feedback, usable replies)
+    train: Any = None  # its Score on the training episodes (feedback, usable replies)
     feedback: str | None = None  # what the model is told about it (feedback; agent: a reply without blocks)
     blocks: list[Block] = field(default_factory=list)  # agent: the reply's blocks, in order
     candidate: Candidate | None = None  # agent: the last candidate the turn offered (usable or not)
@@ -65,7 +57,7 @@ class Block:
     output: str = ""  # what the model is told about it
     seconds: float = 0.0
     passes: int = 0  # passes it used (a play that was scored: 1)
-    train: Score | None = None  # a play's score on the training episodes
+    train: Any = None  # a play's Score on the training episodes
     candidate: str | None = None  # play, submit: the candidate it offered, as read (from its body or its file)
 
 
@@ -79,20 +71,15 @@ class Candidate:
 
 
 class Conversation:
-    def __init__(self, task: Task, protocol: Protocol, budget_s: float | None = None, clock=time.monotonic):
-        """`budget_s`: the conversation's wall-clock budget (`wsp run --task-timeout`): past it no block runs and
-        nothing more is asked; the answer so far is graded as usual, and `out_of_time` says so."""
+    def __init__(self, task, protocol: Protocol, clock=time.monotonic):
         self.task, self.protocol = task, protocol
         self.clock = clock
-        self.deadline = None if not budget_s else clock() + budget_s
+        self.deadline = None if not protocol.task_timeout else clock() + protocol.task_timeout
         self.out_of_time = False
         self.turns: list[Turn] = []
         self.best: tuple[tuple, Turn] | None = None  # (train_key, turn) of the best usable reply so far
-        self.feedback = protocol.name == "feedback"
-        self.agent = protocol.name == "agent"
-        plays = self.feedback or (self.agent and agent.plays(task))
-        self.training = task.training_episodes(protocol.train_episodes) if plays else []
-        self.passes_left = agent.passes(task, protocol) if self.agent else 0
+        self.training = task.training_episodes(protocol.train_episodes) if protocol.plays(task) else []
+        self.passes_left = protocol.passes_for(task)
         self.candidate: Candidate | None = None  # agent: the last usable candidate
         self.submitted: Candidate | None = None  # agent: the final answer, once submitted
 
@@ -101,9 +88,9 @@ class Conversation:
         return self.task.messages(self.protocol)
 
     def reply(self, content: str | None, reasoning: str | None = None) -> Turn:
-        """The next reply, read: its content, else its reasoning when only that holds a usable answer. An agent
-        reply's blocks are found (and run later, by `steps`); without blocks, a usable answer is submitted."""
-        found = agent.blocks(content) if self.agent else []
+        """The next reply, read: its blocks when the protocol acts through them (run later, by `steps`); else its
+        content, or its reasoning when only that holds a usable answer, and what the protocol makes of it."""
+        found = self.protocol.blocks(content)
         if found:
             kept = [Block(*b) for b in found[: agent.MAX_BLOCKS]]
             turn = Turn(len(self.turns) + 1, content, "content", NO_ANSWER, blocks=kept, dropped=len(found) - len(kept))
@@ -114,21 +101,15 @@ class Conversation:
             reasoned = self.task.check(reasoning)
             if reasoned.error is None:
                 turn = Turn(turn.number, reasoning, "reasoning", reasoned)
-        if turn.error and self.feedback:
-            turn.feedback = self.task.parse_feedback(turn.error)
-        if self.agent:
-            if turn.error:
-                turn.feedback = self.nothing_to_run(turn.error)
-            else:  # a plain answer: submitted as it is
-                turn.blocks = [Block("submit", turn.text)]
+        self.protocol.received(self, turn)
         self.turns.append(turn)
         return turn
 
     def to_train(self, turn: Turn) -> list[int]:
-        """The training episodes to score this turn on: none for one-shot or an unusable reply."""
-        return self.training if self.feedback and turn.error is None else []
+        """The training episodes to score this turn on: none unless the protocol scores it there."""
+        return self.training if self.protocol.trains(turn) else []
 
-    def trained(self, turn: Turn, score: Score) -> None:
+    def trained(self, turn: Turn, score) -> None:
         """The turn's training score: its feedback, and whether it is the best reply so far."""
         turn.train, turn.feedback = score, self.task.feedback(score)
         key = self.task.train_key(score)
@@ -142,46 +123,30 @@ class Conversation:
         return self.out_of_time
 
     def follow_up(self, turn: Turn) -> str | None:
-        """What to send after this turn, or None when the conversation is over: one-shot, the last round, a
-        perfect training score, (agent) a submitted answer, or the time budget spent."""
+        """What to send after this turn, or None when the conversation is over: the protocol says, and the time
+        budget may end it sooner."""
         if self.over_budget():
             return None
-        if self.agent:
-            if self.submitted or turn.number >= self.protocol.rounds:
-                return None
-            return turn.feedback or self.results(turn)
-        if not self.feedback or turn.number >= self.protocol.rounds:
-            return None
-        if self.best and self.task.perfect(self.best[1].train):
-            return None
-        return turn.feedback
+        return self.protocol.follow_up(self, turn)
 
     def graded(self) -> Turn | None:
-        """The turn graded on the held-out episodes: the best by training score (feedback) or the one reply
-        (one-shot) when usable; None when no reply was usable (the last one is graded then, and scores 0)."""
-        if self.feedback:
-            return self.best[1] if self.best else None
-        last = self.turns[-1]
-        return last if last.error is None else None
+        """The turn graded on the held-out episodes (the protocol's choice), or None when no reply was usable."""
+        return self.protocol.graded(self)
 
     def answer(self) -> Candidate:
-        """What is graded on the held-out episodes: the graded turn's answer, the agent's submitted (else last
-        usable) candidate; without one, the last reply (agent: the last candidate offered, else ""), which scores 0
-        with its error."""
-        if self.agent:
-            chosen = self.submitted or self.candidate
-            if chosen:
-                return chosen
-            offered = [turn.candidate for turn in self.turns if turn.candidate]
-            return Candidate(None, offered[-1].text, offered[-1].read) if offered else self.unread("")
-        graded = self.graded()
-        if graded:
-            return Candidate(graded.number, graded.text, graded.read)
-        last = self.turns[-1]
-        return Candidate(None, last.text, last.read) if last.text is not None else self.unread("")
+        """What is graded on the held-out episodes (the protocol's choice); without a usable answer, the last one
+        offered, which scores 0 with its error."""
+        return self.protocol.answer(self)
 
-    def unread(self, text: str) -> Candidate:
-        return Candidate(None, text, self.task.check(text))
+    def candidate_of(self, turn: Turn) -> Candidate:
+        return Candidate(turn.number, turn.text, turn.read)
+
+    def block(self, kind: str, body: str) -> Block:
+        return Block(kind, body)
+
+    def unread(self, text: str, read: Checked | None = None) -> Candidate:
+        """An answer that no turn offered usably: graded as it reads (`read`, else `Task.check`)."""
+        return Candidate(None, text, self.task.check(text) if read is None else read)
 
     # --- the agent protocol -------------------------------------------------------------------------
     def steps(self, turn: Turn):
@@ -223,13 +188,13 @@ class Conversation:
             block.status, block.output = "submitted", "submitted: it is graded on the held-out episodes"
             return []
         if self.passes_left < 1:
-            why = "no passes are left" if agent.plays(self.task) else "this task has no plays (0 passes)"
+            why = "no passes are left" if self.protocol.plays(self.task) else "this task has no plays (0 passes)"
             return self.refuse(block, "not played", f"not played: {why}")
         self.passes_left -= 1
         block.passes = 1
         return self.training
 
-    def played(self, block: Block, score: Score) -> None:
+    def played(self, block: Block, score) -> None:
         """A play's score on the training episodes: what the model is told, as feedback would tell it."""
         block.train, block.status = score, "played" if score.error is None else "unusable"
         measured = self.task.report(score) if score.error is None else f"the candidate cannot be played: {score.error}"
@@ -274,8 +239,8 @@ class Conversation:
         )
 
     def handoff_due(self, turn: Turn) -> bool:
-        """Whether the next message opens a fresh conversation (every `protocol.handoff` turns)."""
-        return self.agent and self.protocol.handoff > 0 and turn.number % self.protocol.handoff == 0
+        """Whether the next message opens a fresh conversation (every `protocol.handoff` turns; 0: never)."""
+        return self.protocol.handoff > 0 and turn.number % self.protocol.handoff == 0
 
     def handoff(self, notebook: str | None, results: str) -> list[dict]:
         """The fresh conversation: the opening messages, then the notebook, the last candidate and `results`."""

@@ -1,6 +1,7 @@
-"""The agent protocol's facts, written once: the blocks a reply acts through, the kernel's files, the budgets, and
-the prompt section that states them (each family's prompt includes `section`). The rules that apply them are
-`conversation.py`'s; the sandbox that runs the Python is `wspbench/sandbox/`; docs/agent.md explains both.
+"""The agent protocol: the blocks a reply acts through, the kernel's files, the budgets, and the prompt section that
+states them (`Agent.section`), written once. The conversation engine (`conversation.py`) keeps the turns; the
+sandbox that runs the Python is `wspbench/sandbox/`, driven by `wspbench/harness/agent.py`; docs/agent.md explains
+them.
 
 A reply acts through fenced blocks, run in order:
 - ```python: code for the model's own persistent kernel, in a sandbox, whose working folder holds `files(task)`;
@@ -17,10 +18,12 @@ import bisect
 import io
 import re
 import textwrap
+from dataclasses import dataclass
 
 import numpy as np
 
-from wspbench.tasks.spec import Protocol, Task
+from wspbench.protocols.base import Protocol
+from wspbench.protocols.feedback import Feedback
 
 BLOCKS = ("python", "play", "submit")
 OPENER = re.compile(r"(?P<fence>`{3,})(?P<kind>python|play|submit)[ \t]*")  # a whole line
@@ -67,18 +70,74 @@ def file_named(body: str) -> str | None:
     return found["name"] if found else None
 
 
-def plays(task: Task) -> bool:
-    """Whether the task has training episodes to play a candidate on (identify has none: a play would tell the
-    answer)."""
-    return "feedback" in task.protocols
+@dataclass(frozen=True)
+class Agent(Protocol):
+    """Up to `rounds` turns, each reply's blocks run in order (`conversation.py` `steps`): python in the driver's
+    kernel, a play scored on the training episodes within `passes`, a submit ending the run; a reply without blocks
+    is read as a one-shot reply (a usable answer is submitted). The graded answer is the submitted candidate, else
+    the last usable one; every `handoff` turns the driver opens a fresh conversation."""
+
+    name = "agent"
+    settings = (*Protocol.settings, "rounds", "train_episodes", "passes", "handoff")
+    secret_held_out = True
+    kernel = True
+
+    rounds: int = 20
+    train_episodes: int = 100
+    passes: int = 10
+    handoff: int = 0
+    task_timeout: float = 3600.0  # its turns run code: up to 50 blocks of 60 s each
+
+    def plays(self, task) -> bool:
+        """Whether the task has training episodes to play a candidate on: those with feedback (identify has none:
+        a play would tell the answer)."""
+        return Feedback.name in task.protocols
+
+    def passes_for(self, task) -> int:
+        return self.passes if self.plays(task) else 0
+
+    def blocks(self, content: str) -> list[tuple[str, str]]:
+        return blocks(content)
+
+    def received(self, conversation, turn) -> None:
+        if turn.error:
+            turn.feedback = conversation.nothing_to_run(turn.error)
+        else:  # a plain answer: submitted as it is
+            turn.blocks = [conversation.block("submit", turn.text)]
+
+    def follow_up(self, conversation, turn) -> str | None:
+        if conversation.submitted or turn.number >= self.rounds:
+            return None
+        return turn.feedback or conversation.results(turn)
+
+    def answer(self, conversation):
+        """The submitted candidate, else the last usable one; else the last offered (it scores 0 with its error)."""
+        chosen = conversation.submitted or conversation.candidate
+        if chosen:
+            return chosen
+        offered = [turn.candidate for turn in conversation.turns if turn.candidate]
+        return conversation.unread(offered[-1].text, offered[-1].read) if offered else conversation.unread("")
+
+    def statement(self, task, own: str) -> str:
+        return (
+            f"This is agent mode: you work in up to {self.rounds} turns with your own Python kernel and a budget "
+            "of plays (THE AGENT PROTOCOL below); every weight is still yours to choose."
+        )
+
+    def training_note(self) -> str:
+        return "Training episodes (plays) use other seeds; the held-out episodes are never shown to you."
+
+    def ask(self, answer: str) -> str:
+        return "Reply with your reasoning, then your blocks."
+
+    def section(self, task) -> str:
+        return section(task, self)
+
+    def shown_weights(self, task, heading: str, listing) -> str:
+        return weights_files(task, heading)
 
 
-def passes(task: Task, protocol: Protocol) -> int:
-    """The plays a run may use."""
-    return protocol.passes if plays(task) else 0
-
-
-def files(task: Task, protocol: Protocol) -> dict[str, bytes]:
+def files(task, protocol: Protocol) -> dict[str, bytes]:
     """The kernel's folder at the start: the prompt as text, the game's source, and a reading task's network as
     float32 .npy files (W1.npy ... b3.npy)."""
     found = {PROMPT_FILE: task.messages(protocol)[-1]["content"].encode()}
@@ -92,15 +151,7 @@ def files(task: Task, protocol: Protocol) -> dict[str, bytes]:
     return found
 
 
-def mode(protocol: Protocol) -> str:
-    """The sentence a family's prompt says the protocol with."""
-    return (
-        f"This is agent mode: you work in up to {protocol.rounds} turns with your own Python kernel and a budget "
-        "of plays (THE AGENT PROTOCOL below); every weight is still yours to choose."
-    )
-
-
-def weights_files(task: Task, heading: str) -> str:
+def weights_files(task, heading: str) -> str:
     """THE WEIGHTS of a reading prompt in agent mode: the files that hold them, instead of a listing."""
     shapes = ", ".join(f"{name}.npy {tuple(t.shape)}" for name, t in (task.shown_network() or {}).items())
     return f"""{heading}
@@ -109,16 +160,16 @@ numpy.load("W1.npy")): {shapes}. W1[i] is input i's row: its weights to the 32 u
 layer 1 to layer 2; W3[k] unit k of layer 2 to the six logits."""
 
 
-def section(task: Task, protocol: Protocol) -> str:
+def section(task, protocol: Agent) -> str:
     """THE AGENT PROTOCOL: the blocks, the budgets, the kernel's limits and files, as this run has them."""
     from wspbench.sandbox import Limits
 
     limits, fmt = Limits(), task.answer_format
-    if plays(task):
+    if protocol.plays(task):
         count = len(task.training_episodes(protocol.train_episodes))
         play = (
             f"plays a candidate on {count} TRAINING episodes (other seeds than the held-out ones) and tells you the "
-            f"results. Each play costs one pass; you have {passes(task, protocol)}."
+            f"results. Each play costs one pass; you have {protocol.passes_for(task)}."
         )
     else:
         play = "is not available for this task (it has no training episodes): 0 passes."
@@ -160,7 +211,7 @@ def section(task: Task, protocol: Protocol) -> str:
     return f"THE AGENT PROTOCOL\n{text}\nYour folder holds at the start:\n{listed}"
 
 
-def files_described(task: Task) -> list[str]:
+def files_described(task) -> list[str]:
     """One line per starting file, for the prompt."""
     lines = [f"{PROMPT_FILE}: this prompt, as text"]
     if task.game_source():
