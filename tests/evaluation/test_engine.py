@@ -178,12 +178,17 @@ def test_unknown_engine_and_empty_episodes():
 
 
 def test_numba_is_imported_only_when_the_compiled_engine_plays():
+    """`auto` plays a first episode in Python and stays there when the rest would take less than numba's load
+    (zero weights: short episodes); long work (breakout's reference program, 1,600 steps an episode) loads it."""
     code = (
         "import sys; import wspbench.cli; from wspbench.evaluation import evaluate; "
         "from wspbench.games.minatar import MinAtarGame; from wspbench.networks import MINATAR_NETWORK; "
+        "from wspbench.tasks import get_task; task = get_task('original/breakout'); "
         "w = MINATAR_NETWORK.zeros(); evaluate(MinAtarGame('fruit_catch', 'synth'), w, 2, workers=1); "
         "evaluate(MinAtarGame('breakout'), w, 50, engine='fast', workers=1); assert 'numba' not in sys.modules; "
-        "evaluate(MinAtarGame('breakout'), w, 20, workers=1); assert 'numba' in sys.modules"
+        "evaluate(MinAtarGame('breakout'), w, 20, workers=1); assert 'numba' not in sys.modules; "
+        "evaluate(MinAtarGame('breakout'), task.parse(task.offline_answer('reference')), 20, workers=1); "
+        "assert 'numba' in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=300)
 
@@ -195,11 +200,37 @@ def test_a_games_facts_read_from_its_file_alone_are_minatars(game):
     import importlib
     import inspect
 
+    from minatar import Environment
+
     from wspbench.games import minatar_original
 
-    environment = MinAtarGame(game).make_environment()
+    environment = Environment(game, sticky_action_prob=0.1, difficulty_ramping=False)
     channels, actions = minatar_original.own_facts(game)
     assert channels == environment.env.channels and list(actions) == list(environment.minimal_action_set())
     module = importlib.import_module(f"minatar.environments.{game}")
     assert minatar_original.source_file(game).read_text() == open(inspect.getsourcefile(module)).read()
     assert MinAtarGame(game).acting_actions() == actions
+
+
+@pytest.mark.parametrize("game", ["asterix", "breakout", "freeway", "seaquest", "space_invaders"])
+def test_an_original_game_plays_as_minatars_environment_plays_it(game):
+    """The Python engines play an original game through `minatar_original.Environment` (its module loaded from its
+    file alone): seeded alike and sent the same random actions, it gives `minatar.Environment`'s states, rewards
+    and ends, step by step, sticky actions included, over several episodes."""
+    from minatar import Environment
+
+    from wspbench.games import minatar_original
+
+    for episode in range(6):
+        ours = minatar_original.make_environment(game, 0.1)
+        theirs = Environment(game, sticky_action_prob=0.1, difficulty_ramping=False)
+        for environment in (ours, theirs):
+            environment.seed(1729 + episode)
+            environment.reset()
+        actions = np.random.RandomState(episode)
+        for _ in range(3000):
+            action = int(actions.randint(6))
+            assert ours.act(action) == theirs.act(action)
+            assert np.array_equal(ours.state(), theirs.state()) and ours.last_action == theirs.last_action
+            if theirs.env.terminal:
+                break

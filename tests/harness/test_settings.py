@@ -32,6 +32,11 @@ def run_options() -> dict:
     return {param.name: param for param in run.params}
 
 
+def bounds(param) -> tuple:
+    """An option's bounds: its range type's (IntRange, FloatRange), or none."""
+    return getattr(param.type, "min", None), getattr(param.type, "max", None)
+
+
 def test_every_option_of_wsp_run_is_a_setting_with_its_default_and_bounds():
     """A protocol's setting defaults to None (the protocol's own default applies; episodes: a run's, RUN_EPISODES)
     with the protocol's bounds; every other setting has RunSettings' default and bounds."""
@@ -43,11 +48,11 @@ def test_every_option_of_wsp_run_is_a_setting_with_its_default_and_bounds():
             continue
         if name in SETTINGS:
             assert param.default == (RUN_EPISODES if name == "episodes" else None), name
-            assert (param.min, param.max) == (SETTINGS[name].low, SETTINGS[name].high), name
+            assert bounds(param) == (SETTINGS[name].low, SETTINGS[name].high), name
             continue
         one = settings[name]
         assert param.default == one.default, name
-        assert (param.min, param.max) == (one.metadata["min"], one.metadata["max"]), name
+        assert bounds(param) == (one.metadata["min"], one.metadata["max"]), name
     assert options["protocol"].default == OneShot.name
 
 

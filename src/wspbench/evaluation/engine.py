@@ -14,10 +14,14 @@ The engines give identical results, episode by episode:
 - `compiled`: every game stepped, observed and decided in compiled code by its twin (numba, imported only
   when this engine plays; see `wspbench/evaluation/compiled/`). Its decisions use a rigorous bound the same
   way, falling back to the reference's one-row computation. A module no twin follows exactly plays `fast`.
-- `auto` (the default): `compiled`, or `fast` for work too small to be worth loading numba.
+- `auto` (the default): `compiled`, or `fast` for work too small to be worth loading numba: a game with a twin,
+  in a process that has not loaded numba yet, plays its first episode in Python, and the rest too when they would
+  take less than loading numba does (COMPILED_LOAD_SECONDS); the engines agree episode by episode, so the results
+  do not depend on which played what.
 
-Every engine can split the episodes over a process pool, or over a Ray cluster (the executors of
-`wspbench/evaluation/executors.py`); results are merged in episode order.
+Every engine plays its first batch of episodes in this process and spreads the rest over a process pool, or a Ray
+cluster (the executors of `wspbench/evaluation/executors.py`), when that is worth a pool's start; results are
+merged in episode order.
 """
 
 from __future__ import annotations
@@ -46,8 +50,9 @@ from wspbench.networks import Weights, sample_action, softmax_cdf
 
 BATCH_SIZE = 64
 EXACT_ROWS = 6  # batches this small are computed row by row, the reference way
-COMPILED_WORTH_STEPS = 10_000  # fewer steps in all play faster in Python than numba loads (about 0.7 s, warm)
-POOL_WORTH_SECONDS = 0.5  # the compiled engine spreads its episodes over workers only beyond this much work
+COMPILED_WORTH_STEPS = 10_000  # fewer steps in all play faster in Python than numba loads
+COMPILED_LOAD_SECONDS = 0.45  # loading numba and the compiled engine's cached code, warm (benchmarks/startup.py)
+POOL_WORTH_SECONDS = 0.5  # an engine spreads its episodes over workers only beyond this much work
 log = logging.getLogger(__name__)
 
 
@@ -250,32 +255,43 @@ def evaluate(
     ids = list(range(episode_ids)) if isinstance(episode_ids, int) else [int(e) for e in episode_ids]
     if not ids:
         raise ValueError("no episodes to play")
-    engine = resolve_engine(task, engine, len(ids))
-    play = PLAYERS[engine]
+    chosen, results, rest = resolve_engine(task, engine, len(ids)), [], ids
+    if engine == "auto" and chosen == "compiled" and "numba" not in sys.modules:
+        results, rest, chosen = _python_first(task, weights, ids, progress)
     executor = executor or current_executor()
-    workers = max(1, min(workers or executor.workers(), len(ids)))
-    player = _single_threaded_blas(play)
+    workers = max(1, min(workers or executor.workers(), max(1, len(rest))))
+    player = _single_threaded_blas(PLAYERS[chosen])
     log.info(
         "%s: %d episodes with the %s engine, up to %d %s worker(s)",
         task.task_id,
         len(ids),
-        engine,
+        chosen + (f", after {len(results)} in Python" if results and rest else ""),
         workers,
         executor.name,
     )
-    if workers == 1:
-        results = player(task, weights, ids, progress)
-    elif engine == "compiled" and task.compiled:
-        results = _play_compiled_spread(player, task, weights, ids, workers, progress, executor)
-    else:
-        results = _play_in_pool(player, task, weights, ids, workers, progress, executor)
+    if rest and workers == 1:
+        results += player(task, weights, rest, progress)
+    elif rest:
+        results += _spread(player, task, weights, rest, workers, progress, executor)
     return EpisodeResults(tuple(ids), tuple(r for r, _ in results), tuple(n for _, n in results))
 
 
-def _play_compiled_spread(player, task, weights, ids, workers, progress, executor) -> list[tuple[float, int]]:
-    """The compiled engine plays the first batch of episodes here (which also loads its code before any
-    worker forks), and uses the pool for the rest only when that is worth a pool's start (short episodes
-    often take less time than starting the workers)."""
+def _python_first(task: MinAtarGame, weights: Weights, ids: list[int], progress) -> tuple[list, list[int], str]:
+    """`auto` before numba is loaded: episodes played in Python one at a time while the rest, at their mean time so
+    far, would take less than loading the compiled engine (COMPILED_LOAD_SECONDS); the results, the episodes left
+    and the engine that plays them ("compiled", or "fast" when none is left)."""
+    player, results, started = _single_threaded_blas(play_lockstep), [], time.perf_counter()
+    for done, episode in enumerate(ids):
+        if done and (time.perf_counter() - started) / done * (len(ids) - done) > COMPILED_LOAD_SECONDS:
+            return results, ids[done:], "compiled"
+        results += player(task, weights, [episode], progress)
+    return results, [], "fast"
+
+
+def _spread(player, task, weights, ids, workers, progress, executor) -> list[tuple[float, int]]:
+    """Play the first batch of episodes here (which also loads an engine's code before any worker forks), and use
+    the pool for the rest only when that is worth a pool's start (short episodes often take less time than
+    starting the workers)."""
     started = time.perf_counter()
     results = player(task, weights, ids[:BATCH_SIZE], progress)
     rest = ids[BATCH_SIZE:]
@@ -283,9 +299,9 @@ def _play_compiled_spread(player, task, weights, ids, workers, progress, executo
         return results
     projected = (time.perf_counter() - started) / BATCH_SIZE * len(rest)
     if projected < POOL_WORTH_SECONDS:
-        log.debug("compiled: %.2f s left to play, under %.1f s: no process pool", projected, POOL_WORTH_SECONDS)
+        log.debug("%.2f s left to play, under %.1f s: no process pool", projected, POOL_WORTH_SECONDS)
         return results + player(task, weights, rest, progress)
-    log.debug("compiled: %.2f s left to play: a pool of %d workers", projected, workers)
+    log.debug("%.2f s left to play: a pool of %d workers", projected, workers)
     return results + _play_in_pool(player, task, weights, rest, workers, progress, executor)
 
 

@@ -68,14 +68,42 @@ def spec(game: str) -> GameSpec:
     return ORIGINALS[game]
 
 
-def make_environment(game: str, sticky_action_prob: float):
-    """A fresh `minatar.Environment` as the reference makes it: sticky actions (STICKY_ACTION_PROB of
-    `minatar.py`, which passes it), no difficulty ramping. (`minatar` is imported here: it loads seaborn,
-    pandas and scipy, which commands that play no game skip.)"""
-    from minatar import Environment
+class Environment:
+    """A game of the `minatar` package played exactly as `minatar.Environment` plays it (the reference's wrapper):
+    sticky actions with probability `sticky_action_prob`, repeating the last action taken, one generator shared by
+    the wrapper and the game (`seed`), no difficulty ramping. The game is the package's own module, loaded from its
+    source file alone (`game_module`): importing the package runs its display code's imports (seaborn, matplotlib,
+    scipy: about a second), which playing does not need. tests/evaluation/test_engine.py plays it beside
+    `minatar.Environment` step by step."""
 
-    spec(game)  # an unknown game fails here, not deep in `minatar`
-    return Environment(game, sticky_action_prob=sticky_action_prob, difficulty_ramping=False)
+    def __init__(self, game: str, sticky_action_prob: float):
+        self.env = game_module(game).Env(ramping=False)
+        self.random = np.random.RandomState()  # replaced by `seed`, as the reference's is
+        self.sticky_action_prob = sticky_action_prob
+        self.last_action = 0
+
+    def seed(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.random = np.random.RandomState(seed)
+            self.env.random = self.random
+
+    def act(self, action: int):
+        if self.random.rand() < self.sticky_action_prob:
+            action = self.last_action
+        self.last_action = action
+        return self.env.act(action)
+
+    def state(self) -> np.ndarray:
+        return self.env.state()
+
+    def reset(self) -> None:
+        self.env.reset()
+
+
+def make_environment(game: str, sticky_action_prob: float) -> Environment:
+    """A fresh game as the reference makes it: sticky actions (STICKY_ACTION_PROB of `minatar.py`, which passes
+    it), no difficulty ramping."""
+    return Environment(game, sticky_action_prob)
 
 
 def source_file(game: str) -> Path:
@@ -84,13 +112,19 @@ def source_file(game: str) -> Path:
 
 
 @cache
-def own_facts(game: str) -> tuple[dict[str, int], tuple[int, ...]]:
-    """The game's own channels (`self.channels`) and `minimal_action_set()`, read from its `Env` class loaded
-    from `source_file` alone (it needs only numpy; tests/evaluation/test_engine.py checks them against `minatar`'s)."""
-    found = importlib.util.spec_from_file_location(f"_minatar_{game}_facts", source_file(game))
+def game_module(game: str):
+    """The game's module of the `minatar` package, loaded from `source_file` alone (it imports only numpy)."""
+    found = importlib.util.spec_from_file_location(f"_minatar_{game}", source_file(game))
     module = importlib.util.module_from_spec(found)
     found.loader.exec_module(module)
-    env = module.Env(ramping=False)
+    return module
+
+
+@cache
+def own_facts(game: str) -> tuple[dict[str, int], tuple[int, ...]]:
+    """The game's own channels (`self.channels`) and `minimal_action_set()`, read from its `Env` class
+    (tests/evaluation/test_engine.py checks them against `minatar`'s)."""
+    env = game_module(game).Env(ramping=False)
     return dict(env.channels), tuple(int(a) for a in env.minimal_action_set())
 
 

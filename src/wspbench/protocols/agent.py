@@ -20,8 +20,6 @@ import re
 import textwrap
 from dataclasses import dataclass
 
-import numpy as np
-
 from wspbench.protocols.base import Protocol
 from wspbench.protocols.feedback import Feedback
 
@@ -140,6 +138,8 @@ class Agent(Protocol):
 def files(task, protocol: Protocol) -> dict[str, bytes]:
     """The kernel's folder at the start: the prompt as text, the game's source, and a reading task's network as
     float32 .npy files (W1.npy ... b3.npy)."""
+    import numpy as np  # here, not at the top: `wsp --help` and the registry need none of it
+
     found = {PROMPT_FILE: task.messages(protocol)[-1]["content"].encode()}
     source = task.game_source()
     if source:

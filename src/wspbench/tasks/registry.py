@@ -29,6 +29,7 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from wspbench.tasks.spec import SKILLS, Task, group_of, safe_message
@@ -58,12 +59,21 @@ class UnknownTask(ValueError):
 @dataclass(frozen=True)
 class Registry:
     """The loaded tasks: every task by id (built-in first), the built-in ids, the task each bare game
-    name names (a built-in task before a plugin's) and the task each public id that is not its id names."""
+    name names (a built-in task before a plugin's) and the task each public id that is not its id names. The last
+    two are found when first asked: they read every task's facts (a game's module), which a command that names
+    its task by its id does not need."""
 
     tasks: dict[str, Task]
     builtin: frozenset[str]
-    names: dict[str, Task]
-    public: dict[str, Task]
+
+    @cached_property
+    def names(self) -> dict[str, Task]:
+        plugins = [task for task_id, task in self.tasks.items() if task_id not in self.builtin]
+        return _names(plugins) | _names(self.tasks[task_id] for task_id in self.builtin)  # built-in game names win
+
+    @cached_property
+    def public(self) -> dict[str, Task]:
+        return {task.public().id: task for task in self.tasks.values() if task.public().id != task.id}
 
 
 def register_family(name: str, tasks: Callable[[], Iterable[Task]]) -> None:
@@ -165,11 +175,8 @@ def _load() -> Registry:
         families = [*_installed_families(), *_registered.items()]
         for name, make in families:
             tasks.update((task.id, task) for task in _plugin_tasks(name, make, tasks, reserved))
-        plugins = [task for task_id, task in tasks.items() if task_id not in builtin]
-        names = _names(plugins) | _names(tasks[task_id] for task_id in builtin)  # built-in game names win
-        public = {task.public().id: task for task in tasks.values() if task.public().id != task.id}
-        _tasks = Registry(tasks, builtin, names, public)
-        log.debug("%d tasks, %d from %d plugin families", len(tasks), len(plugins), len(families))
+        _tasks = Registry(tasks, builtin)
+        log.debug("%d tasks, %d from %d plugin families", len(tasks), len(tasks) - len(builtin), len(families))
     return _tasks
 
 
