@@ -163,8 +163,11 @@ def games_document(rows: dict[str, dict]) -> str:
         "to two significant figures (`cap_rule` in src/wspbench/games/synth.py; suite 2, see CHANGELOG.md), so "
         "the scripted player scores just under 1.0, a level a network, which sees only the grid, may not reach.",
         "",
-        "`wsp games` (or `wsp games --json`) lists every task of the suite with these figures, SUPERBEAM "
-        "included (`docs/superbeam.md`); a game's task id is `<source>/<game>`, e.g. `synth/ferry`.",
+        "`wsp games` (or `wsp games --json`) lists every task of the suite, SUPERBEAM included "
+        "(`docs/superbeam.md`), with the zero and reference scores on its scoring episodes instead, as `wsp "
+        "grade` plays them by default and `wsp baselines` shows them (`docs/baselines.md`): another sample of "
+        "episodes, so a figure may differ in the second or third decimal (breakout's reference: 0.120 here, "
+        "0.123 there). A game's task id is `<source>/<game>`, e.g. `synth/ferry`.",
         "",
         "| game | source | cap | max length | zero | reference | scripted | description |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |",
@@ -190,7 +193,7 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="store calibration.json and docs/games.md")
     options = parser.parse_args()
     wanted = set(filter(None, options.games.split(",")))
-    tasks = [task for task in select("minatar") if not wanted or task.game.name in wanted]
+    tasks = [task for task in select("original,synth,gen") if not wanted or task.game.name in wanted]
     console = Console(width=160)
     rows = {}
     for task in tasks:
@@ -208,7 +211,9 @@ def main() -> None:
     if options.write:
         stored = json.loads(CALIBRATION.read_text()) if CALIBRATION.exists() else {}
         stored.update(rows)
-        ordered = {task.game.name: stored[task.game.name] for task in select("minatar") if task.game.name in stored}
+        ordered = {
+            task.game.name: stored[task.game.name] for task in select("original,synth,gen") if task.game.name in stored
+        }
         CALIBRATION.write_text(json.dumps(ordered, indent=1) + "\n")
         old = GAMES_DOC.read_text() if GAMES_DOC.is_file() else ""
         kept = old[old.index(GENERATED_SECTION) :] if GENERATED_SECTION in old else ""  # calibrate_generated.py's

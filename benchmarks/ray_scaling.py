@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.evaluation.test_ray import free_port, start_node, stop_node  # noqa: E402 - the test's nodes (and Ray token)
+from tests.evaluation.test_ray import start_node, stop_node  # noqa: E402 - the test's nodes (and Ray token)
 from wspbench.evaluation import ONE_WORKER, Grading  # noqa: E402
 from wspbench.evaluation.executors import LOCAL, RayExecutor, use_executor  # noqa: E402
 from wspbench.tasks import GameTask, all_tasks, select  # noqa: E402
@@ -50,14 +50,15 @@ def grade_batch(tasks, episodes: int, executor, concurrency: int) -> tuple[float
 def scaling(tasks, episodes: int, concurrency: int) -> None:
     _, local = grade_batch(tasks, episodes, LOCAL, concurrency)
     logs = Path(tempfile.mkdtemp(prefix="wspray-logs"))  # the nodes' `ray start` output, kept on failure
-    port, started, times = free_port(), [], {}
+    started, times = [], {}
     try:
-        started.append(start_node(port, True, logs / "head.log"))
+        started.append(start_node(None, logs / "head.log"))
+        port = started[0][2]
         cluster = RayExecutor(f"127.0.0.1:{port}")
         cluster.connect()  # in the main thread
         for nodes in (1, 2):
             if nodes == 2:
-                started.append(start_node(port, False, logs / "worker.log"))
+                started.append(start_node(port, logs / "worker.log"))
                 while cluster.workers() < 2:
                     time.sleep(0.3)
             grade_batch(tasks, min(episodes, 200), cluster, concurrency)  # warm up the node's workers
@@ -66,7 +67,7 @@ def scaling(tasks, episodes: int, concurrency: int) -> None:
             print(f"{nodes} node(s): {times[nodes]:.1f} s, chunks per node so far {dict(cluster.nodes)}", flush=True)
         cluster.close()
     finally:
-        for process, temp in reversed(started):
+        for process, temp, _ in reversed(started):
             stop_node(process, temp)
     shutil.rmtree(logs)
     total = len(tasks) * episodes

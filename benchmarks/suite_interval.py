@@ -24,7 +24,7 @@ from pathlib import Path
 from wspbench.harness.runs import RunDir
 from wspbench.harness.summary import family_scores, replies_of
 from wspbench.statistics import aggregate_interval
-from wspbench.tasks.spec import group_of
+from wspbench.tasks.spec import family_of
 
 HAND_WRITTEN = ("original", "synth", "superbeam")
 
@@ -50,7 +50,7 @@ def main() -> None:
         raise SystemExit(f"the runs are of different models or suites: {sorted(manifests)}")
     manifest = read[0][0]
     replies = replies_of([record for _, records in read for record in records])
-    before = {task: value for task, value in replies.items() if group_of(task) in HAND_WRITTEN}
+    before = {task: value for task, value in replies.items() if family_of(task) in HAND_WRITTEN}
     model, version = manifest.config.model, manifest.suite.get("version")
     print(f"runs {', '.join(map(str, options.runs))} (model {model}, suite {version})")
     print("| writing tasks | mean | families | tasks | value | 95% interval | half-width |")
@@ -58,7 +58,7 @@ def main() -> None:
     for label, chosen in (("hand-written writing tasks", before), ("with gen/*", replies)):
         for groups in (False, True):
             count, mean, low, high = interval(chosen, groups)
-            kinds = len({group_of(task) for task in chosen})
+            kinds = len({family_of(task) for task in chosen})
             print(
                 f"| {label} | {'family-weighted' if groups else 'task mean'} | {kinds} | {count} | {mean:.4f} | "
                 f"[{low:.4f}, {high:.4f}] | +-{(high - low) / 2:.4f} |"

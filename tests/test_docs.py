@@ -92,6 +92,15 @@ def test_a_console_excerpt_is_what_the_command_prints(doc, command, shown, in_re
         assert rows[key] == now_rows[key], f"{doc}: {command}: {key} is {now_rows[key]!r}, not {rows[key]!r}"
 
 
+def test_the_readme_says_to_activate_the_venv_before_its_first_bare_command():
+    """issue 52: after set-up the README switched to bare `python` and `wsp`, and its API one-liner failed with
+    ModuleNotFoundError for a newcomer who had not activated the venv."""
+    text = README.read_text()
+    note = text.index("activate it first (`. .venv/bin/activate`)")
+    bare = [m.start() for m in re.finditer(r"^(\$ )?(wsp|python) ", text, re.MULTILINE)]
+    assert bare and note < min(bare) and text.index("python3.11 -m venv .venv") < note
+
+
 def test_every_json_excerpt_parses():
     for path in DOCS:
         for body in blocks(path, "json"):

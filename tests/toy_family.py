@@ -35,7 +35,6 @@ def draws(episode: int) -> np.ndarray:
 
 class SignTask(GameTask):
     id = "toy/sign"
-    family = "toy"
     network = SIGN_NETWORK
     answer_format = "json"
     prompt_version = "toy-sign-v1"

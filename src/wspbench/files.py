@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import stat
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 _UMASK = os.umask(0o022)  # read once (it can only be read by setting it), then put back
@@ -136,3 +138,23 @@ def files_key(folders: list[Path]) -> str:
                 status = os.stat(os.path.join(root, name))
                 entries.append(f"{os.path.join(root, name)}\t{status.st_size}\t{status.st_mtime_ns}")
     return hashlib.sha256("\n".join(entries).encode()).hexdigest()
+
+
+class NotEmpty(OSError):
+    """An output folder holds files: refused without `force`, or not only an earlier output (never removed)."""
+
+
+def clear_earlier(out: Path, force: bool, ours: Callable[[Path], bool], what: str) -> None:
+    """Make the folder `out` absent or empty, so that it will hold exactly the new `what` (an export, a report):
+    without `force` a non-empty folder is NotEmpty; with it, the entries `ours` recognises as an earlier one's are
+    removed, and any other entry makes it NotEmpty, with nothing removed."""
+    if not out.is_dir() or not any(out.iterdir()):
+        return
+    if not force:
+        raise NotEmpty(f"{out} is not empty; pass --force to replace the earlier {what} in it")
+    strangers = sorted(entry.name for entry in out.iterdir() if entry.is_symlink() or not ours(entry))
+    if strangers:
+        shown = ", ".join(strangers[:5]) + (f" and {len(strangers) - 5} more" if len(strangers) > 5 else "")
+        raise NotEmpty(f"{out} holds more than an earlier {what} ({shown}); choose an empty folder")
+    for entry in out.iterdir():
+        shutil.rmtree(entry) if entry.is_dir() else entry.unlink()

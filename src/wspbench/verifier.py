@@ -47,7 +47,7 @@ from wspbench.evaluation import DEFAULT, Grading
 from wspbench.files import InputFileError, read_bounded, write_atomic
 from wspbench.games.minatar import MinAtarGame, seed_name
 from wspbench.tasks import get_task
-from wspbench.tasks.spec import Score, Task, group_of, safe_message
+from wspbench.tasks.spec import Score, Task, family_of, safe_message
 
 TRAJECTORY_PATHS = (Path("/logs/trajectory.json"), Path("/logs/agent/trajectory.json"))
 REWARD_PATH = Path("/logs/verifier/reward.json")
@@ -209,7 +209,7 @@ def verifier_result(task: Task, score: Score, episodes: int) -> dict:
     game = seed_game(task)
     if game is not None:
         return reference_result(game, score, episodes)
-    return _result(task.id, group_of(task.id), score, episodes, ())
+    return _result(task.id, family_of(task.id), score, episodes, ())
 
 
 def _result(game: str, source: str, score: Score, episodes: int, counts: tuple[str, ...]) -> dict:

@@ -108,7 +108,7 @@ def test_every_reading_task_has_its_floors_measured_as_it_is_now(shipped):
     """issue 24.4: benchmarks/reading_floors.py measured every identify and repair task, on the task as it is."""
     from wspbench.tasks import all_tasks
 
-    reading = {task.id for task in all_tasks() if task.family in ("identify", "repair")}
+    reading = {task.id for task in all_tasks() if task.skill == "reading"}
     entries = shipped["reading"]["tasks"]
     assert set(entries) == reading
     assert all(measured.is_current(task_id, entry) for task_id, entry in entries.items())

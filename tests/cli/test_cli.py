@@ -1,5 +1,6 @@
 """The `wsp` command, run as a user runs it: grade, games, suite, --version, --help, run."""
 
+import io
 import json
 import subprocess
 import sys
@@ -103,7 +104,7 @@ def test_games_lists_every_task():
     assert [row["id"] for row in rows] == [task.id for task in all_tasks()]
     assert {"original/freeway", "superbeam"} <= {row["id"] for row in rows}
     freeway = next(row for row in rows if row["id"] == "original/freeway")
-    assert (freeway["score_cap"], freeway["max_steps"], freeway["family"]) == (100.0, 2501, "minatar")
+    assert (freeway["score_cap"], freeway["max_steps"], freeway["family"]) == (100.0, 2501, "original")
     assert 0 < freeway["reference"] <= 1 and freeway["zero"] is not None  # measured by calibrate_synth.py
     assert all(
         set(row) >= {"id", "family", "score_cap", "max_steps", "zero", "reference", "description"} for row in rows
@@ -353,6 +354,25 @@ def test_wsp_games_selects_tasks_as_wsp_run_does():
         assert listed.exit_code == 0, listed.output
         assert [row["id"] for row in json.loads(listed.output)] == [task.id for task in select(selector)]
     table = " ".join(CliRunner().invoke(app, ["games", "--tasks", "original/breakout"]).output.split())
-    assert "score cap (raw)" in table and "steps at most" in table and "normalised score" in table
+    assert "cap: the raw score (mean return) that normalises to 1; steps: an episode's longest" in table
     wrong = CliRunner().invoke(app, ["games", "--tasks", "original/breakot"])
     assert wrong.exit_code == 2 and "did you mean original/breakout" in wrong.output
+
+
+@pytest.mark.parametrize("width", [80, 120, 200])
+def test_wsp_games_shows_every_id_whole_in_a_terminal(width):
+    """issue 52: at 80 columns every id read `original…`, and at 120 `identify-choice/asterix/1` and `/3` looked
+    the same. Now no cell is cut: the descriptions (then the families, which the ids begin with) make room."""
+    from rich.console import Console
+
+    from wspbench.cli.grading import game_rows, games_table
+
+    rows = game_rows("all")
+    terminal = Console(width=width, force_terminal=True, color_system=None, record=True, file=io.StringIO())
+    terminal.print(games_table(rows, width))
+    lines = terminal.export_text().splitlines()
+    assert "…" not in "\n".join(lines) and max(map(len, lines)) <= width
+    cells = {cell.strip() for line in lines for cell in line.replace("│", "|").split("|")}
+    shown = {row["id"] for row in rows} & {cell.split()[0] for cell in cells if cell}
+    assert shown == {row["id"] for row in rows}  # every id, whole, in a cell of its own
+    assert ("description" in lines[1]) == (width >= 200) and ("family" in lines[1]) == (width >= 120)

@@ -1,11 +1,17 @@
 """The Ray executor (`wspbench/evaluation/executors.py`) against a real two-node Ray cluster on this machine:
 a head and a worker node, one CPU each, each with its own ports and temp dir, started by the fixture and
 stopped by it (only the process groups it started). Results must equal the local process pool's, episode
-by episode, and both nodes must have played chunks."""
+by episode, and both nodes must have played chunks.
+
+A node's ports are chosen without a race (issue 52): below the kernel's ephemeral range, which `bind(0)` anywhere
+else on the machine draws from, each checked free and all of one node's held at once (so they differ), under a
+lock file that two test processes (pytest-xdist workers) take in turn until the node has bound them."""
 
 from __future__ import annotations
 
+import fcntl
 import os
+import random
 import secrets
 import shutil
 import signal
@@ -40,35 +46,65 @@ AUTH = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
 os.environ.update(AUTH)
 
 
+PORTS = range(20_000, 32_000)  # below net.ipv4.ip_local_port_range (32768 and up): bind(0) never hands these out
+PORT_LOCK = Path(tempfile.gettempdir()) / "wspbench-ray-ports.lock"
+
+
 def free_port() -> int:
+    """A port nothing listens on now (for an address that must not answer)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def start_node(head_port: int, head: bool, log: Path) -> tuple[subprocess.Popen, str]:
-    """`ray start --block` for one node, in its own process group and temp dir; returns once it is up."""
+def reserve_ports(count: int) -> list[int]:
+    """`count` distinct ports of PORTS that nothing on this machine holds now (all bound at once while they are
+    chosen). Call it holding PORT_LOCK, until the node that takes them has bound them."""
+    held: list[socket.socket] = []
+    try:
+        for port in random.sample(PORTS, len(PORTS)):
+            probe = socket.socket()
+            try:
+                probe.bind(("", port))
+            except OSError:
+                probe.close()
+                continue
+            held.append(probe)
+            if len(held) == count:
+                return [s.getsockname()[1] for s in held]
+        raise RuntimeError(f"fewer than {count} free ports in {PORTS}")
+    finally:
+        for probe in held:
+            probe.close()
+
+
+def start_node(head_port: int | None, log: Path) -> tuple[subprocess.Popen, str, int]:
+    """`ray start --block` for one node, in its own process group and temp dir: a head (`head_port` None: it takes
+    a port of its own) or a worker joining the head at `head_port`. Returns once it is up, with the head's port."""
     temp = tempfile.mkdtemp(prefix="wspray", dir="/tmp")  # short: Ray's socket paths must fit 107 bytes
     names = ("node-manager", "object-manager", "dashboard-agent-listen", "dashboard-agent-grpc", "runtime-env-agent")
-    ports = [f"--{name}-port={free_port()}" for name in (*names, "metrics-export")]
-    if head:
-        role = ["--head", f"--port={head_port}"]
-        role += [f"--dashboard-port={free_port()}", "--include-dashboard=false"]
-    else:
-        role = [f"--address=127.0.0.1:{head_port}"]
-    command = [str(RAY), "start", "--block", f"--temp-dir={temp}", "--num-cpus=1", "--node-ip-address=127.0.0.1"]
-    command += [*role, *ports, f"--object-store-memory={80 * 2**20}", "--disable-usage-stats"]
-    env = {key: value for key, value in os.environ.items() if key != "RAY_ADDRESS"}
-    env.update(AUTH, RAY_USAGE_STATS_ENABLED="0")
-    with open(log, "wb") as out:
-        process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    deadline = time.monotonic() + START_SECONDS
-    while b"Ray runtime started" not in log.read_bytes():
-        if process.poll() is not None or time.monotonic() > deadline:
-            stop_node(process, temp)
-            pytest.fail(f"ray start failed:\n{log.read_text()[-3000:]}")
-        time.sleep(0.3)
-    return process, temp
+    with open(PORT_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the node is up (or failed): it holds its ports then
+        chosen = reserve_ports(len(names) + 3)
+        ports = [f"--{name}-port={port}" for name, port in zip((*names, "metrics-export"), chosen, strict=False)]
+        if head_port is None:
+            head_port = chosen[-1]
+            role = ["--head", f"--port={head_port}", f"--dashboard-port={chosen[-2]}", "--include-dashboard=false"]
+        else:
+            role = [f"--address=127.0.0.1:{head_port}"]
+        command = [str(RAY), "start", "--block", f"--temp-dir={temp}", "--num-cpus=1", "--node-ip-address=127.0.0.1"]
+        command += [*role, *ports, f"--object-store-memory={80 * 2**20}", "--disable-usage-stats"]
+        env = {key: value for key, value in os.environ.items() if key != "RAY_ADDRESS"}
+        env.update(AUTH, RAY_USAGE_STATS_ENABLED="0")
+        with open(log, "wb") as out:
+            process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + START_SECONDS
+        while b"Ray runtime started" not in log.read_bytes():
+            if process.poll() is not None or time.monotonic() > deadline:
+                stop_node(process, temp)
+                pytest.fail(f"ray start failed:\n{log.read_text()[-3000:]}")
+            time.sleep(0.3)
+    return process, temp, head_port
 
 
 def stop_node(process: subprocess.Popen, temp: str) -> None:
@@ -163,11 +199,11 @@ def test_a_server_that_is_not_a_ray_head_is_one_line_and_exit_2_in_seconds(tmp_p
 def cluster(tmp_path_factory):
     pytest.importorskip("ray")
     logs = tmp_path_factory.mktemp("ray")
-    port = free_port()
     started = []
     try:
-        started.append(start_node(port, True, logs / "head.log"))
-        started.append(start_node(port, False, logs / "worker.log"))
+        started.append(start_node(None, logs / "head.log"))
+        port = started[0][2]
+        started.append(start_node(port, logs / "worker.log"))
         executor = RayExecutor(f"127.0.0.1:{port}")
         deadline = time.monotonic() + START_SECONDS
         while executor.workers() < 2:
@@ -176,7 +212,7 @@ def cluster(tmp_path_factory):
         yield executor
         executor.close()
     finally:
-        for process, temp in reversed(started):
+        for process, temp, _ in reversed(started):
             stop_node(process, temp)
 
 
@@ -297,8 +333,7 @@ def test_a_wrong_token_is_exit_2_naming_the_token_setting(cluster, tmp_path):
 def test_a_cluster_lost_mid_grade_is_an_infrastructure_error_not_a_rejection(tmp_path):
     """A head of its own (the module's cluster stays up), killed while `wsp grade` plays on it."""
     pytest.importorskip("ray")
-    port = free_port()
-    process, temp = start_node(port, True, tmp_path / "head.log")
+    process, temp, port = start_node(None, tmp_path / "head.log")
     try:
         command = [sys.executable, "-m", "wspbench.cli", "-v", "grade", "synth/ferry", answer_file(tmp_path)]
         command += ["--episodes", "20000", "--workers", "2", "--executor", "ray", "--ray-address", f"127.0.0.1:{port}"]

@@ -27,7 +27,6 @@ from wspbench.export.harbor import (
     LOCK_FILE,
     TIMEOUTS_TABLE,
     ZIP_DATE,
-    NotEmpty,
     content_digest,
     export_harbor,
     exported,
@@ -36,6 +35,7 @@ from wspbench.export.harbor import (
     normalize_wheel,
     timeouts,
 )
+from wspbench.files import NotEmpty
 from wspbench.protocols import OneShot
 from wspbench.tasks import all_tasks, get_task, select, suite
 from wspbench.verifier import (

@@ -149,7 +149,7 @@ def test_drawn_episodes_of_every_family_that_plays_them():
     extended = get_task("superbeam/extended")
     levels = extended.held_out_episodes(8, key)
     assert [extended.level_difficulty(level) for level in levels] == [0.3, 0.5, 0.7, 0.9] * 2
-    identify = next(t for t in __import__("wspbench").all_tasks() if t.family == "identify")
+    identify = next(t for t in __import__("wspbench").all_tasks() if t.family == "identify-choice")
     assert identify.held_out_episodes(None, key) == identify.scoring_episodes()
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -631,3 +632,20 @@ def test_a_task_that_keeps_sending_slow_blocks_stops_at_its_budget_with_its_cand
     assert not_run and all("time budget" in b["output"] for b in not_run)
     shown = RUNNER.invoke(app, ["runs", "show", "--json", str(tmp_path)])
     assert json.loads(shown.output)["writing"]["tasks"] == 1  # counted, as a finished task is
+
+
+def test_an_endpoint_nothing_answers_at_is_named_with_what_to_check(key, tmp_path):
+    """issue 52: a --base-url where nothing listens ends in an error that names the URL and what to check, not the
+    SDK's bare "Connection error."."""
+    with socket.socket() as probe:  # a port nothing listens on: bound, never listened on
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+        result = RUNNER.invoke(
+            app,
+            ["run", "--model", "m", "--base-url", url, "--api-key-env", KEY_ENV, "--tasks", "synth/ferry",
+             "--episodes", "2", "--max-tries", "1", "--out", str(tmp_path / "run")],
+        )  # fmt: skip
+    assert result.exit_code == 1 and "cannot connect to" in " ".join(result.output.split())
+    record = json.loads((tmp_path / "run" / "tasks" / "synth-ferry.json").read_text())
+    assert record["status"] == "error" and f"cannot connect to {url} (" in record["error"]
+    assert "check that the server runs and that --base-url is its address" in record["error"]

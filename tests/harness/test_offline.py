@@ -139,6 +139,8 @@ def test_runs_show_and_compare_read_the_records_with_json(tmp_path):
     assert pair["ci95"][0] <= pair["mean_difference"] <= pair["ci95"][1]
     table = RUNNER.invoke(app, ["runs", "compare", str(tmp_path / "zero"), str(tmp_path / "reference")])
     assert table.exit_code == 0 and "left out" in table.output and "original/asterix" in table.output
+    assert "not ranked" not in table.output  # issue 52: the note on unranked runs only where a run is unranked
+    assert not [line for line in table.output.splitlines() if line != line.rstrip()]  # piped: no padding
 
 
 def test_compare_flags_runs_of_different_suites(tmp_path):
@@ -312,6 +314,32 @@ def test_unusable_replies_only_score_zero_and_failures_never_stop_the_batch(tmp_
     assert [r["status"] for r in rows] == ["error", "ok"] and "no such game" in rows[0]["error"]
 
 
+def test_a_run_prepares_the_engines_before_any_task_is_timed(tmp_path):
+    """issue 52: the first compile of the game engine (about 50 s) was counted in the first tasks' seconds. A run
+    now calls `Task.prepare` (which loads or compiles it) for each task before any task starts; one that fails is
+    left to the grade."""
+    import time
+
+    class Slow(CountingTask):
+        prepared: list = []
+
+        def prepare(self, episodes, grading=None):
+            time.sleep(0.6)
+            Slow.prepared.append((self.id, episodes))
+            if self.id == "test/broken":
+                raise RuntimeError("no compiler")
+
+    run_dir = RunDir(tmp_path)
+    tasks = [Slow("test/slow"), Slow("test/broken")]
+    config = RunConfig("zero", protocol=make("one-shot", episodes=3))
+    run_dir.open(build_manifest(config, tasks))
+    assert run_batch(run_dir, tasks, OfflineClient("zero"), config, concurrency=2) == ["test/slow", "test/broken"]
+    assert Slow.prepared == [("test/slow", 3), ("test/broken", 3)]
+    for task in tasks:
+        record = run_dir.record(task.id)
+        assert record.status == "ok" and record.test.seconds < 0.5, record.test
+
+
 def test_every_summary_leads_with_a_writing_and_a_reading_score_and_shows_the_same_intervals(tmp_path):
     """Two original tasks, SUPERBEAM and two identify tasks (given out of suite order): `wsp run`, `runs show`,
     summary.json, summary.md, `runs compare` and `wsp report` lead with the writing score (family-weighted over
@@ -375,6 +403,9 @@ def test_runs_compare_warns_of_every_setting_the_runs_differ_in_and_ranks_like_w
     assert result.exit_code == 0, result.output
     warnings = [line for line in result.output.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 1 and "episodes" in warnings[0] and "a 3" in warnings[0] and "c 2" in warnings[0]
+    assert "rank '-': scored on another number of episodes than the first run, so not ranked" in " ".join(
+        result.output.split()
+    )
     board = json.loads(RUNNER.invoke(app, ["runs", "compare", "--json", *runs]).output)
     assert [(Path(r["run"]).name, r["rank"]) for r in board["runs"]] == [("a", 1), ("b", 2), ("c", None)]
     assert board["by"] == "writing" and {p["skill"] for p in board["pairs"]} == {"writing"}

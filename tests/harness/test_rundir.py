@@ -529,3 +529,8 @@ def test_the_default_directory_of_a_run_with_other_settings_is_its_own_and_resum
     tasks = run("--episodes", "3", "--tasks", "original/breakout,original/asterix")  # other tasks: another run too
     assert tasks.exit_code == 0 and "other tasks" in " ".join(tasks.output.split())
     assert len(list((tmp_path / "runs").iterdir())) == 3
+    from wspbench import evaluate  # issue 52: the function said nothing of the directory it chose
+
+    with pytest.warns(UserWarning, match=r"runs/zero-one-shot holds a run with other settings \(episodes=2, not 3\)"):
+        (record,) = evaluate("zero", "original/breakout", episodes=2, workers=1)
+    assert record.test.episodes == (0, 1)

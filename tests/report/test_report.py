@@ -144,6 +144,24 @@ def test_charts_and_replays_open(report):
             assert image.n_frames == 9  # 8 kept frames and the closing frame
 
 
+def test_a_folder_that_holds_a_report_is_refused_and_replaced_whole_with_force(report, tmp_path):
+    """issue 52: `wsp report` into a folder that is not empty is exit 2 (as `wsp export harbor` is); with --force
+    an earlier report is replaced whole (no stale replay is left), and a folder that holds anything else is refused."""
+    run = report.parent / "reference"
+    out = tmp_path / "out"
+    shutil.copytree(report, out)
+    (out / "replays" / "stale.gif").write_bytes(b"GIF89a")
+    refused = RUNNER.invoke(app, ["report", str(run), "--out", str(out), "--no-replays"])
+    assert refused.exit_code == 2 and "is not empty; pass --force to replace the earlier report" in refused.output
+    replaced = RUNNER.invoke(app, ["report", str(run), "--out", str(out), "--no-replays", "--force"])
+    assert replaced.exit_code == 0, replaced.output
+    assert sorted(p.name for p in out.iterdir()) == ["index.html", "models.png", "report.md", "scores.png"]
+    (out / "notes.txt").write_text("mine")
+    kept = RUNNER.invoke(app, ["report", str(run), "--out", str(out), "--no-replays", "--force"])
+    assert kept.exit_code == 2 and "holds more than an earlier report (notes.txt)" in kept.output
+    assert (out / "notes.txt").read_text() == "mine" and (out / "index.html").exists()
+
+
 def test_old_runs_and_non_runs_are_usage_errors(tmp_path):
     old = tmp_path / "old"
     (old / "tasks").mkdir(parents=True)

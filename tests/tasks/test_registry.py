@@ -41,8 +41,9 @@ def test_every_task_has_one_canonical_id_and_a_slug():
     assert len(ids) == len(set(ids))
     assert ids[:5] == [f"original/{game}" for game in ("asterix", "breakout", "freeway", "seaquest", "space_invaders")]
     families = [task.family for task in all_tasks()]
-    assert families == sorted(families, key=["minatar", "superbeam", "identify", "repair"].index)  # suite order
-    writing = [i for i, family in zip(ids, families, strict=True) if family in ("minatar", "superbeam")]
+    order = ["original", "synth", "gen", "superbeam", "identify", "identify-choice", "repair"]
+    assert families == sorted(families, key=order.index)  # suite order
+    writing = [i for i, family in zip(ids, families, strict=True) if family in order[:4]]
     assert writing[-2:] == ["superbeam", "superbeam/extended"]
     assert all(i.startswith(("synth/", "gen/")) for i in writing[5:-2])
     assert get_task("original/freeway").slug == "original-freeway" and get_task("superbeam").slug == "superbeam"
@@ -98,7 +99,8 @@ def test_a_long_list_of_ids_is_summarised_per_family():
 
 def test_selectors():
     assert [t.id for t in select("original/b*,superbeam")] == ["original/breakout", "superbeam"]
-    assert select("minatar") == [t for t in all_tasks() if t.family == "minatar"]
+    assert select("synth") == [t for t in all_tasks() if t.id.startswith("synth/")] == select("synth/*")
+    assert [t.id for t in select("superbeam*")] == ["superbeam", "superbeam/extended"]
     assert select("all") == all_tasks()
     assert [t.id for t in select("seaquest, original/seaquest")] == ["original/seaquest"]
     for bad in ("", " , ", "original/pong", "nothing*"):
@@ -225,12 +227,16 @@ class Copy(SignTask):
 
 class Shadow(SignTask):
     id = "toy2/breakout"  # a built-in game's name
-    family = "toy2"
     game = dataclasses.replace(SignTask.game, name="breakout")
 
 
 class Family(SignTask):
     id = "original/pong"  # a built-in family's prefix
+
+
+class Renamed(SignTask):
+    id = "toy/renamed"
+    family = "other"  # not its id's prefix
 
 
 def raises():
@@ -249,6 +255,7 @@ def repeats():
     yield Copy()
     yield Shadow()
     yield Family()
+    yield Renamed()
 
 
 def exits():
@@ -300,10 +307,11 @@ def test_broken_plugins_are_left_out_with_one_warning_each(plugins):
     for name in BAD:
         assert len([w for w in warnings if w.startswith(f"task family {name} (")]) == 1, (name, warnings)
     assert any("original/breakout repeats the id of an earlier task" in w for w in warnings)
-    assert any("original/pong: its family 'toy' or id prefix is a built-in family's" in w for w in warnings)
+    assert any("original/pong: its family 'original' is a built-in family" in w for w in warnings)
+    assert any("toy/renamed: its family 'other' is not its id's prefix" in w for w in warnings)
     assert any("object is not a Task" in w for w in warnings) and any("NoneType" in w for w in warnings)
-    assert len(warnings) == len(BAD) + 2
-    assert get_task("original/breakout").family == "minatar"
+    assert len(warnings) == len(BAD) + 3
+    assert get_task("original/breakout").family == "original"
     assert get_task("breakout").id == "original/breakout" and [t.id for t in select("breakout")] == [
         "original/breakout"
     ]

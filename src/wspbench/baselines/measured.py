@@ -28,7 +28,7 @@ import numpy as np
 
 from wspbench.networks import Network, Weights
 from wspbench.tasks.registry import UnknownTask, digest_of
-from wspbench.tasks.spec import group_of
+from wspbench.tasks.spec import family_of
 
 BASELINES_FILE = "baselines.json"
 FORMAT = "wspbench.baselines/1"
@@ -95,7 +95,7 @@ def reading_floors(entries: dict, current_only: bool = True) -> dict[str, tuple[
     for task_id, entry in entries.items():
         if not current_only or is_current(task_id, entry):
             for name, floor in entry["floors"].items():
-                families.setdefault(group_of(task_id), {}).setdefault(name, []).append(floor["score"])
+                families.setdefault(family_of(task_id), {}).setdefault(name, []).append(floor["score"])
     return {
         family: (max(map(len, floors.values())), {name: sum(s) / len(s) for name, s in floors.items()})
         for family, floors in sorted(families.items())
@@ -112,7 +112,7 @@ def family_means(entries: dict, current_only: bool = True) -> dict[str, tuple[in
     families: dict[str, list[dict]] = {}
     for task_id, entry in entries.items():
         if not current_only or is_current(task_id, entry):
-            families.setdefault(group_of(task_id), []).append(entry)
+            families.setdefault(family_of(task_id), []).append(entry)
     means = {}
     for family, found in sorted(families.items()):
         scores = {kind: [e[kind]["score"] for e in found if kind in e] for kind in KINDS}

@@ -64,18 +64,22 @@ app = typer.Typer(
 class Output(Console):
     """Standard output. On a terminal, rich's usual width; elsewhere (a pipe, a file) a table gets the width its
     content needs, whatever $COLUMNS says, so that `wsp games | grep` sees whole ids and no cell is cut with an
-    ellipsis."""
+    ellipsis, and no line ends in the spaces that pad it to the width."""
 
     def print(self, *objects, **options) -> None:
+        if self.is_terminal:
+            return super().print(*objects, **options)
         tables = [item for item in objects if isinstance(item, Table)]
-        if self.is_terminal or not tables:
-            return super().print(*objects, **options)
         chosen, wide = self._width, self.options.update_width(UNBOUNDED)
-        self.width = max(self.width, *(self.measure(table, options=wide).maximum for table in tables))
+        if tables:
+            self.width = max(self.width, *(self.measure(table, options=wide).maximum for table in tables))
         try:
-            return super().print(*objects, **options)
+            with self.capture() as captured:
+                super().print(*objects, **options)
         finally:
             self._width = chosen  # back to rich's own choice ($COLUMNS, else the terminal's or 80)
+        self.file.write("\n".join(line.rstrip() for line in captured.get().split("\n")))
+        self.file.flush()
 
 
 UNBOUNDED = 1_000_000
@@ -171,9 +175,13 @@ def _check_private_sets() -> None:
 
 @contextmanager
 def progress_bar(label: str, total: int):
-    """A rich progress bar on stderr; yields the callback the engine calls with finished episodes."""
+    """A rich progress bar on stderr; yields the callback the engine calls with finished episodes. Where stderr
+    is not a terminal there is nothing to redraw, so nothing is drawn (rich would leave a blank line)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    if not errors.is_terminal:
+        yield lambda done: None
+        return
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),

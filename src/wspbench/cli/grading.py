@@ -206,7 +206,8 @@ def grade(
 
 def game_rows(selector: str = "all") -> list[dict]:
     """What `wsp games` shows of each task `selector` names (as `wsp run --tasks`): the facts its prompt and its
-    grade use."""
+    grade use, and the zero network's and the reference's scores on the task's scoring episodes (what `wsp grade`
+    plays by default and `wsp baselines` shows), else, where those are not measured, the calibration's."""
     from wspbench.baselines import measured
     from wspbench.tasks import select
 
@@ -215,9 +216,8 @@ def game_rows(selector: str = "all") -> list[dict]:
     for task in select(selector):
         calibration = task.calibration()
         entry = baselines.get(task.id)
-        if entry and not {"zero", "reference"} <= calibration.keys() and measured.is_current(task.id, entry):
-            # no calibration (SUPERBEAM): the scores `wsp baselines` shows, from benchmarks/baselines.py
-            calibration = {"zero": entry["zero"]["score"], "reference": entry["reference"]["score"], **calibration}
+        if entry and {"zero", "reference"} <= entry.keys() and measured.is_current(task.id, entry):
+            calibration = {"zero": entry["zero"]["score"], "reference": entry["reference"]["score"]}
         rows.append(
             {
                 "id": task.id,
@@ -259,23 +259,57 @@ def games(
     if as_json:
         print(json.dumps(rows))
         return
+    console.print(games_table(rows, console.width if console.is_terminal else None))
+
+
+GAMES_CAPTION = (
+    "cap: the raw score (mean return) that normalises to 1; steps: an episode's longest; zero: the all-zero network's "
+    "normalised score; reference: the shipped program's, for a generated game its trained network's; both on the "
+    "task's scoring episodes, as `wsp grade` plays them by default and `wsp baselines` shows them; - not measured"
+)
+
+
+def games_table(rows: list[dict], width: int | None = None):
+    """`wsp games` as a table whose every cell is whole on one line: ids, families and numbers never cut. On a
+    terminal too narrow for the descriptions (`width`), they are left out (and then the families, which the ids
+    begin with); `--json` has everything."""
+    from rich import box
     from rich.table import Table
 
-    table = Table(
-        caption="score cap: the raw score (mean return) that normalises to 1; steps at most: an episode's longest; "
-        "zero: the all-zero network's normalised score; reference: the shipped program's, for a generated game its "
-        "trained network's (from benchmarks/calibrate_synth.py or calibrate_generated.py, else from "
-        "`wsp baselines`); - not measured"
-    )
-    columns = ("task", "family", "score cap (raw)", "steps at most", "zero", "reference", "description")
-    for column in columns:
-        table.add_column(column, justify="left" if column in ("task", "family", "description") else "right")
-    for row in rows:
-        scores = ["-" if row[key] is None else f"{row[key]:.3f}" for key in ("zero", "reference")]
-        table.add_row(
-            row["id"], row["family"], f"{row['score_cap']:g}", f"{row['max_steps']:,}", *scores, row["description"]
+    cells = [
+        {
+            "task": row["id"],
+            "family": row["family"],
+            "cap": f"{row['score_cap']:g}",
+            "steps": f"{row['max_steps']:,}",
+            "zero": "-" if row["zero"] is None else f"{row['zero']:.3f}",
+            "reference": "-" if row["reference"] is None else f"{row['reference']:.3f}",
+            "description": row["description"],
+        }
+        for row in rows
+    ]
+    widths = {name: max([len(name), *(len(cell[name]) for cell in cells)]) for name in (cells[0] if cells else {})}
+    shown = list(widths)
+    for dropped in ("description", "family"):
+        needed = (
+            sum(widths[name] for name in shown if name != "description")
+            + 3 * len(shown)
+            + 1
+            + 30 * ("description" in shown)
         )
-    console.print(table)
+        if width is not None and needed > width and dropped in shown:
+            shown.remove(dropped)
+    caption = GAMES_CAPTION + ("" if "description" in shown else "; descriptions: a wider terminal, or --json")
+    table = Table(
+        caption=caption, caption_justify="left", box=box.SQUARE if width is None or width >= 100 else box.SIMPLE_HEAD
+    )
+    for name in shown:
+        wraps = name == "description"
+        table.add_column(name, justify="left" if name in ("task", "family", "description") else "right",
+                         no_wrap=not wraps, min_width=None if wraps else widths[name])  # fmt: skip
+    for cell in cells:
+        table.add_row(*(cell[name] for name in shown))
+    return table
 
 
 @app.command()
@@ -417,7 +451,7 @@ def suite(as_json: bool = typer.Option(False, "--json", help="Print the suite as
 
 @app.command()
 def warmup() -> None:
-    """Build the compiled game engine now (about 90 s, once per machine and version), so that the first
+    """Build the compiled game engine now (about 50 s, once per machine and version), so that the first
     compiled grade (every MinAtar game, and the trainer) does not wait for it."""
     import time
 

@@ -126,7 +126,7 @@ def report_progress():
         TimeElapsedColumn(),
         TextColumn("left"),
         TimeRemainingColumn(),
-        console=errors,
+        console=errors,  # not transient: where stderr is no terminal, its stages' final counts stay as a log
     ) as progress:
 
         def update(stage: str, done: int, total: int) -> None:
@@ -150,6 +150,9 @@ def report_command(
         REPLAY_SECONDS, min=0.0, max=86_400.0, help="Seconds for all replays; the rest are skipped with a note."
     ),
     replay_bytes: int = typer.Option(REPLAY_BYTES, min=10_000, help="Bytes per replay GIF (later frames dropped)."),
+    force: bool = typer.Option(
+        False, "--force", help="Replace an earlier report in OUT (a non-empty OUT is refused without it)."
+    ),
 ) -> None:
     """Static HTML and Markdown report: per-family means with 95% intervals, parse failures, tokens, cost,
     suites, and a few replays (one per model and family by default), bounded in frames, bytes and time."""
@@ -168,6 +171,7 @@ def report_command(
                 replay_seconds,
                 replay_bytes,
                 notice,
+                force,
             )
     except (OSError, ValueError) as error:  # a missing or corrupt run directory, an unwritable folder
         errors.print(str(error), style="red", markup=False, soft_wrap=True)

@@ -445,16 +445,17 @@ def runs_compare(
             Text(suite, style=None if row["same_suite"] else "bold red"),
         )
     console.print(table)
+    from wspbench.tasks.registry import summary
+
+    unranked, shared = len(ranked) < len(result["runs"]), result["shared_tasks"]
     console.print(
-        f"scores over {count(len(result['shared_tasks']), 'task')} finished in every run (shared tasks: "
-        f"{', '.join(result['shared_tasks']) or 'none'}); 'vs next' is the paired difference of the {by} score from "
-        "the run ranked below, with its 95% interval over tasks and episodes; rank '-': scored on another number "
-        "of episodes than the first run, so not ranked",
+        f"scores over the tasks finished in every run ({summary(shared) if shared else 'none'}); "
+        f"'vs next' is the paired difference of the {by} score from the run ranked below, with its 95% interval over "
+        "tasks and episodes"
+        + ("; rank '-': scored on another number of episodes than the first run, so not ranked" if unranked else ""),
         markup=False,
     )
     if result["tasks_left_out"]:
-        from wspbench.tasks.registry import summary
-
         console.print(
             f"left out (not finished in every run): {summary(result['tasks_left_out'])}", markup=False, style="yellow"
         )

@@ -250,7 +250,7 @@ def grade(
     except InputTooLarge as e:
         score = task.rejected(f"{e}: an answer has at most {task.max_answer_chars:,} characters")
     else:
-        with Progress(console=errors, transient=True, disable=as_json) as bar:
+        with Progress(console=errors, transient=True, disable=as_json or not errors.is_terminal) as bar:
             job = bar.add_task("playing", total=len(seeds))
             score = task.grade(text, seeds, Grading(progress=lambda n: bar.advance(job, n)))
     if as_json:

@@ -240,6 +240,15 @@ def resolve_engine(task: MinAtarGame, engine: str, episodes: int | None = None) 
     return engine
 
 
+def prepare(task: MinAtarGame, engine: str = "auto", episodes: int | None = None) -> None:
+    """Load, or compile the first time on a machine (about COMPILE_SECONDS), the compiled engine when it is the one
+    that would play `episodes` episodes of `task`; nothing otherwise. Loaded once, it is ready for every game."""
+    if resolve_engine(task, engine, episodes) == "compiled":
+        from wspbench.evaluation.compiled.engine import TWINS, play
+
+        play(TWINS[0], task.network, task.network.zeros(), [0], 1, 1)
+
+
 def evaluate(
     task: MinAtarGame,
     weights: Weights,

@@ -45,7 +45,7 @@ from importlib import metadata
 from pathlib import Path
 
 from wspbench.evaluation import ONE_WORKER
-from wspbench.files import write_atomic
+from wspbench.files import clear_earlier, write_atomic
 from wspbench.protocols import OneShot
 from wspbench.tasks import PRIVATE_SETS, grading_file
 from wspbench.tasks import suite as registry_suite
@@ -546,29 +546,9 @@ def write_dataset(out: Path, items: list[Exported], folders: list[Path], name: s
     )
 
 
-class NotEmpty(OSError):
-    """The output folder holds files: refused without `force`, or not an earlier export (never removed)."""
-
-
-def clear_earlier_export(out: Path, force: bool) -> None:
-    """Make `out` absent or empty, so that it will hold exactly the new export: without `force` a non-empty
-    folder is NotEmpty; with it, an earlier export (folders with a task.toml, the set files) is removed,
-    and anything else makes it NotEmpty, with nothing removed."""
-    if not out.is_dir() or not any(out.iterdir()):
-        return
-    if not force:
-        raise NotEmpty(f"{out} is not empty; pass --force to replace the earlier export in it")
-    strangers = sorted(
-        entry.name
-        for entry in out.iterdir()
-        if not (entry.name in SET_FILES and entry.is_file() and not entry.is_symlink())
-        and not (entry.is_dir() and not entry.is_symlink() and (entry / "task.toml").is_file())
-    )
-    if strangers:
-        shown = ", ".join(strangers[:5]) + (f" and {len(strangers) - 5} more" if len(strangers) > 5 else "")
-        raise NotEmpty(f"{out} holds more than an earlier export ({shown}); choose an empty folder")
-    for entry in out.iterdir():
-        shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+def earlier_export(entry: Path) -> bool:
+    """An entry of an earlier export: a task folder (with its task.toml) or one of the set's files."""
+    return (entry.name in SET_FILES and entry.is_file()) or (entry.is_dir() and (entry / "task.toml").is_file())
 
 
 def export_harbor(
@@ -588,13 +568,13 @@ def export_harbor(
     install "wheel" copies a wheel of this project into each verifier image (built with pip unless
     `wheel` is given); "pypi" installs the same version from PyPI when the image is built. Timeouts
     come from harbor_timeouts.json unless `measure`. `base_image` replaces the default python:3.11-slim
-    (the lock's Python; e.g. pinned to a digest). A non-empty `out` is NotEmpty unless `force` and it holds
+    (the lock's Python; e.g. pinned to a digest). A non-empty `out` is `files.NotEmpty` unless `force` and it holds
     an earlier export only, which is then removed."""
     if install not in ("wheel", "pypi"):
         raise ValueError("install must be wheel or pypi")
     if out.exists() and not out.is_dir():
         raise ValueError(f"{out} exists and is not a folder")
-    clear_earlier_export(out, force)
+    clear_earlier(out, force, earlier_export, "export")
     out.mkdir(parents=True, exist_ok=True)
     table = None if measure else measured_table()
     suite = registry_suite().to_json()

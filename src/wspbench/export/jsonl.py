@@ -4,8 +4,9 @@ A Parquet copy is written next to the JSONL file when `pyarrow` is installed.
 
 Column meanings: `name` the task's public id (`original/breakout`; an opaque `identify-choice/<hex>` for a reading
 task, whose id would name the answer: `Task.public`), `game` its public game ("" where the game is the answer),
-`task_id` the Harbor task name (`wspbench/original-breakout`, the same as `wsp export harbor`), `source` the
-public id's first part (`original`, `synth`; the id itself when it has one part), `split` "test" (every row is
+`task_id` the Harbor task name (`wspbench/original-breakout`, the same as `wsp export harbor`), `family` the
+task's family (`Task.family`: `original`, `synth`, `identify-choice`, as `wsp games` and summaries name it) and
+`source` the public id's first part, the same value (the layout has both columns), `split` "test" (every row is
 scored on held-out episodes), `episodes` the number of held-out episodes a grade plays. Ours: `network`,
 `answer_format` (the answer block: edits, json), `score_cap`, `prompt_version`, `prompt_sha256`, `protocol`,
 `verifier_env`, and the suite (`suite_name`, `suite_version`, `suite_digest`), so that rows from different suites

@@ -352,7 +352,7 @@ def make_app(
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="OpenEnv server for wspbench's weight-programming tasks")
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--port", type=int, default=8000, help="0: any free port (the first line says which)")
     parser.add_argument("--episodes", type=int, default=EPISODES, help="Held-out episodes per grade")
     parser.add_argument("--task", default=DEFAULT_TASK, help="Task of a reset that names none")
     parser.add_argument("--max-sessions", type=int, default=MAX_SESSIONS, help="WebSocket sessions at once")
@@ -392,9 +392,15 @@ def main(argv: list[str] | None = None) -> None:
         )
     except TaskError as error:
         parser.error(f"--task: {error}")
+    import socket
+
     import uvicorn
 
-    uvicorn.run(app, host=args.host, port=args.port, ws_max_size=args.max_body_bytes, log_level="warning")
+    # bound here and handed to uvicorn, so that --port 0 takes any free port without a race, and the line below says it
+    listener = socket.create_server((args.host, args.port))
+    print(f"listening on http://{args.host}:{listener.getsockname()[1]}", flush=True)
+    config = uvicorn.Config(app, ws_max_size=args.max_body_bytes, log_level="warning")
+    uvicorn.Server(config).run(sockets=[listener])
 
 
 if __name__ == "__main__":

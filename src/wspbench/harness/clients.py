@@ -303,6 +303,12 @@ class OpenAIClient:
             text = f"timed out after {self.timeout_s:g} s"
         elif isinstance(error, openai.APIStatusError):
             text = f"HTTP {error.status_code}: {error.message}"
+        elif isinstance(error, openai.APIConnectionError):  # nothing answered: say where, and what to check
+            cause = error.__cause__ or error
+            text = (
+                f"cannot connect to {safe_endpoint(self.base_url)} ({type(cause).__name__}: {cause}); check that the "
+                "server runs and that --base-url is its address (an OpenAI-compatible one usually ends in /v1)"
+            )
         elif isinstance(error, _Retryable):
             text = str(error)
         else:

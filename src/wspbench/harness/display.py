@@ -36,6 +36,7 @@ class RichDisplay(Display):
             TimeElapsedColumn(),
             console=console,
             transient=True,
+            disable=not console.is_terminal,  # a pipe gets the finished tasks' lines, not a blank bar line
         )
         self.overall = self.progress.add_task("tasks", total=total, completed=already_done)
         self.done_count, self.total = already_done, total  # each finished task's line says `k/N`: a pipe sees it too

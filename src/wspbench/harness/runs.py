@@ -38,6 +38,7 @@ import contextvars
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import platform
 import queue
@@ -50,6 +51,7 @@ from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 
+from wspbench.evaluation import Grading
 from wspbench.evaluation.executors import LocalExecutor, RayExecutor, current_executor, use_executor
 from wspbench.files import InputFileError, read_bounded, write_atomic
 from wspbench.harness.protocols import StopRun, run_task
@@ -77,6 +79,7 @@ from wspbench.tasks.spec import SKILLS, Task, safe_message
 from wspbench.words import count
 
 PACKAGES = ("wspbench", "MinAtar", "numpy", "openai")
+log = logging.getLogger(__name__)
 CORRUPT_NOTE = f"counted as {CORRUPT} (score 0) and not run again; move the file away to run its task again"
 
 
@@ -539,6 +542,17 @@ class Display:
         pass
 
 
+def prepare(tasks, config: RunConfig, workers: int | None) -> None:
+    """Load, or the first time on a machine compile, what the tasks' grades need (`Task.prepare`) before any
+    task's clock starts, so that no task's seconds hold the compile. A failure is left to the grade to report."""
+    grading = Grading(config.engine, workers)
+    for task in tasks:
+        try:
+            task.prepare(len(task.scoring_episodes(config.protocol.episodes)), grading)
+        except Exception as error:  # noqa: BLE001 - the task's grade fails with its own message
+            log.warning("%s: its engine could not be prepared: %s", task.id, safe_message(error))
+
+
 def run_batch(
     run_dir: RunDir,
     tasks: list[Task],
@@ -566,6 +580,7 @@ def run_batch(
     try:
         (executor or current_executor()).connect()  # here, not in a thread; no cluster: the run stops now
         todo = [(t, k) for t in tasks for k in range(config.samples) if not run_dir.finished(t.id, k)]
+        prepare({t.id: t for t, _ in todo}.values(), config, workers)
         work: queue.Queue[tuple[Task, int]] = queue.Queue()
         for unit in todo:
             work.put(unit)
@@ -655,9 +670,9 @@ def evaluate(
     temperature, top_p, seed, reasoning_effort, extra_body, headers), given as keywords or as `settings`; an
     unknown name is a ValueError. `tasks` is a selector as `wsp run --tasks` takes ("synth/*",
     "original/breakout,superbeam"), a Task or a list of them; those without the protocol are skipped with a
-    warning, as `wsp run` skips them. The run directory `out` (default as `wsp run`'s) keeps every prompt, reply
-    and score; calling again with the same `out` resumes the run, and different settings are refused
-    (RunDirError).
+    warning, as `wsp run` skips them. The run directory `out` (default as `wsp run`'s, a warning naming it when
+    it is not runs/<model>-<protocol>) keeps every prompt, reply and score; calling again with the same `out`
+    resumes the run, and different settings are refused (RunDirError).
     """
     from wspbench.tasks.registry import select
 
@@ -672,6 +687,8 @@ def evaluate(
     if not chosen:
         raise ValueError(f"no selected task has the {name} protocol")
     run_dir, _, client, config = start_run(model, chosen, settings, out, base_url, api_key_env)
+    for note in run_dir.notes:  # its own default directory, or what `open` set aside: as `wsp run` says it
+        warnings.warn(note, stacklevel=2)
     run_batch(run_dir, chosen, client, config, settings.concurrency, workers=settings.workers)
     records = (run_dir.record(task.id, sample) for task in chosen for sample in range(settings.samples))
     return [record for record in records if record is not None]

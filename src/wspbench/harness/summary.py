@@ -28,7 +28,7 @@ import hashlib
 from wspbench.harness.record import CORRUPT, TIME_LIMIT, Manifest, TaskRecord
 from wspbench.statistics import Sample, aggregate_interval, difference_interval
 from wspbench.tasks import all_tasks
-from wspbench.tasks.spec import SKILLS, group_of
+from wspbench.tasks.spec import SKILLS, family_of
 from wspbench.words import count
 
 COLUMNS = (
@@ -152,7 +152,7 @@ def part_scores(replies: Replies) -> list[dict]:
     parts: dict[tuple[str, str], list[str]] = {}
     for task in sorted(replies):
         if task in _breakdowns():
-            parts.setdefault((group_of(task), _breakdowns()[task]), []).append(task)
+            parts.setdefault((family_of(task), _breakdowns()[task]), []).append(task)
     ranks = _family_rank()
     rows = []
     for (family, part), mine in sorted(parts.items(), key=lambda item: (ranks.get(item[0][0], len(ranks)), item[0])):
@@ -174,14 +174,14 @@ def part_scores(replies: Replies) -> list[dict]:
 def _family_rank() -> dict[str, int]:
     ranks: dict[str, int] = {}
     for task in all_tasks():
-        ranks.setdefault(group_of(task.id), len(ranks))
+        ranks.setdefault(family_of(task.id), len(ranks))
     return ranks
 
 
 def families(task_ids) -> list[str]:
     """The families of these task ids, in suite order (the registry's), unknown ones after, by name."""
     ranks = _family_rank()
-    return sorted({group_of(t) for t in task_ids}, key=lambda f: (ranks.get(f, len(ranks)), f))
+    return sorted({family_of(t) for t in task_ids}, key=lambda f: (ranks.get(f, len(ranks)), f))
 
 
 def family_scores(replies: Replies, best: bool = False) -> dict:
@@ -197,7 +197,7 @@ def family_scores(replies: Replies, best: bool = False) -> dict:
 
     rows, ordered, groups = [], [], []
     for name in families(tasks):
-        mine = [t for t in tasks if group_of(t) == name]
+        mine = [t for t in tasks if family_of(t) == name]
         samples = [[sample for _, sample in replies[t]] for t in mine]
         rows.append(
             {
@@ -223,14 +223,14 @@ def _skills() -> dict[str, str]:
     found: dict[str, str] = {}
     for task in all_tasks():
         found[task.id] = task.skill
-        found.setdefault(group_of(task.id), task.skill)
+        found.setdefault(family_of(task.id), task.skill)
     return found
 
 
 def skill_of(task_id: str) -> str:
     """ "writing" or "reading", as the registry declares it (`Task.skill`); a task it lacks takes its family's,
     else writing."""
-    return _skills().get(task_id) or _skills().get(group_of(task_id), "writing")
+    return _skills().get(task_id) or _skills().get(family_of(task_id), "writing")
 
 
 def by_skill(replies: Replies) -> dict[str, Replies]:
@@ -496,7 +496,7 @@ def comparison(runs: list[tuple[str, Manifest, list[TaskRecord]]], by: str = "wr
                         "mean_difference": first[skill]["mean_test_score"] - second[skill]["mean_test_score"],
                         "ci95": list(
                             difference_interval(
-                                list(zip(a, b, strict=True)), groups=[group_of(shared[k]) for k in mine]
+                                list(zip(a, b, strict=True)), groups=[family_of(shared[k]) for k in mine]
                             )
                         ),
                     }

@@ -32,10 +32,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wspbench.baselines import measured
+from wspbench.files import clear_earlier
 from wspbench.harness.summary import SKILLS, audit_rows, by_skill, families, headline, replies_of
 from wspbench.report import REPLAY_BYTES, REPLAY_SECONDS, REPLAYS_PER_FAMILY
 from wspbench.report.runs import Entry, load_run
-from wspbench.tasks.spec import group_of
+from wspbench.tasks.spec import family_of
 from wspbench.words import count
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total): `wsp report` draws it as a bar on stderr
@@ -169,7 +170,7 @@ def family_rows(entries: list[Entry], label_of: dict[int, str], rows: list[Model
         for row in rows:
             means = {}  # per task: the mean over its replies (`wsp run --samples K`)
             for e in entries:
-                if label_of[id(e)] == row.label and e.task in shared and group_of(e.task) == name:
+                if label_of[id(e)] == row.label and e.task in shared and family_of(e.task) == name:
                     means.setdefault(e.task, []).append(e.score)
             relative = [
                 measured.relative(sum(s) / len(s), measured.of_task(task))
@@ -267,7 +268,7 @@ def write_replays(
     usable = [e for e in entries if e.answer is not None and e.status == "ok"]
     chosen, taken = [], {}
     for e in usable:
-        key = (label_of[id(e)], group_of(e.task))
+        key = (label_of[id(e)], family_of(e.task))
         if per_family is None or taken.get(key, 0) < per_family:
             chosen.append(e)
             taken[key] = taken.get(key, 0) + 1
@@ -350,7 +351,7 @@ def write_scores_chart(plt, entries: list[Entry], label_of: dict[int, str], rows
     interval: the picture grows with the tasks, TASK_ROW_PIXELS per task and model, so every label stays
     readable at any task count."""
     tasks = list(dict.fromkeys(e.task for e in entries if e.score is not None))
-    groups = [(name, [t for t in tasks if group_of(t) == name]) for name in families(tasks)]
+    groups = [(name, [t for t in tasks if family_of(t) == name]) for name in families(tasks)]
     row_height = TASK_ROW_PIXELS * max(1, len(rows))
     top, title, ticks, gap, bottom = 40, 24, 22, 16, 30  # pixels around each panel's bars
     bodies = [max(2, len(found)) * row_height for _, found in groups]
@@ -637,6 +638,14 @@ def page(
     return "\n".join(out) + "\n"
 
 
+REPORT_FILES = ("index.html", "report.md", "models.png", "scores.png")  # and the folder replays/
+
+
+def earlier_report(entry: Path) -> bool:
+    """An entry of an earlier report: one of its files, or its replays folder."""
+    return (entry.is_file() and entry.name in REPORT_FILES) or (entry.is_dir() and entry.name == "replays")
+
+
 def build_report(
     run_dirs: list[Path],
     out: Path,
@@ -647,10 +656,12 @@ def build_report(
     replay_seconds: float = REPLAY_SECONDS,
     replay_bytes: int = REPLAY_BYTES,
     notice: Callable[[str], None] | None = None,
+    force: bool = False,
 ) -> list[Path]:
     """Write the report files; returns them (HTML first). Nothing is graded: intervals are the records'.
     `progress` is told each stage's advance: loading runs, writing replays, writing charts; `notice`, each
-    record left out because it cannot be used."""
+    record left out because it cannot be used. `out` must be empty or absent; with `force`, an earlier report
+    there is replaced whole (no replay of it is left), and anything else in it is refused (NotEmpty)."""
     entries: list[Entry] = []
     for done, path in enumerate(run_dirs):
         if progress:
@@ -658,6 +669,7 @@ def build_report(
         entries += load_run(Path(path), notice)
     if progress:
         progress("loading runs", len(run_dirs), len(run_dirs))
+    clear_earlier(out, force, earlier_report, "report")
     out.mkdir(parents=True, exist_ok=True)
     label_of = labels(entries)
     rows = model_rows(entries, label_of)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wspbench.harness.record import Manifest, TaskRecord
-from wspbench.tasks.spec import Score
+from wspbench.tasks.spec import Score, family_of
 
 __all__ = ["Entry", "RunError", "entry_from_record", "load_run"]
 
@@ -85,7 +85,7 @@ def entry_from_record(run: str, manifest: Manifest, record: TaskRecord) -> Entry
         model=record.model or manifest.config.model,
         protocol=record.protocol or manifest.config.protocol.name,
         task=record.task,
-        family=record.family or "?",
+        family=family_of(record.task),  # not `record.family`: a record of before issue 52 names the module
         status=record.status,
         score=record.test_score if ok else None,
         parse_failure=parse_failure,

@@ -33,7 +33,6 @@ SYSTEM = "You read neural-network weights and say what the network does. Follow 
 
 
 class IdentifyTask(Task):
-    family = "identify"
     skill = "reading"
     network = MINATAR_NETWORK
     answer_format = "game"

@@ -49,7 +49,6 @@ GENERATED_NETWORKS = "trained"  # the generated games' networks: minatar_synth's
 
 
 class MinAtarTask(GameTask):
-    family = "minatar"
     network = MINATAR_NETWORK
     answer_format = "edits"
     protocols = BUILT_IN
@@ -165,6 +164,11 @@ class MinAtarTask(GameTask):
 
         run = evaluate(self.binding, weights, episodes, grading.engine, grading.workers, grading.progress)
         return list(run.returns), list(run.lengths), {}
+
+    def prepare(self, episodes: int, grading: Grading = DEFAULT) -> None:
+        from wspbench.evaluation.engine import prepare
+
+        prepare(self.binding, grading.engine, episodes)
 
     def watch(self, weights: Weights, episode: int, observe) -> tuple[float, int, dict]:
         from wspbench.evaluation.engine import play_reference

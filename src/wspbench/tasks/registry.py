@@ -1,7 +1,8 @@
 """The task registry: every task of the suite, by canonical id. The one place where families are listed.
 
-A family is a module with a `tasks()` function that returns its `Task` objects (see `spec.py`). The
-built-in families are listed in FAMILIES; an installed package adds one through the entry point group
+A family module has a `tasks()` function that returns its `Task` objects (see `spec.py`); a task's family is
+its id's prefix (`Task.family`), so one module may make several (`minatar.py`: original, synth, gen). The
+built-in family modules are listed in FAMILIES; an installed package adds one through the entry point group
 `wspbench.families` (`name = "module:tasks"`); `register_family` adds one at run time (the toy family of
 `tests/tasks/test_registry.py`). Building the list is cheap: a task loads its game only when
 it is graded or prompted, so `wsp --help` and `wsp games` stay fast.
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from wspbench.tasks.spec import SKILLS, Task, group_of, safe_message
+from wspbench.tasks.spec import SKILLS, Task, family_of, safe_message
 from wspbench.words import count
 
 SUITE_NAME = "wspbench"
@@ -105,7 +106,7 @@ def _installed_families() -> list[tuple[str, Callable]]:
 
 
 def _plugin_tasks(name: str, make: Callable, taken: dict[str, Task], reserved: frozenset[str]) -> list[Task]:
-    """The valid tasks of one plugin family (ids not in `taken`, families and id prefixes not in `reserved`);
+    """The valid tasks of one plugin family (ids not in `taken`, families not in `reserved`);
     each one left out is named in a warning."""
     try:
         made = list(itertools.islice(make(), MAX_PLUGIN_TASKS + 1))
@@ -141,8 +142,10 @@ def _problem(task, taken: dict[str, Task], reserved: frozenset[str], kept: dict[
         return f"{task_id}: its skill must be one of {', '.join(SKILLS)}, not {task.skill!r:.40}"
     if task_id in taken or task_id in kept:
         return f"{task_id} repeats the id of {'another' if task_id in kept else 'an earlier'} task"
-    if group_of(task_id) in reserved or family in reserved:
-        return f"{task_id}: its family {family!r:.40} or id prefix is a built-in family's"
+    if family != family_of(task_id):
+        return f"{task_id}: its family {family!r:.40} is not its id's prefix"
+    if family in reserved:
+        return f"{task_id}: its family {family!r:.40} is a built-in family"
     return None
 
 
@@ -171,7 +174,7 @@ def _load() -> Registry:
             if task.id in tasks:
                 raise ValueError(f"two tasks have the id {task.id!r}")
             tasks[task.id] = task
-        reserved = frozenset(group_of(task.id) for task in tasks.values()) | {t.family for t in tasks.values()}
+        reserved = frozenset(task.family for task in tasks.values())
         families = [*_installed_families(), *_registered.items()]
         for name, make in families:
             tasks.update((task.id, task) for task in _plugin_tasks(name, make, tasks, reserved))
@@ -260,10 +263,7 @@ def select(selector: str) -> list[Task]:
         matches = [
             task
             for task in tasks.values()
-            if fnmatch.fnmatchcase(task.id, pattern)
-            or loaded.names.get(pattern) is task
-            or task.id.startswith(pattern + "/")
-            or task.family == pattern
+            if fnmatch.fnmatchcase(task.id, pattern) or loaded.names.get(pattern) is task or task.family == pattern
         ]
         if not matches:
             raise UnknownTask(f"no task matches {item!r:.80}{_hint(item)}")
@@ -301,15 +301,15 @@ def _hint(text: str) -> str:
 
 
 def summary(ids: Iterable[str], shown: int = 3) -> str:
-    """A long list of task ids in one short line: the count, then per group its count and first few ids."""
-    groups: dict[str, list[str]] = {}
+    """A long list of task ids in one short line: the count, then per family its count and first few ids."""
+    families: dict[str, list[str]] = {}
     for task_id in ids:
-        groups.setdefault(group_of(task_id), []).append(task_id)
+        families.setdefault(family_of(task_id), []).append(task_id)
     parts = [
-        f"{group} {len(members)} ({', '.join(members[:shown])}{', ...' if len(members) > shown else ''})"
-        for group, members in groups.items()
+        f"{family} {len(members)} ({', '.join(members[:shown])}{', ...' if len(members) > shown else ''})"
+        for family, members in families.items()
     ]
-    total = sum(len(members) for members in groups.values())
+    total = sum(len(members) for members in families.values())
     return f"{count(total, 'task')}: " + "; ".join(parts)
 
 

@@ -126,7 +126,6 @@ def inverse(trained: Weights, kind: str, parameter: list[int]) -> str:
 
 
 class RepairTask(GameTask):
-    family = "repair"
     skill = "reading"
     network = MINATAR_NETWORK
     answer_format = "edits"

@@ -241,7 +241,6 @@ class Task(ABC):
     """One task. A family subclasses it once; the registry (`registry.py`) holds the instances."""
 
     id: str  # canonical: "original/breakout", "synth/ferry", "superbeam"
-    family: str  # the family module's name
     network: Network
     answer_format: str  # the fenced block a reply ends with: "edits", "json"
     facts: Facts  # what the task states about itself (a game task's are its game's: `GameTask.game`)
@@ -262,6 +261,14 @@ class Task(ABC):
     def slug(self) -> str:
         """The id as a file or folder name: `original-breakout`, `superbeam`."""
         return slug_of(self.id)
+
+    @property
+    def family(self) -> str:
+        """Its family, wherever tasks are grouped (`wsp games`, summaries and their family-weighted headlines,
+        reports, records, exports): its id before the "/" (`original`, `synth`, `gen`, `superbeam`, `identify`,
+        `identify-choice`, `repair`, a plugin family's name), tasks whose scores share one scale (docs/validity.md).
+        One module of this package may make several families (`minatar.py`: original, synth and gen)."""
+        return family_of(self.id)
 
     def public(self) -> Public:
         """What exports show a model of this task (Harbor names, `task.toml`, JSONL columns, Inspect samples,
@@ -402,6 +409,12 @@ class Task(ABC):
             seconds=round(time.perf_counter() - started, 3),
             episode_caps=caps,
         )
+
+    def prepare(self, episodes: int, grading: Grading = DEFAULT) -> None:
+        """Load, or the first time on a machine compile, what grading `episodes` episodes needs (a compiled
+        engine), so that the seconds of the first grade are the grade's own: a run calls it before its tasks
+        start (`harness/runs.py`). Most tasks need nothing."""
+        return None
 
     def grade(
         self,
@@ -576,16 +589,16 @@ class GameTask(Task):
         return {**super().seeds(protocol), **protocol.seeds(self)}
 
 
-def group_of(task_id: str) -> str:
-    """The group a task id names before its "/" ("original", "synth"), or the whole id ("superbeam"): reports
-    give means per group, since the groups' scores are not on one scale (docs/validity.md)."""
+def family_of(task_id: str) -> str:
+    """The family a task id names before its "/" ("original", "synth"), or the whole id ("superbeam"): reports
+    give means per family, since the families' scores are not on one scale (docs/validity.md)."""
     return task_id.split("/", 1)[0]
 
 
 def opaque_id(task_id: str, salt: str) -> str:
     """`<group>/<12 hex>`: a task id that does not name the task's answer, for exports. Not a secret (anyone with
     the code can hash every public id); a private set (`reading_set.py`) is what keeps answers unseen."""
-    return f"{group_of(task_id)}/{hashlib.sha256(f'{salt}:{task_id}'.encode()).hexdigest()[:12]}"
+    return f"{family_of(task_id)}/{hashlib.sha256(f'{salt}:{task_id}'.encode()).hexdigest()[:12]}"
 
 
 def slug_of(task_id: str) -> str:

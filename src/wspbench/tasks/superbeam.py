@@ -54,7 +54,6 @@ class SuperbeamTask(GameTask):
     on harder or easier levels (`wsp superbeam grade --difficulty`), which is not part of the suite."""
 
     id = "superbeam"
-    family = "superbeam"
     network = SUPERBEAM_NETWORK
     answer_format = "json"
     protocols = BUILT_IN

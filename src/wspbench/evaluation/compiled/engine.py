@@ -55,7 +55,7 @@ SYNTH = GENERATED + 1  # the first hand-written synthetic twin's code (its index
 NEXT, UNDECIDED, FINISHED = range(3)
 DONE, OVERFLOWED = 0, -1
 REPORT_EVERY = 16
-COMPILE_SECONDS = 90  # the first compilation of every twin, measured with `wsp warmup` on a quiet 2-core machine: 85 s
+COMPILE_SECONDS = 50  # the first compilation of every twin, `wsp warmup` with an empty cache on 2 cores: 45 to 51 s
 COMPILING = f"compiling the game engine, first run only, about {COMPILE_SECONDS} s (`wsp warmup` builds it ahead)"
 log = logging.getLogger(__name__)
 
