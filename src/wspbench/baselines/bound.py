@@ -1,0 +1,252 @@
+"""The hindsight bound: the best return a search finds on an episode when it knows that episode's own random draws.
+
+A policy sees only the screen. This search steps copies of the whole game, its generator included, so every
+branch it tries meets the future the episode will really have, sticky actions too. No policy, network or not,
+can beat the best return over every action sequence of an episode, so the mean of that best over calibration
+episodes is a cap that no score can pass. A beam keeps `width` plays per step, not all of them, so what it finds
+is a lower estimate of that best (the search's own gaps), and each result carries the action sequence that
+reached it, so that anyone can replay it in the reference game and get the same return (the tests do).
+
+Beam search on the compiled twins (`wspbench/evaluation/compiled/`), where a play is one row of integers and its
+game generator, cheap to copy. Every step each kept play tries every action the game uses; a child whose game
+ended (or reached the step limit) offers its return as a result and goes no further; the live children are ranked
+by their return so far plus POTENTIAL_WEIGHT x the task's potential (`MinAtarTask.potential`: minus the distance
+from the player to the nearest reward cell, over 18), which leads the search through games whose reward comes at
+the end of a long walk. Two rules keep the beam from filling with one idea. Children in the same state (row and
+generator alike) go on once, the one with the higher return. And the cells take turns: a cell is what the screen
+shows of the player, the rewards and the gauge (the player's place, where the rewards are, the lives, heat or time
+left), and every cell's best child goes on before any cell's second best, and so on; within a turn the scenes
+(the same without the player) take turns likewise, then the rank decides. So a play that took a step no reward
+pays for at once (a ferry that picked up its passenger: the reward cell moved to the far bank) keeps its place
+beside the plays that did not, and a wider beam gives every cell more plays, not more of the best one. Ties of
+rank are broken by a hash of the child's state, never by chance: a search is a pure function of its task,
+episode and width.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from wspbench.evaluation.compiled.common import CANDIDATES, FIRST_FIELD, TERMINAL, WIDTH
+from wspbench.evaluation.compiled.engine import act, observe, start_episode
+from wspbench.evaluation.compiled.mt19937 import WORDS
+from wspbench.games.minatar import CHANNEL_NAMES
+
+POTENTIAL_WEIGHT = 1.0  # a reward of 1 is worth walking the whole grid (18 cells) toward the next one
+PLAYER, REWARD, GAUGE = (CHANNEL_NAMES.index(name) for name in ("player", "reward", "gauge"))
+CHANNELS = len(CHANNEL_NAMES)
+NEVER = 1 << 40  # the place of a child that does not go on
+_MIX = np.random.default_rng(20261207).integers(1, 2**62, size=WIDTH + 3, dtype=np.int64) | 1  # hash multipliers
+
+
+@dataclass(frozen=True)
+class Found:
+    """The best play the search found on one episode: its return, its length and its actions, in order."""
+
+    episode: int
+    value: float
+    length: int
+    actions: tuple[int, ...]
+    width: int
+    cpu_seconds: float  # the core time the search took (its cost, whatever else the machine ran)
+
+
+@njit(cache=True)
+def potential(active, count):
+    """`MinAtarTask.potential` of one observation given as its active inputs: minus the Manhattan distance from
+    the player to the nearest reward cell over 18, 0 when either is not on the grid."""
+    player = -1
+    for t in range(count):
+        if active[t] % CHANNELS == PLAYER:
+            cell = active[t] // CHANNELS
+            if player < 0 or cell < player:  # the first player cell in row-major order, as argmax picks it
+                player = cell
+    if player < 0:
+        return 0.0
+    nearest = 99
+    for t in range(count):
+        if active[t] % CHANNELS == REWARD:
+            cell = active[t] // CHANNELS
+            distance = abs(cell // 10 - player // 10) + abs(cell % 10 - player % 10)
+            nearest = min(nearest, distance)
+    return 0.0 if nearest == 99 else -min(nearest, 18) / 18.0
+
+
+@njit(cache=True)
+def _hash(row, used, keys, position, mix):
+    """A 64-bit hash of a play's state: its row (zero from `used` on), and its generator's place in the stream (two
+    plays of one episode that drew alike have the same generator words)."""
+    value = np.int64(0)
+    for i in range(used):
+        value += row[i] * mix[i]
+    n = row.shape[0]
+    return value + position * mix[n] + np.int64(keys[0]) * mix[n + 1] + np.int64(keys[WORDS - 1]) * mix[n + 2]
+
+
+@njit(cache=True)
+def _used(row, used):
+    """How much of `row` is in use: past `used`, up to its last field that is not 0. Every row the search holds is
+    0 from `used` on, so copying and hashing stop there (most games use a few dozen of a row's WIDTH fields)."""
+    for i in range(row.shape[0] - 1, used - 1, -1):
+        if row[i] != 0:
+            return i + 1
+    return used
+
+
+@njit(cache=True)
+def _place_in_group(groups, ranks, made, places):
+    """Each of the first `made` children's place in its group, best rank first (0 for the best, the first made
+    among equals); a child ranked -inf gets the place NEVER."""
+    order = np.argsort(-ranks[:made], kind="mergesort")
+    order = order[np.argsort(groups[order], kind="mergesort")]  # by group, and by rank within a group
+    place = 0
+    for k in range(made):
+        c = order[k]
+        place = place + 1 if k > 0 and groups[c] == groups[order[k - 1]] else 0
+        places[c] = place if ranks[c] > -np.inf else NEVER
+
+
+@njit(cache=True)
+def _search(game, setup, episode, max_steps, width, actions, weight, mix, parents, moves, chosen):
+    """Beam search over one episode (see the module docstring). Returns the best return found, the step at which
+    that play ended and its child's index there; `moves[step, child]` is a child's action, `parents[step, child]`
+    its parent's place in the beam kept after step - 1, and `chosen[step, k]` the child kept in place k."""
+    first = np.zeros((1, WIDTH), np.int64)
+    first[0, FIRST_FIELD : FIRST_FIELD + setup.shape[0]] = setup
+    first_keys = np.zeros((2, WORDS), np.uint32)
+    first_positions = np.zeros(2, np.int64)
+    start_episode(game, first, first_keys, first_positions, 0, episode)
+
+    branching = actions.shape[0]
+    children = width * branching
+    rows = np.zeros((width, WIDTH), np.int64)
+    keys = np.zeros((width, WORDS), np.uint32)
+    positions = np.zeros(width, np.int64)
+    values = np.zeros(width)
+    child_rows = np.zeros((children, WIDTH), np.int64)
+    child_keys = np.zeros((children, WORDS), np.uint32)
+    child_positions = np.zeros(children, np.int64)
+    child_values = np.zeros(children)
+    ranks = np.full(children, -np.inf)
+    hashes = np.zeros(children, np.int64)
+    cells = np.zeros(children, np.int64)
+    scenes = np.zeros(children, np.int64)
+    places = np.zeros(children, np.int64)
+    turns = np.zeros(children, np.int64)
+    active = np.zeros(CANDIDATES, np.int64)
+    seen = np.zeros(600, np.int64)
+    stamp = 0
+
+    rows[0] = first[0]
+    used = _used(first[0], 0)
+    keys[0] = first_keys[0]
+    positions[0] = first_positions[0]
+    kept = 1
+    best, best_step, best_child = -np.inf, -1, -1
+    for step in range(max_steps):
+        made = 0
+        for i in range(kept):
+            for a in range(branching):
+                c = made
+                made += 1
+                child_rows[c, :used] = rows[i, :used]
+                child_keys[c] = keys[i]
+                child_positions[c] = positions[i]
+                child_values[c] = values[i] + act(game, child_rows[c], actions[a], child_keys, child_positions, c)
+                used = _used(child_rows[c], used)
+                parents[step, c] = i
+                moves[step, c] = actions[a]
+                ranks[c] = -np.inf  # not going on
+                if child_rows[c, TERMINAL] != 0 or step + 1 == max_steps:
+                    if child_values[c] > best:
+                        best, best_step, best_child = child_values[c], step, c
+                    continue
+                stamp += 1
+                count = observe(game, child_rows[c], active, seen, stamp)
+                ranks[c] = child_values[c] + weight * potential(active, count)
+                scene, player = np.int64(0), np.int64(0)
+                for t in range(count):
+                    channel = active[t] % CHANNELS
+                    if channel == REWARD or channel == GAUGE:
+                        scene += mix[active[t]]
+                    elif channel == PLAYER:
+                        player += mix[active[t]]
+                scenes[c] = scene
+                cells[c] = scene + 3 * player
+                hashes[c] = _hash(child_rows[c], used, child_keys[c], child_positions[c], mix)
+                ranks[c] += ((hashes[c] >> 20) & 0xFFFF) * 1e-12  # ties broken by the state, not by birth order
+        # a state reached twice goes on once, from its best-ranked child (same state, same potential: the higher
+        # return; the first made among equals); then the cells take turns (every cell's best, then every cell's
+        # second best, ...), and within a turn the scenes do, each by rank
+        _place_in_group(hashes, ranks, made, places)
+        _place_in_group(cells, np.where(places[:made] < 1, ranks[:made], -np.inf), made, places)
+        turns[:made] = places[:made]
+        _place_in_group(scenes + turns * mix[0], ranks, made, places)
+        order = np.argsort(-ranks[:made], kind="mergesort")  # stable: ties keep the order they were made in
+        order = order[np.argsort(places[order], kind="mergesort")]
+        order = order[np.argsort(turns[order], kind="mergesort")]
+        kept = 0
+        for c in order:
+            if kept == width or turns[c] == NEVER:
+                break
+            rows[kept, :used] = child_rows[c, :used]
+            keys[kept] = child_keys[c]
+            positions[kept] = child_positions[c]
+            values[kept] = child_values[c]
+            chosen[step, kept] = c
+            kept += 1
+        if kept == 0:
+            break
+    return best, best_step, best_child
+
+
+def search(task, episode: int, width: int, weight: float = POTENTIAL_WEIGHT) -> Found:
+    """The best play a beam of `width` finds on `episode` of `task` (a MinAtar-style task whose game a compiled
+    twin follows), with the actions that reach it."""
+    from wspbench.evaluation.compiled.engine import TWINS
+    from wspbench.evaluation.engine import compiled_twin
+
+    twin = compiled_twin(task.binding) if hasattr(task, "binding") else None
+    if twin is None:
+        raise ValueError(f"{task.id}: no compiled twin follows this game, so there is nothing to search on")
+    if width < 1:
+        raise ValueError("a beam needs a width of at least 1")
+    name, setup = twin
+    setup = np.zeros(0, np.int64) if setup is None else np.asarray(setup, np.int64)
+    actions = np.asarray(task.acting_actions() or range(6), np.int64)
+    max_steps = task.binding.max_steps
+    parents = np.zeros((max_steps, width * len(actions)), np.int32)
+    moves = np.zeros((max_steps, width * len(actions)), np.int8)
+    chosen = np.zeros((max_steps, width), np.int32)
+    started = time.process_time()
+    value, step, child = _search(
+        TWINS.index(name), setup, episode, max_steps, width, actions, weight, _MIX, parents, moves, chosen
+    )
+    seconds = time.process_time() - started
+    played = []
+    while step >= 0:
+        played.append(int(moves[step, child]))
+        place = parents[step, child]
+        step -= 1
+        if step >= 0:
+            child = chosen[step, place]
+    return Found(episode, float(value), len(played), tuple(reversed(played)), width, seconds)
+
+
+def replay(task, episode: int, actions: Sequence[int]) -> tuple[float, int]:
+    """The return and length of `actions` played in order on `episode` of `task` in the reference game (Python,
+    seeded as every engine seeds it): what makes a search's result a play anyone can check."""
+    environment = task.environment(episode)
+    total, length = 0.0, 0
+    for action in actions:
+        reward, done = environment.act(action)
+        total += reward
+        length += 1
+        if done:
+            break
+    return total, length

@@ -1,0 +1,75 @@
+"""The hindsight bound (src/wspbench/baselines/bound.py): every result is a real play of the reference game, the
+search ranks by the task's own potential, and it finds at least what our players reach on the same episodes."""
+
+import importlib
+
+import numpy as np
+import pytest
+
+from wspbench.baselines.bound import potential, replay, search
+from wspbench.evaluation.compiled.common import CANDIDATES
+from wspbench.evaluation.compiled.engine import TWINS, act, observe, start_episode
+from wspbench.evaluation.compiled.mt19937 import WORDS
+from wspbench.evaluation.engine import compiled_twin
+from wspbench.tasks import get_task
+
+
+@pytest.mark.parametrize("task_id", ["synth/ferry", "synth/heat_gun", "gen/00100", "gen/00410"])
+def test_a_found_play_replays_in_the_reference_game_to_the_same_return_and_length(task_id):
+    task = get_task(task_id)
+    for episode in task.calibration_episodes(2):
+        found = search(task, episode, width=16)
+        assert found.length == len(found.actions) > 0 and found.width == 16 and found.episode == episode
+        assert replay(task, episode, found.actions) == (found.value, found.length)
+
+
+def test_a_search_is_a_pure_function_of_its_task_episode_and_width():
+    task = get_task("gen/00100")
+    first, second = (search(task, 200_001, width=24) for _ in range(2))
+    assert (first.value, first.actions) == (second.value, second.actions)
+
+
+@pytest.mark.parametrize("task_id", ["synth/ferry", "gen/00100", "synth/fruit_catch"])
+def test_the_compiled_potential_is_the_tasks_own(task_id):
+    """The search ranks by `MinAtarTask.potential`, computed in compiled code from the active inputs."""
+    task = get_task(task_id)
+    twin, setup = compiled_twin(task.binding)
+    game = TWINS.index(twin)
+    rows, keys, positions = np.zeros((1, 1024), np.int64), np.zeros((2, WORDS), np.uint32), np.zeros(2, np.int64)
+    if setup is not None:
+        rows[0, 2 : 2 + len(setup)] = setup
+    start_episode(game, rows, keys, positions, 0, 7)
+    active, seen = np.zeros(CANDIDATES, np.int64), np.zeros(600, np.int64)
+    moves = np.random.default_rng(0).integers(6, size=200)
+    compared = 0
+    for stamp, action in enumerate(moves, start=1):
+        count = observe(game, rows[0], active, seen, stamp)
+        inputs = np.zeros((1, 600))
+        inputs[0, active[:count]] = 1.0
+        assert potential(active, count) == pytest.approx(task.potential(inputs)[0], abs=1e-12)
+        compared += potential(active, count) != 0.0
+        act(game, rows[0], action, keys, positions, 0)
+        if rows[0, 1]:
+            break
+    assert compared > 0  # the player and a reward were on the grid at some point
+
+
+def test_the_bound_is_at_least_what_the_scripted_player_and_the_reference_reach_episode_by_episode():
+    task = get_task("synth/ferry")
+    episodes = task.calibration_episodes(3)
+    policy = importlib.import_module("minatar_synth.policies.ferry").policy
+    reference = task.grade(task.offline_answer("reference"), episodes)
+    for episode, reached in zip(episodes, reference.values, strict=True):
+        environment = task.environment(episode)
+        scripted, done = 0.0, False
+        while not done:
+            reward, done = environment.act(policy(environment.game))
+            scripted += reward
+        assert search(task, episode, width=32).value >= max(scripted, reached) > 0
+
+
+def test_what_cannot_be_searched_is_refused_with_the_reason():
+    with pytest.raises(ValueError, match="width"):
+        search(get_task("gen/00100"), 200_000, width=0)
+    with pytest.raises(ValueError, match="no compiled twin"):
+        search(get_task("superbeam"), 0, width=8)
