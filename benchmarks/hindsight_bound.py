@@ -15,40 +15,28 @@ Costs are CPU seconds of the search (`Found.cpu_seconds`), so they hold on a bus
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 from wspbench.baselines.bound import replay, search
 from wspbench.tasks import get_task
 
+sys.path.insert(0, str(Path(__file__).parent))
+from calibrate_synth import has_scripted_player, scripted_returns  # noqa: E402 - a sibling script
+
 GAIN = 0.02  # doubling the width must add less than this share of the mean
 SAMPLE = ("synth/ferry", "synth/heat_gun", "synth/river_hop", "gen/00100", "gen/00410", "gen/00124")
-
-
-def scripted_returns(task, episodes: list[int]) -> list[float] | None:
-    """The scripted player's returns (it reads the game's hidden state), or None: only hand-written games have one."""
-    try:
-        policy = importlib.import_module(f"minatar_synth.policies.{task.binding.spec.module.rpartition('.')[2]}")
-    except ModuleNotFoundError:
-        return None
-    returns = []
-    for episode in episodes:
-        environment, total, done = task.environment(episode), 0.0, False
-        while not done:
-            reward, done = environment.act(policy.policy(environment.game))
-            total += reward
-        returns.append(total)
-    return returns
 
 
 def measure(task_id: str, count: int, width: int, max_width: int) -> dict:
     task = get_task(task_id)
     episodes = task.calibration_episodes(count)
     reference = list(task.grade(task.offline_answer("reference"), episodes).values)
-    scripted = scripted_returns(task, episodes)
+    scripted = scripted_returns(task.game.name, episodes) if has_scripted_player(task.game.name) else None
     ladder, best = [], None
     while True:
         found = [search(task, episode, width) for episode in episodes]
