@@ -244,9 +244,15 @@ def channel_lines(d: Design) -> list[str]:
     return lines
 
 
+def acting_actions(layout: str, fire: bool) -> tuple[int, ...]:
+    """The actions that do something in a game of this layout, no-op first; every other action acts like no-op."""
+    moves = {"bottom": (1, 3), "left": (2, 4), "free": (1, 2, 3, 4)}[layout]
+    return (0, *moves, *((5,) if fire else ()))
+
+
 def action_lines(d: Design) -> list[str]:
     moves = {"bottom": "1 left, 3 right", "left": "2 up, 4 down", "free": "1 left, 2 up, 3 right, 4 down"}[d.layout]
-    acting = {"bottom": {1, 3}, "left": {2, 4}, "free": {1, 2, 3, 4}}[d.layout] | ({5} if d.fire else set())
+    acting = set(acting_actions(d.layout, d.fire)) - {0}
     text = f"- 0 no-op, {moves}" + (", 5 fire" if d.fire else "")
     idle = [str(a) for a in range(1, 6) if a not in acting]
     if len(idle) == 1:

@@ -179,6 +179,13 @@ class MinAtarTask(GameTask):
         return value, length, {"outcome": f"return {value:g} after {length} steps"}
 
     def acting_actions(self) -> tuple[int, ...] | None:
+        """The game's own set (an original game's minimal action set), or for a generated game the set its
+        layout and fire give (`minatar_synth.generator.acting_actions`, as its docstring states it)."""
+        mechanics = generated_calibration(self.private_set).get(self.binding.game, {}).get("mechanics")
+        if mechanics is not None:
+            from minatar_synth.generator import acting_actions
+
+            return acting_actions(mechanics["layout"], mechanics["fire"])
         return self.binding.acting_actions()
 
     def potential(self, observations: np.ndarray) -> np.ndarray:
