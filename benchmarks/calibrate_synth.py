@@ -210,7 +210,7 @@ def main() -> None:
         )
     if options.write:
         stored = json.loads(CALIBRATION.read_text()) if CALIBRATION.exists() else {}
-        stored.update(rows)
+        stored.update({game: {**stored.get(game, {}), **row} for game, row in rows.items()})  # a bound stays
         ordered = {
             task.game.name: stored[task.game.name] for task in select("original,synth,gen") if task.game.name in stored
         }

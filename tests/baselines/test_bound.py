@@ -6,6 +6,7 @@ import importlib
 import numpy as np
 import pytest
 
+from wspbench.baselines import bound
 from wspbench.baselines.bound import potential, replay, search
 from wspbench.evaluation.compiled.common import CANDIDATES
 from wspbench.evaluation.compiled.engine import TWINS, act, observe, start_episode
@@ -73,3 +74,49 @@ def test_what_cannot_be_searched_is_refused_with_the_reason():
         search(get_task("gen/00100"), 200_000, width=0)
     with pytest.raises(ValueError, match="no compiled twin"):
         search(get_task("superbeam"), 0, width=8)
+
+
+@pytest.mark.parametrize("task_id", ["gen/00100", "gen/00103", "gen/00124", "gen/00129"])
+def test_an_action_a_generated_game_calls_idle_changes_nothing_but_the_last_action_taken(task_id):
+    """The search tries only `acting_actions` (the generator's layout and fire): every other action must reach the
+    state no-op reaches, row and generator alike, in every step of a random play (sticky repeats included)."""
+    task = get_task(task_id)
+    acting = task.acting_actions()
+    assert acting[0] == 0 and len(acting) < 6
+    twin, setup = compiled_twin(task.binding)
+    game = TWINS.index(twin)
+    rows, keys, positions = np.zeros((7, 1024), np.int64), np.zeros((7, WORDS), np.uint32), np.zeros(7, np.int64)
+    if setup is not None:
+        rows[0, 2 : 2 + len(setup)] = setup
+    start_episode(game, rows, keys, positions, 0, 200_000)
+    rng = np.random.default_rng(1)
+    for _ in range(task.binding.max_steps):
+        for action in range(6):
+            rows[action + 1], keys[action + 1], positions[action + 1] = rows[0], keys[0], positions[0]
+            act(game, rows[action + 1], action, keys, positions, action + 1)
+        for idle in set(range(6)) - set(acting):
+            assert np.array_equal(rows[idle + 1, 1:], rows[1, 1:]) and np.array_equal(keys[idle + 1], keys[1])
+            assert positions[idle + 1] == positions[1]
+        chosen = 1 + int(rng.choice(acting))
+        rows[0], keys[0], positions[0] = rows[chosen], keys[chosen], positions[chosen]
+        if rows[0, 1]:
+            break
+
+
+def test_the_budget_doubles_until_it_gains_little_and_an_episode_a_player_wins_is_searched_again_wider(monkeypatch):
+    monkeypatch.setattr(bound, "SAMPLE", 2)
+    monkeypatch.setattr(bound, "FIRST_WIDTH", 4)
+    monkeypatch.setattr(bound, "MAX_WIDTH", 16)
+    task = get_task("gen/00100")
+    episodes = task.calibration_episodes(3)
+    summary, plays = bound.calibrate(task, episodes, players=[1e9, -1.0, -1.0])
+    widths = [rung["width"] for rung in summary["ladder"]]
+    assert widths == [4, 8, 16][: len(widths)] and summary["width"] == widths[-1]
+    means = [rung["mean"] for rung in summary["ladder"]]
+    assert summary["converged"] == (means[-1] - means[-2] < bound.GAIN * abs(means[-2]))
+    width = summary["width"]
+    assert summary["wider"] == {str(episodes[0]): 8 * width}  # no play reaches 1e9: every multiple is tried
+    again = [search(task, episodes[0], factor * width).value for factor in (1, *bound.WIDER)]
+    assert plays[0].value == max(again) and summary["values"][0] == max(again)
+    assert summary["values"][1:] == [search(task, e, width).value for e in episodes[1:]]
+    assert summary["mean"] == pytest.approx(np.mean(summary["values"])) and summary["actions"] == [0, 1, 3]

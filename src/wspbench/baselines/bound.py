@@ -37,6 +37,10 @@ from wspbench.evaluation.compiled.engine import act, observe, start_episode
 from wspbench.evaluation.compiled.mt19937 import WORDS
 from wspbench.games.minatar import CHANNEL_NAMES
 
+GAIN = 0.02  # a search's budget: doubling its width must add less than this share of the sample's mean ...
+SAMPLE = 8  # ... on this many episodes (the first of those it calibrates)
+FIRST_WIDTH, MAX_WIDTH = 64, 1024
+WIDER = (2, 4, 8)  # an episode where a player beats the bound is searched again at these multiples of the width
 POTENTIAL_WEIGHT = 1.0  # a reward of 1 is worth walking the whole grid (18 cells) toward the next one
 PLAYER, REWARD, GAUGE = (CHANNEL_NAMES.index(name) for name in ("player", "reward", "gauge"))
 CHANNELS = len(CHANNEL_NAMES)
@@ -92,6 +96,11 @@ def _hash(row, used, keys, position, mix):
 def _used(row, used):
     """How much of `row` is in use: past `used`, up to its last field that is not 0. Every row the search holds is
     0 from `used` on, so copying and hashing stop there (most games use a few dozen of a row's WIDTH fields)."""
+    anything = np.int64(0)
+    for i in range(used, row.shape[0]):  # an OR without branches: a vector loop, several times faster ...
+        anything |= row[i]
+    if anything == 0:  # ... and the usual answer: nothing written past `used`
+        return used
     for i in range(row.shape[0] - 1, used - 1, -1):
         if row[i] != 0:
             return i + 1
@@ -99,16 +108,21 @@ def _used(row, used):
 
 
 @njit(cache=True)
-def _place_in_group(groups, ranks, made, places):
-    """Each of the first `made` children's place in its group, best rank first (0 for the best, the first made
-    among equals); a child ranked -inf gets the place NEVER."""
-    order = np.argsort(-ranks[:made], kind="mergesort")
-    order = order[np.argsort(groups[order], kind="mergesort")]  # by group, and by rank within a group
+def _place_in_group(groups, by_rank, valid, places):
+    """Each child's place in its group, best rank first (`by_rank`: the children best first, the first made among
+    equals): 0 for the best valid child, 1 for the next...; a child that is not `valid` gets the place NEVER and
+    takes no place from the others."""
+    order = by_rank[np.argsort(groups[by_rank], kind="mergesort")]  # by group, by rank within a group
     place = 0
-    for k in range(made):
+    for k in range(order.shape[0]):
         c = order[k]
-        place = place + 1 if k > 0 and groups[c] == groups[order[k - 1]] else 0
-        places[c] = place if ranks[c] > -np.inf else NEVER
+        if k == 0 or groups[c] != groups[order[k - 1]]:
+            place = 0
+        if valid[c]:
+            places[c] = place
+            place += 1
+        else:
+            places[c] = NEVER
 
 
 @njit(cache=True)
@@ -183,12 +197,12 @@ def _search(game, setup, episode, max_steps, width, actions, weight, mix, parent
         # a state reached twice goes on once, from its best-ranked child (same state, same potential: the higher
         # return; the first made among equals); then the cells take turns (every cell's best, then every cell's
         # second best, ...), and within a turn the scenes do, each by rank
-        _place_in_group(hashes, ranks, made, places)
-        _place_in_group(cells, np.where(places[:made] < 1, ranks[:made], -np.inf), made, places)
-        turns[:made] = places[:made]
-        _place_in_group(scenes + turns * mix[0], ranks, made, places)
-        order = np.argsort(-ranks[:made], kind="mergesort")  # stable: ties keep the order they were made in
-        order = order[np.argsort(places[order], kind="mergesort")]
+        by_rank = np.argsort(-ranks[:made], kind="mergesort")  # stable: ties keep the order they were made in
+        alive = ranks[:made] > -np.inf
+        _place_in_group(hashes[:made], by_rank, alive, places)
+        _place_in_group(cells[:made], by_rank, places[:made] == 0, turns)
+        _place_in_group(scenes[:made] + turns[:made] * mix[0], by_rank, alive, places)
+        order = by_rank[np.argsort(places[by_rank], kind="mergesort")]
         order = order[np.argsort(turns[order], kind="mergesort")]
         kept = 0
         for c in order:
@@ -250,3 +264,60 @@ def replay(task, episode: int, actions: Sequence[int]) -> tuple[float, int]:
         if done:
             break
     return total, length
+
+
+def calibrate(task, episodes: Sequence[int], players: Sequence[float] | None = None) -> tuple[dict, list[Found]]:
+    """The bound of `task` on `episodes`, its budget found by doubling: the first SAMPLE episodes are searched at
+    FIRST_WIDTH, twice that, ... until a doubling adds less than GAIN to their mean (or MAX_WIDTH is reached), and
+    the last width plays every episode. `players`, the best return any shipped player gets on each episode: where
+    it is above the bound, the search was too weak there, and the episode is searched again at each of WIDER times
+    the width (the best play found is kept). Its summary (what `minatar_synth/bound.json` keeps) and the plays."""
+    episodes = [int(e) for e in episodes]
+    width, ladder, previous = FIRST_WIDTH, [], None
+    while True:
+        found = [search(task, e, width) for e in episodes[:SAMPLE]]
+        mean = float(np.mean([f.value for f in found]))
+        ladder.append({"width": width, "mean": mean, "cpu_seconds": round(sum(f.cpu_seconds for f in found), 2)})
+        converged = previous is not None and mean - previous < GAIN * max(abs(previous), 1e-9)
+        if converged or width * 2 > MAX_WIDTH:
+            break
+        previous, width = mean, width * 2
+    plays = found + [search(task, e, width) for e in episodes[SAMPLE:]]
+    searched = sum(f.cpu_seconds for f in plays) + sum(rung["cpu_seconds"] for rung in ladder[:-1])
+    wider = {}
+    for i, e in enumerate(episodes):
+        for factor in WIDER if players is not None else ():
+            if plays[i].value >= players[i]:
+                break
+            again = search(task, e, width * factor)
+            searched += again.cpu_seconds
+            wider[str(e)] = width * factor
+            if again.value > plays[i].value:
+                plays[i] = again
+    values = np.array([f.value for f in plays])
+    return {
+        "mean": float(values.mean()),
+        "stderr": float(values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else 0.0,
+        "first_episode": episodes[0],
+        "episodes": len(episodes),
+        "actions": [int(a) for a in task.acting_actions() or range(6)],
+        "width": width,
+        "converged": bool(converged),
+        "ladder": ladder,
+        "wider": wider,
+        "values": values.tolist(),
+        "lengths": [f.length for f in plays],
+        "cpu_seconds": round(searched, 1),
+    }, plays
+
+
+def settings() -> dict:
+    """What a calibrated bound depends on besides its game and episodes: results with other settings are redone."""
+    return {
+        "sample": SAMPLE,
+        "gain": GAIN,
+        "width": FIRST_WIDTH,
+        "max_width": MAX_WIDTH,
+        "wider": list(WIDER),
+        "potential_weight": POTENTIAL_WEIGHT,
+    }
