@@ -87,6 +87,7 @@ def grade_table(name: str, score, available: int):
         return table
     low, high = score.interval()
     rows = [
+        ("unclipped (raw / cap)", f"{score.unclipped:.5f}" + (" (above the cap)" if score.above_cap else "")),
         ("95% interval", f"{low:.4f} .. {high:.4f} (± {score.half_width():.4f})"),
         (EPISODES_FOR, episodes_needed(score, available)),
         ("raw score (mean value)", f"{score.raw:.3f}"),
