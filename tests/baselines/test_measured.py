@@ -104,6 +104,27 @@ def test_wsp_baselines_prints_the_table_and_json(shipped):
     assert all(entry["current"] for entry in data["tasks"].values())
 
 
+def test_wsp_baselines_flags_the_tasks_whose_scripted_player_is_above_the_cap(shipped):
+    """baselines.json: synth/charge_cannon's scripted player scores 44.264 (cap 44) and synth/missile_defense's
+    100.5 (cap 100), both shown as 1.0000; river_hop's 86.975 is just below its cap of 87. Random networks keep
+    normalised scores only, which `above_cap` can leave out because none reaches 1."""
+    tasks = shipped["tasks"]
+    assert (tasks["synth/charge_cannon"]["scripted"]["raw"], tasks["synth/missile_defense"]["scripted"]["raw"]) == (
+        44.264,
+        100.5,
+    )
+    assert measured.above_cap("synth/charge_cannon", tasks["synth/charge_cannon"]) == {"scripted": 44.264 / 44}
+    assert measured.above_cap("synth/river_hop", tasks["synth/river_hop"]) == {}
+    assert all(entry["random"]["best"] < 1.0 for entry in tasks.values())
+    data = json.loads(RUNNER.invoke(app, ["baselines", "--json"]).stdout)["tasks"]
+    flagged = {task_id: entry["above_cap"] for task_id, entry in data.items() if entry["above_cap"]}
+    assert flagged == {"synth/charge_cannon": {"scripted": 1.006}, "synth/missile_defense": {"scripted": 1.005}}
+    table = RUNNER.invoke(app, ["baselines"], env={"COLUMNS": "200"}).stdout
+    assert "│ synth/charge_cannon * " in table and "│ synth/river_hop " in table
+    assert "* 2 tasks with a baseline above the cap" in table
+    assert "synth/charge_cannon scripted 1.0060, synth/missile_defense scripted 1.0050" in table
+
+
 def test_every_reading_task_has_its_floors_measured_as_it_is_now(shipped):
     """issue 24.4: benchmarks/reading_floors.py measured every identify and repair task, on the task as it is."""
     from wspbench.tasks import all_tasks

@@ -69,7 +69,21 @@ def test_grade_reports_a_bad_answer_and_fails():
     assert result.exit_code == 1
     assert "no ```edits block" in result.stdout
     score = graded(["breakout"], "no weights", code=1)
-    assert score["error"] and score["normalized"] == 0.0 and score["episodes"] == []
+    assert score["error"] and score["normalized"] == score["unclipped"] == 0.0 and score["episodes"] == []
+
+
+def test_grade_shows_a_score_above_its_cap():
+    """synth/firefighter's reference returns 59, 57 and 53 on the first three episodes, above the cap of 55: the
+    normalised score says 1, the unclipped one (raw / cap) by how much, in the table and in --json."""
+    reference = get_task("synth/firefighter").offline_answer("reference")
+    args = ["synth/firefighter", "--episodes", "3", "--workers", "1"]
+    score = graded(args, reference)
+    assert (score["values"], score["score_cap"], score["normalized"]) == ([59.0, 57.0, 53.0], 55.0, 1.0)
+    assert score["unclipped"] == 1.0242424242424242  # 56.333... / 55
+    result = RUNNER.invoke(app, ["grade", *args, "-"], input=reference, env=WIDE)
+    assert result.exit_code == 0, result.output
+    shown = " ".join(result.stdout.replace("│", "").split())
+    assert "normalised score 1.00000 unclipped (raw / cap) 1.02424 (above the cap)" in shown
 
 
 def test_grade_reports_a_missing_file(tmp_path):

@@ -355,7 +355,7 @@ def test_every_summary_leads_with_a_writing_and_a_reading_score_and_shows_the_sa
     summary_json = json.loads((run / "summary.json").read_text())
     assert "mean_test_score" not in summary_json and "mean_test_score" not in summary_json["scores"]
     writing, reading = summary_json["writing"], summary_json["reading"]
-    assert set(writing) == set(reading) == {"mean_test_score", "ci95", "tasks", "families"}
+    assert set(writing) == set(reading) == {"mean_test_score", "ci95", "mean_unclipped", "tasks", "families"}
     assert [(f["family"], f["tasks"]) for f in writing["families"]] == [("original", 2), ("superbeam", 1)]
     assert [(f["family"], f["tasks"]) for f in reading["families"]] == [("identify", 2)]
     by_task = {t: record(run, t)["test"]["normalized"] for t in ("original/breakout", "original/asterix", "superbeam")}
@@ -384,6 +384,39 @@ def test_every_summary_leads_with_a_writing_and_a_reading_score_and_shows_the_sa
             assert f"| {family['family']} | {family['tasks']} | reference (one-shot) | " in markdown
             assert f"{family['mean_test_score']:.4f} | {low:.4f} to {high:.4f} |" in markdown
     assert "family-weighted mean" not in markdown
+
+
+def test_a_reply_above_its_cap_is_flagged_and_the_unclipped_mean_stands_beside_the_score(tmp_path):
+    """On episodes 0..2 the reference scores 59, 57 and 53 on synth/firefighter (cap 55: unclipped 169 / 3 / 55)
+    and 15, 15 and 17 on synth/ferry (cap 18): the record keeps both scores, the rows and every mean have the
+    unclipped one beside the clipped one, which stays the headline, and each listing flags the reply above its cap."""
+    run = tmp_path / "run"
+    result = offline_run(run, "reference", "synth/firefighter,synth/ferry")
+    assert result.exit_code == 0, result.output
+    above, ferry = 1.0242424242424242, 0.8703703703703703
+    test = record(run, "synth/firefighter")["test"]
+    assert (test["normalized"], test["unclipped"]) == (1.0, above)
+    assert "done synth/firefighter: held-out score 1.0000 (above the cap: unclipped 1.0242)" in result.output
+    summary = json.loads((run / "summary.json").read_text())
+    rows = {row["task"]: row for row in summary["rows"]}
+    assert (rows["synth/firefighter"]["test_score"], rows["synth/firefighter"]["test_unclipped"]) == (1.0, above)
+    assert rows["synth/ferry"]["test_score"] == rows["synth/ferry"]["test_unclipped"] == ferry
+    writing = summary["writing"]
+    (synth,) = writing["families"]
+    for means in (writing, synth):  # one family: the headline is its mean
+        assert (means["mean_test_score"], means["mean_unclipped"]) == ((ferry + 1.0) / 2, (ferry + above) / 2)
+    markdown = (run / "summary.md").read_text()
+    low, high = writing["ci95"]
+    assert f"| writing | 2 | 1 | 0.9352 | {low:.4f} to {high:.4f} | 0.9473 |" in markdown
+    assert "| synth/firefighter | 0 | ok | 1.0000 | 1.0242 (above the cap) | " in markdown
+    shown = " ".join(RUNNER.invoke(app, ["runs", "show", str(run)]).output.split())
+    assert "1 reply above the cap (scored 1; unclipped, raw / cap): synth/firefighter 1.0242" in shown
+    assert "writing score 0.9352 (" in shown and "; unclipped 0.9473" in shown
+    result = RUNNER.invoke(app, ["report", str(run), "--out", str(tmp_path / "report"), "--no-replays"])
+    assert result.exit_code == 0, result.output
+    report = (tmp_path / "report" / "report.md").read_text()
+    assert "| synth/firefighter | 1.0000 [0.9614, 1.0000] (above the cap: unclipped 1.0242) |" in report
+    assert f"| synth | 2 | reference (one-shot) | 0.9352 | {low:.4f} to {high:.4f} | 0.9473 | " in report
 
 
 def test_a_run_of_one_skill_shows_only_that_skill(tmp_path):

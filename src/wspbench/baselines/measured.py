@@ -27,7 +27,7 @@ from importlib import resources
 import numpy as np
 
 from wspbench.networks import Network, Weights
-from wspbench.tasks.registry import UnknownTask, digest_of
+from wspbench.tasks.registry import UnknownTask, digest_of, get_task
 from wspbench.tasks.spec import family_of
 
 BASELINES_FILE = "baselines.json"
@@ -118,6 +118,15 @@ def family_means(entries: dict, current_only: bool = True) -> dict[str, tuple[in
         scores = {kind: [e[kind]["score"] for e in found if kind in e] for kind in KINDS}
         means[family] = (len(found), {k: (sum(v) / len(v), len(v)) for k, v in scores.items() if v})
     return means
+
+
+def above_cap(task_id: str, entry: dict) -> dict[str, float]:
+    """The baselines of KINDS whose raw score is above the cap of the task `task_id` names now, each with its
+    unclipped score (raw / cap, as `Score.unclipped`): a normalised 1.0 hides by how much they beat it. Random
+    networks keep normalised scores only (below 1 on every task: below the cap)."""
+    cap = get_task(task_id).facts.score_cap
+    unclipped = {kind: entry[kind]["raw"] / cap for kind in KINDS if "raw" in entry.get(kind, {})}
+    return {kind: value for kind, value in unclipped.items() if value > 1.0}
 
 
 def trivial(entry: dict) -> float:

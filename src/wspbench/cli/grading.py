@@ -87,6 +87,7 @@ def grade_table(name: str, score, available: int):
         return table
     low, high = score.interval()
     rows = [
+        ("unclipped (raw / cap)", f"{score.unclipped:.5f}" + (" (above the cap)" if score.above_cap else "")),
         ("95% interval", f"{low:.4f} .. {high:.4f} (± {score.half_width():.4f})"),
         (EPISODES_FOR, episodes_needed(score, available)),
         ("raw score (mean value)", f"{score.raw:.3f}"),
@@ -347,15 +348,21 @@ def prompt(
 def baselines(as_json: bool = typer.Option(False, "--json", help="Print the baselines as JSON.")) -> None:
     """What simple players score on each task: the zero network, the best constant action, random networks, a
     weight-space search, a network trained by PPO, the reference program and the scripted player
-    (benchmarks/baselines.py measured them; docs/baselines.md)."""
+    (benchmarks/baselines.py measured them; docs/baselines.md). A task where one of them scores above the cap is
+    marked *: its normalised 1.0 hides by how much (`above_cap` in --json, each with its raw / cap)."""
     from rich.table import Table
 
     from wspbench.baselines import measured
 
     data = measured.load()
-    current = {task_id: measured.is_current(task_id, entry) for task_id, entry in data.get("tasks", {}).items()}
+    entries = data.get("tasks", {})
+    current = {task_id: measured.is_current(task_id, entry) for task_id, entry in entries.items()}
+    above = {task_id: measured.above_cap(task_id, entry) for task_id, entry in entries.items() if current[task_id]}
     if as_json:
-        tasks = {task_id: {**entry, "current": current[task_id]} for task_id, entry in data.get("tasks", {}).items()}
+        tasks = {
+            task_id: {**entry, "current": current[task_id], "above_cap": above.get(task_id, {})}
+            for task_id, entry in entries.items()
+        }
         print(json.dumps({**data, "tasks": tasks}))
         return
     if not data:
@@ -374,7 +381,7 @@ def baselines(as_json: bool = typer.Option(False, "--json", help="Print the base
         table.add_column(column, justify="left" if column == "task" else "right", no_wrap=column == "task")
     for task_id, entry in data["tasks"].items():
         table.add_row(
-            task_id if current[task_id] else f"{task_id} (stale)",
+            task_id + (" *" if above.get(task_id) else "") if current[task_id] else f"{task_id} (stale)",
             f"{entry['zero']['score']:.4f}",
             f"{entry['constant']['score']:.4f} ({entry['constant']['action']})",
             f"{entry['random']['score']:.4f}" if "random" in entry else "-",
@@ -387,6 +394,18 @@ def baselines(as_json: bool = typer.Option(False, "--json", help="Print the base
             f"{entry['scripted']['score']:.4f} (hidden state)" if "scripted" in entry else "-",
         )
     console.print(table)
+    flagged = {task_id: kinds for task_id, kinds in above.items() if kinds}
+    if flagged:
+        console.print(
+            f"* {words.count(len(flagged), 'task')} with a baseline above the cap, which its normalised 1.0 hides "
+            "(unclipped, raw / cap): "
+            + ", ".join(
+                f"{task_id} {kind} {value:.4f}" for task_id, kinds in flagged.items() for kind, value in kinds.items()
+            ),
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     families = Table(caption="each baseline's mean over a family's current tasks (in brackets: how many have it)")
     for column in ("family", "tasks", *measured.KINDS):
         families.add_column(column, justify="left" if column == "family" else "right")

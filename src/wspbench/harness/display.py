@@ -79,9 +79,12 @@ class RichDisplay(Display):
 
 
 def _remarks(record: TaskRecord) -> str:
-    """What the score line should not hide: a time limit, truncated replies and retried requests."""
+    """What the score line should not hide: a time limit, a score above the cap, truncated replies and retried
+    requests."""
     retries = sum(len(r.reply.retries) for r in record.rounds if not r.reused)
     parts = [record.status] if record.status != "ok" else []
+    above = record.test is not None and record.test.above_cap
+    parts += [f"above the cap: unclipped {record.test.unclipped:.4f}"] if above else []
     parts += [f"{record.truncated_replies} truncated"] if record.truncated_replies else []
     parts += [f"{retries} retried"] if retries else []
     return f" ({', '.join(parts)})" if parts else ""
@@ -97,6 +100,12 @@ def summary_table(manifest: Manifest, rows: list[dict], scores: dict) -> Table:
     if truncated:
         caption += f"\n{truncated} truncated replies (finish_reason=length): " + ", ".join(
             r["task"] for r in rows if r.get("truncated")
+        )
+    above = [r for r in rows if (r["test_unclipped"] or 0.0) > 1.0]
+    if above:
+        caption += (
+            f"\n{count(len(above), 'reply', 'replies')} above the cap (scored 1; unclipped, raw / cap): "
+            + ", ".join(f"{r['task']} {r['test_unclipped']:.4f}" for r in above)
         )
     for row in rows:
         if row["error"]:

@@ -7,8 +7,9 @@ harness, `wsp runs show/compare` and `wsp report` (through `wspbench/report/runs
                  with `--samples K`, reply k > 0 of a task is DIR/tasks/<task.slug>@<k>.json
 
 A Score is stored as `Score.to_json()`: every episode's value and length, so an interval never needs the
-episodes played again. A reply is stored once (its round's `weights` keep a dense answer's count and digest, not
-every weight: the reply holds them), as UTF-8 (`encode`).
+episodes played again. What it derives (its interval, `unclipped`) is written for other readers of the file and
+computed again on read, so such a field added needs no new schema. A reply is stored once (its round's `weights`
+keep a dense answer's count and digest, not every weight: the reply holds them), as UTF-8 (`encode`).
 
 A record's size is bounded where it is written, not where it is read: a task stores at most MAX_TASK_TEXT_BYTES
 of reply text (`TextBudget`: a reply past it is stored cut to what fits, graded as stored, and its round's `cut`
@@ -392,6 +393,13 @@ class TaskRecord:
         if self.status == CORRUPT:
             return 0.0
         return None if self.test is None else self.test.normalized
+
+    @property
+    def test_unclipped(self) -> float | None:
+        """The held-out Score's `unclipped` (raw / cap), as `test_score` is its normalised score."""
+        if self.status == CORRUPT:
+            return 0.0
+        return None if self.test is None else self.test.unclipped
 
     @property
     def train_score(self) -> float | None:

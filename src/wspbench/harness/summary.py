@@ -11,7 +11,9 @@ interval that draws tasks within their family, and its task count. Under them co
 (`family_scores`, the one function behind `wsp run`, `runs show`, `runs compare`, `wsp report` and Inspect's
 metrics): a family is what a task id names before its "/" (original, synth, gen, superbeam, identify,
 identify-choice, repair). Where a family's tasks name a finer part (`Task.breakdown`: repair's damage kind), each
-part gets its own mean and interval below its family's.
+part gets its own mean and interval below its family's. Beside each mean stands the mean of the same replies'
+unclipped scores (`Score.unclipped`, raw / cap: `mean_unclipped`), which shows what clipping at the cap hides;
+the headlines stay the clipped means, and a reply above its cap is flagged in the rows.
 
 Comparing runs never averages over different task sets: each run's scores are taken over the tasks that
 finished ("ok", or "corrupt" as 0) in every compared run (`shared_tasks`), the rows say which tasks were left
@@ -36,6 +38,7 @@ COLUMNS = (
     "sample",
     "status",
     "test_score",
+    "test_unclipped",
     "train_score",
     "best_round",
     "rounds",
@@ -69,6 +72,7 @@ def summary_rows(records: list[TaskRecord], manifest: Manifest) -> list[dict]:
                     "sample": sample,
                     "status": record.status,
                     "test_score": record.test_score,
+                    "test_unclipped": record.test_unclipped,
                     "train_score": record.train_score,
                     "best_round": record.best_round,
                     "rounds": len(record.rounds),
@@ -131,15 +135,21 @@ def _task_scores(rows: list[dict], tasks: set[str] | None = None) -> dict[str, l
 Replies = dict[str, list[tuple[float, Sample]]]  # per task id: each finished reply's (score, held-out episodes)
 
 
-def replies_of(records: list[TaskRecord], tasks: set[str] | None = None) -> Replies:
+def replies_of(records: list[TaskRecord], tasks: set[str] | None = None, unclipped: bool = False) -> Replies:
     """Each task's finished replies ("ok") and unreadable ones ("corrupt", 0), or those of `tasks`: the recorded
-    held-out score (a reply that failed to parse: 0, no episodes) and its episodes for the intervals."""
+    held-out score (a reply that failed to parse: 0, no episodes), or with `unclipped` its unclipped score, and
+    its episodes for the intervals."""
     found: Replies = {}
     for r in records:
         if r.counted and (tasks is None or r.task in tasks):
             sample = r.test.sample() if r.test is not None else Sample((), 1.0)
-            found.setdefault(r.task, []).append((r.test_score or 0.0, sample))
+            found.setdefault(r.task, []).append(((r.test_unclipped if unclipped else r.test_score) or 0.0, sample))
     return found
+
+
+def _mean(found: list[tuple[float, Sample]]) -> float:
+    """A task's score: the mean over its replies."""
+    return sum(value for value, _ in found) / len(found)
 
 
 @functools.lru_cache(maxsize=1)
@@ -147,8 +157,9 @@ def _breakdowns() -> dict[str, str]:
     return {task.id: task.breakdown for task in all_tasks() if task.breakdown}
 
 
-def part_scores(replies: Replies) -> list[dict]:
-    """The mean and 95% interval of each part of a family (`Task.breakdown`), in family order, then by name."""
+def part_scores(replies: Replies, unclipped: Replies) -> list[dict]:
+    """The mean and 95% interval of each part of a family (`Task.breakdown`), in family order, then by name, and
+    the mean of the same replies' `unclipped` scores."""
     parts: dict[tuple[str, str], list[str]] = {}
     for task in sorted(replies):
         if task in _breakdowns():
@@ -157,14 +168,14 @@ def part_scores(replies: Replies) -> list[dict]:
     rows = []
     for (family, part), mine in sorted(parts.items(), key=lambda item: (ranks.get(item[0][0], len(ranks)), item[0])):
         samples = [[sample for _, sample in replies[t]] for t in mine]
-        means = [sum(value for value, _ in replies[t]) / len(replies[t]) for t in mine]
         rows.append(
             {
                 "family": family,
                 "part": part,
                 "tasks": len(mine),
-                "mean_test_score": sum(means) / len(means),
+                "mean_test_score": sum(_mean(replies[t]) for t in mine) / len(mine),
                 "ci95": list(aggregate_interval(samples)),
+                "mean_unclipped": sum(_mean(unclipped[t]) for t in mine) / len(mine),
             }
         )
     return rows
@@ -184,26 +195,36 @@ def families(task_ids) -> list[str]:
     return sorted({family_of(t) for t in task_ids}, key=lambda f: (ranks.get(f, len(ranks)), f))
 
 
-def family_scores(replies: Replies, best: bool = False) -> dict:
-    """Per family (suite order): its tasks, the mean of their scores (a task's: the mean over its replies, or
-    with `best` the best reply's) and the 95% interval; then `mean` and `ci95`, the family-weighted mean (each
-    family counts once) and its interval. Tasks are taken in sorted order, so every caller gets the same
-    bootstrap draws, and so the same interval, for the same run."""
+def family_means(replies: Replies, best: bool = False) -> tuple[dict[str, float], float | None]:
+    """Per family (suite order) the mean of its tasks' scores (a task's: the mean over its replies, or with
+    `best` the best reply's), and the family-weighted mean of them (each family counts once; None for none)."""
     tasks = sorted(replies)
 
     def score(task: str) -> float:
-        values = [value for value, _ in replies[task]]
-        return max(values) if best else sum(values) / len(values)
+        return max(value for value, _ in replies[task]) if best else _mean(replies[task])
 
-    rows, ordered, groups = [], [], []
+    means = {}
     for name in families(tasks):
+        mine = [t for t in tasks if family_of(t) == name]
+        means[name] = sum(map(score, mine)) / len(mine)
+    return means, sum(means.values()) / len(means) if means else None
+
+
+def family_scores(replies: Replies, best: bool = False) -> dict:
+    """Per family (suite order): its tasks, the mean of their scores (`family_means`) and the 95% interval;
+    then `mean` and `ci95`, the family-weighted mean (each family counts once) and its interval. Tasks are taken
+    in sorted order, so every caller gets the same bootstrap draws, and so the same interval, for the same run."""
+    tasks = sorted(replies)
+    means, mean = family_means(replies, best)
+    rows, ordered, groups = [], [], []
+    for name in means:
         mine = [t for t in tasks if family_of(t) == name]
         samples = [[sample for _, sample in replies[t]] for t in mine]
         rows.append(
             {
                 "family": name,
                 "tasks": len(mine),
-                "mean": sum(map(score, mine)) / len(mine),
+                "mean": means[name],
                 "ci95": list(aggregate_interval(samples, best)),
             }
         )
@@ -212,7 +233,7 @@ def family_scores(replies: Replies, best: bool = False) -> dict:
     return {
         "families": rows,
         "tasks": len(tasks),
-        "mean": sum(row["mean"] for row in rows) / len(rows) if rows else None,
+        "mean": mean,
         "ci95": list(aggregate_interval(ordered, best, groups)) if rows else None,
     }
 
@@ -243,9 +264,10 @@ def by_skill(replies: Replies) -> dict[str, Replies]:
     return split
 
 
-def headline(replies: Replies, samples: int = 1) -> dict:
+def headline(replies: Replies, samples: int = 1, unclipped: Replies | None = None) -> dict:
     """One skill's score: its family-weighted mean with its 95% interval, its task count and its families (each
-    with its mean and interval); with several replies per task the best-of-K figures too."""
+    with its mean and interval); with several replies per task the best-of-K figures too; with `unclipped` (the
+    same replies' unclipped scores: `replies_of`) `mean_unclipped` beside each mean, weighted alike."""
     means = family_scores(replies)
     found = {
         "mean_test_score": means["mean"],
@@ -256,6 +278,10 @@ def headline(replies: Replies, samples: int = 1) -> dict:
             for row in means["families"]
         ],
     }
+    if unclipped is not None:
+        by_family, found["mean_unclipped"] = family_means(unclipped)
+        for row in found["families"]:
+            row["mean_unclipped"] = by_family[row["family"]]
     if samples > 1:
         best = family_scores(replies, best=True)
         for row, best_row in zip(found["families"], best["families"], strict=True):
@@ -267,13 +293,16 @@ def headline(replies: Replies, samples: int = 1) -> dict:
 def run_scores(manifest: Manifest, records: list[TaskRecord], tasks: set[str] | None = None) -> dict:
     """A run's two headlines, `writing` and `reading` (`headline`: each family-weighted over its own families,
     with its interval, task count and per-family rows; None for a skill the run has no finished task of), never
-    one mean over both skills; the parts of families that have them (`part_scores`)."""
-    replies = replies_of(records, tasks)
-    split = by_skill(replies)
+    one mean over both skills; the parts of families that have them (`part_scores`). Each mean has the mean of
+    the unclipped scores beside it (`mean_unclipped`)."""
+    replies, unclipped = replies_of(records, tasks), replies_of(records, tasks, unclipped=True)
+    split, split_unclipped = by_skill(replies), by_skill(unclipped)
     scores = {"tasks": len(replies), "samples": manifest.config.samples, "weighting": "family"}
     for skill in SKILLS:
-        scores[skill] = headline(split[skill], manifest.config.samples) if skill in split else None
-    parts = part_scores(replies)
+        scores[skill] = (
+            headline(split[skill], manifest.config.samples, split_unclipped[skill]) if skill in split else None
+        )
+    parts = part_scores(replies, unclipped)
     if parts:
         scores["parts"] = parts
     return scores
@@ -289,8 +318,9 @@ def interval_text(interval) -> str:
 
 
 def family_lines(scores: dict) -> list[str]:
-    """`run_scores` as text: the writing and the reading score (each family-weighted, with its 95% interval and
-    task count), then per family one line (mean, interval, tasks) and the parts of a family below it."""
+    """`run_scores` as text: the writing and the reading score (each family-weighted, with its 95% interval, task
+    count and unclipped mean), then per family one line (mean, interval, tasks, unclipped mean) and the parts of a
+    family below it."""
     k = scores["samples"]
     lines, rows = [], []
     for skill, head in headlines(scores):
@@ -300,6 +330,7 @@ def family_lines(scores: dict) -> list[str]:
         line += (
             f", family-weighted over {count(families, 'family', 'families')} (each counts once)" if families > 1 else ""
         )
+        line += f"; unclipped {head['mean_unclipped']:.4f}"
         if k > 1:
             line += f"; best of {k} {head['best_of_k']:.4f} ({interval_text(head['best_of_k_ci95'])})"
         lines.append(line)
@@ -308,14 +339,14 @@ def family_lines(scores: dict) -> list[str]:
         lines.append("per family:")
     for row in rows:
         line = f"  {row['family']:<16} {row['mean_test_score']:.4f} ({interval_text(row['ci95'])}), "
-        line += count(row["tasks"], "task")
+        line += count(row["tasks"], "task") + f"; unclipped {row['mean_unclipped']:.4f}"
         if k > 1:
             line += f"; best of {k} {row['best_of_k']:.4f} ({interval_text(row['best_of_k_ci95'])})"
         lines.append(line)
         for part in (part for part in scores.get("parts", []) if part["family"] == row["family"]):
             name = f"    {part['part']}"
             lines.append(f"{name:<18} {part['mean_test_score']:.4f} ({interval_text(part['ci95'])}), ")
-            lines[-1] += count(part["tasks"], "task")
+            lines[-1] += count(part["tasks"], "task") + f"; unclipped {part['mean_unclipped']:.4f}"
     return lines or ["no finished task"]
 
 
@@ -330,6 +361,8 @@ def cell(column: str, value) -> str:
         return "-"
     if column in ("test_score", "train_score"):
         return f"{value:.4f}"
+    if column == "test_unclipped":  # above 1: the normalised score, 1.0, hides by how much
+        return f"{value:.4f}" + (" (above the cap)" if value > 1.0 else "")
     if column in ("model_s", "total_s", "block_s"):
         return f"{value:.1f}"
     if column == "error":
@@ -352,30 +385,31 @@ def summary_markdown(manifest: Manifest, rows: list[dict], scores: dict) -> str:
         "",
         f"Held-out scores over {scores['tasks']} of {count(len(manifest.tasks), 'task')} "
         f"(suite {suite_label(manifest.suite)}){per_task}. Writing and reading "
-        "are two skills: each has its own score, family-weighted over its families (each family counts once).",
+        "are two skills: each has its own score, family-weighted over its families (each family counts once). "
+        "Unclipped: raw / cap, which a reply above its cap takes past 1 (its score stays 1).",
         "",
-        "| score | tasks | families | mean | 95% interval |" + best_head,
-        "|---|---|---|---|---|" + ("---|---|" if k > 1 else ""),
+        "| score | tasks | families | mean | 95% interval | unclipped mean |" + best_head,
+        "|---|---|---|---|---|---|" + ("---|---|" if k > 1 else ""),
     ]
     for skill, head in headlines(scores):
         best = f" {head['best_of_k']:.4f} | {interval_text(head['best_of_k_ci95'])} |" if k > 1 else ""
         lines.append(
             f"| {skill} | {head['tasks']} | {len(head['families'])} | {head['mean_test_score']:.4f} | "
-            f"{interval_text(head['ci95'])} |{best}"
+            f"{interval_text(head['ci95'])} | {head['mean_unclipped']:.4f} |{best}"
         )
-    lines += ["", "| family | skill | tasks | mean | 95% interval |" + best_head]
-    lines.append("|---|---|---|---|---|" + ("---|---|" if k > 1 else ""))
+    lines += ["", "| family | skill | tasks | mean | 95% interval | unclipped mean |" + best_head]
+    lines.append("|---|---|---|---|---|---|" + ("---|---|" if k > 1 else ""))
     for skill, head in headlines(scores):
         for row in head["families"]:
             best = f" {row['best_of_k']:.4f} | {interval_text(row['best_of_k_ci95'])} |" if k > 1 else ""
             lines.append(
                 f"| {row['family']} | {skill} | {row['tasks']} | {row['mean_test_score']:.4f} | "
-                f"{interval_text(row['ci95'])} |{best}"
+                f"{interval_text(row['ci95'])} | {row['mean_unclipped']:.4f} |{best}"
             )
             for part in (part for part in scores.get("parts", []) if part["family"] == row["family"]):
                 lines.append(
                     f"| {row['family']}: {part['part']} | {skill} | {part['tasks']} | {part['mean_test_score']:.4f} | "
-                    f"{interval_text(part['ci95'])} |" + (" | |" if k > 1 else "")
+                    f"{interval_text(part['ci95'])} | {part['mean_unclipped']:.4f} |" + (" | |" if k > 1 else "")
                 )
     shown = columns(manifest)
     lines += ["", "| " + " | ".join(shown) + " |", "|" + "---|" * len(shown)]

@@ -98,8 +98,9 @@ def model_rows(entries: list[Entry], label_of: dict[int, str]) -> list[ModelRow]
     rows = []
     for index, label in enumerate(dict.fromkeys(label_of[id(e)] for e in entries)):
         mine = [e for e in entries if label_of[id(e)] == label]
-        split = by_skill(replies_of([e.record for e in mine if e.record is not None], shared))
-        heads = {skill: headline(replies) for skill, replies in split.items()}
+        records = [e.record for e in mine if e.record is not None]
+        split, unclipped = by_skill(replies_of(records, shared)), by_skill(replies_of(records, shared, unclipped=True))
+        heads = {skill: headline(replies, unclipped=unclipped[skill]) for skill, replies in split.items()}
         rows.append(
             ModelRow(
                 label,
@@ -113,7 +114,7 @@ def model_rows(entries: list[Entry], label_of: dict[int, str]) -> list[ModelRow]
                 _total(e.cost for e in mine),
                 [
                     {"family": f["family"], "tasks": f["tasks"], "mean": f["mean_test_score"], "ci95": f["ci95"]}
-                    | {"skill": skill}
+                    | {"mean_unclipped": f["mean_unclipped"], "skill": skill}
                     for skill, head in heads.items()
                     for f in head["families"]
                 ],
@@ -121,6 +122,11 @@ def model_rows(entries: list[Entry], label_of: dict[int, str]) -> list[ModelRow]
             )
         )
     return rows
+
+
+def above_cap_text(e: Entry) -> str:
+    """The flag of a reply above its cap, whose normalised score (1.0) hides by how much; else ""."""
+    return f" (above the cap: unclipped {e.unclipped:.4f})" if e.test is not None and e.test.above_cap else ""
 
 
 def score_text(e: Entry) -> str:
@@ -131,7 +137,7 @@ def score_text(e: Entry) -> str:
     if e.parse_failure:
         return "0 (parse failure)"
     text = f"{e.score:.4f}"
-    return text + (f" [{e.ci[0]:.4f}, {e.ci[1]:.4f}]" if e.ci else "")
+    return text + (f" [{e.ci[0]:.4f}, {e.ci[1]:.4f}]" if e.ci else "") + above_cap_text(e)
 
 
 def replies_text(found: list[Entry]) -> str:
@@ -141,7 +147,7 @@ def replies_text(found: list[Entry]) -> str:
         return score_text(found[0])
     scored = [e.score for e in found if e.score is not None]
     mean = f"{sum(scored) / len(scored):.4f}" if scored else "-"
-    each = ", ".join("error" if e.score is None else f"{e.score:.4f}" for e in found)
+    each = ", ".join("error" if e.score is None else f"{e.score:.4f}{above_cap_text(e)}" for e in found)
     return f"mean {mean} of {count(len(found), 'reply', 'replies')}: {each}"
 
 
@@ -186,6 +192,7 @@ def family_rows(entries: list[Entry], label_of: dict[int, str], rows: list[Model
                     "tasks": scores["tasks"],
                     "mean": scores["mean"],
                     "ci95": scores["ci95"],
+                    "mean_unclipped": scores["mean_unclipped"],
                     "relative": sum(relative) / len(relative) if relative else None,
                     "with_baselines": len(relative),
                 }
@@ -405,7 +412,8 @@ FAMILIES_TEXT = (
     "baseline-relative score: (score - trivial) / (reference - trivial), trivial being the better of the zero "
     "network and the best constant action (`wsp baselines`), over the tasks whose baselines were measured. "
     "Writing and reading are two skills, so no mean mixes them: the writing score and the reading score are each "
-    "family-weighted over their own families (each family counts once)."
+    "family-weighted over their own families (each family counts once). The unclipped mean is the same mean of "
+    "raw / cap, not clipped to [0, 1]: above the mean score where a reply scored above its cap."
 )
 
 
@@ -446,10 +454,11 @@ def tables(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow])
     found = [
         TableModel(
             f"Per family, {shared}",
-            ["score", "tasks", "model", "mean score", "95% interval"],
+            ["score", "tasks", "model", "mean score", "95% interval", "unclipped mean"],
             [
                 [Cell(f"{skill} score (family-weighted)"), _n(r.score(skill)[2]), model(r.label)]
                 + [_n(r.score(skill)[0], 4), Cell(interval_text(r.score(skill)[1]), "num")]
+                + [_n(r.skills[skill]["mean_unclipped"], 4)]
                 for skill in SKILLS
                 for r in rows
                 if skill in r.skills
@@ -458,11 +467,13 @@ def tables(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow])
         ),
         TableModel(
             "",
-            ["family", "tasks", "model", "mean score", "95% interval", "mean baseline-relative score (tasks)"],
+            ["family", "tasks", "model", "mean score", "95% interval", "unclipped mean"]
+            + ["mean baseline-relative score (tasks)"],
             [
                 [Cell(g["family"]), _n(g["tasks"]), model(g["model"]), _n(g["mean"], 4)]
                 + [
                     Cell(interval_text(g["ci95"]), "num"),
+                    _n(g["mean_unclipped"], 4),
                     Cell(f"{_num(g['relative'], 4)} ({g['with_baselines']})", "num"),
                 ]
                 for g in family_rows(entries, label_of, rows)

@@ -9,10 +9,10 @@ API (what `report.py` uses):
         for a folder that is not a run, a record that cannot be read, or a run written by another wspbench version
         (schema 1 runs: "written by an older wspbench ..."); the files are left as they are.
     Entry fields: run, model, protocol, task, family, status ("ok" or "error"), score (normalised held-out
-        score, None when the task failed), ci ((low, high) from Score.interval(), None when failed),
-        parse_failure, error, episodes (count of held-out episodes), answer (the graded reply text),
-        prompt_tokens, completion_tokens, cost, replay, notes, suite (the run's suite dict), record (the
-        TaskRecord), test (its held-out Score or None); `label`.
+        score, None when the task failed), unclipped (its `Score.unclipped`, raw / cap, None alike), ci ((low,
+        high) from Score.interval(), None when failed), parse_failure, error, episodes (count of held-out
+        episodes), answer (the graded reply text), prompt_tokens, completion_tokens, cost, replay, notes, suite
+        (the run's suite dict), record (the TaskRecord), test (its held-out Score or None); `label`.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ class Entry:
         str  # "ok", "error" (the endpoint never answered, or the task broke) or "corrupt" (its file cannot be read: 0)
     )
     score: float | None  # normalised held-out score (None when the task failed)
+    unclipped: float | None  # raw / cap, not clipped (`Score.unclipped`; None when the task failed)
     parse_failure: bool  # the graded reply held no usable answer (scored 0, counted apart)
     error: str | None
     episodes: int | None  # held-out episodes (levels) played
@@ -88,6 +89,7 @@ def entry_from_record(run: str, manifest: Manifest, record: TaskRecord) -> Entry
         family=family_of(record.task),  # not `record.family`: a record of before issue 52 names the module
         status=record.status,
         score=record.test_score if ok else None,
+        unclipped=record.test_unclipped if ok else None,
         parse_failure=parse_failure,
         error=record.error or (test.error if test else None),
         episodes=len(test.episodes) if test is not None and test.episodes else None,

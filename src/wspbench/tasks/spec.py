@@ -109,6 +109,8 @@ class Score:
     return gained over the damaged network in that episode; identify: 1.0 for the right game) and length in
     decisions, in the order of `episodes`, so intervals never need the episodes played again.
     A rejected answer has `error` set, a normalised score of 0 and no episodes.
+    `normalized` is clipped to [0, 1]; `unclipped` (raw / score_cap) says how far above the cap (or below 0) a
+    reply scored, which the normalised score cannot show.
     """
 
     task: str
@@ -126,6 +128,19 @@ class Score:
     @property
     def parsed(self) -> bool:
         return self.error is None
+
+    @property
+    def unclipped(self) -> float:
+        """raw / score_cap, not clipped: 1.0 at the cap, above 1 for a reply that beats the player who set the cap
+        (its normalised score shows 1.0), below 0 for a negative raw score (a repair worse than the damaged network).
+        Equal to `normalized` where raw cannot leave [0, cap] (SUPERBEAM's levels won, identify). 0 for a rejected
+        answer, as its normalised score, so that both enter means alike."""
+        return 0.0 if self.error is not None else self.raw / self.score_cap
+
+    @property
+    def above_cap(self) -> bool:
+        """The reply scored above its cap: its normalised score (1.0) hides by how much (`unclipped`)."""
+        return self.unclipped > 1.0
 
     @property
     def mean_length(self) -> float:
@@ -173,6 +188,7 @@ class Score:
         return {
             "format": SCORE_FORMAT,
             **data,
+            "unclipped": self.unclipped,
             "mean_length": self.mean_length,
             "interval": list(self.interval()),
             "half_width": self.half_width(),
@@ -181,9 +197,10 @@ class Score:
 
     @classmethod
     def from_json(cls, data: dict) -> Score:
-        """A Score from `to_json`'s dict (extra keys are ignored); ValueError, naming the field, for anything
-        else: every field of its type, numbers finite and within MAX_SCORE_VALUE, at most MAX_SCORE_EPISODES
-        episodes, one value and one length per episode (a stored Score is untrusted input)."""
+        """A Score from `to_json`'s dict (extra keys are ignored: what it derives, such as `unclipped`, is computed
+        again, so older JSON without it reads alike); ValueError, naming the field, for anything else: every field
+        of its type, numbers finite and within MAX_SCORE_VALUE, at most MAX_SCORE_EPISODES episodes, one value and
+        one length per episode, a graded answer's cap at least MIN_CAP (a stored Score is untrusted input)."""
         if not isinstance(data, dict) or data.get("format") != SCORE_FORMAT:
             raise ValueError("not a wspbench score")
         try:
@@ -205,7 +222,7 @@ class Score:
                 seconds=inputs.real(data.get("seconds") or 0.0, "seconds", 0.0, 1e9),
                 episode_caps=tuple(inputs.real(c, "an episode cap", -MAX_SCORE_VALUE, MAX_SCORE_VALUE) for c in caps),
             )
-            if score.error is None and score.values and score.score_cap < MIN_CAP:
+            if score.error is None and score.score_cap < MIN_CAP:  # `unclipped` divides by it
                 raise BadValue(f"score_cap must be at least {MIN_CAP:g} for a graded answer")
             return score
         except KeyError as error:
