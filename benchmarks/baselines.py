@@ -10,7 +10,7 @@ the generated games were measured with `--tasks gen --skip scripted,search,rando
 random networks on calibration episodes; docs/generated.md). `docs/baselines.md` is written from
 them. One command reproduces them all:
 
-    python benchmarks/baselines.py [--tasks minatar,superbeam*] [--workers N] [--redo] [--skip scripted,search]
+    python benchmarks/baselines.py [--tasks original,synth,superbeam*] [--workers N] [--redo] [--skip scripted,search]
 
 The reading and repair tasks (docs/reading.md) have none of these baselines: their answer is a game's name or an
 edit of a given network, and their zero and reference scores are 0 and 1 by construction.
@@ -175,7 +175,7 @@ def trained_answer_digest(task: Task) -> str | None:
     return None if answer is None else hashlib.sha256(answer.encode()).hexdigest()
 
 
-WRITING = "minatar,superbeam*"  # the tasks that write a network from scratch
+WRITING = "original,synth,gen,superbeam*"  # the tasks that write a network from scratch
 
 # Measured after the others, each in a pass over all tasks of its own, so that the cheap baselines of every task
 # come first; an entry gets one when it lacks it (a search, when it lacks one with SEARCH_BUDGET).
