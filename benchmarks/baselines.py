@@ -129,7 +129,7 @@ def search(task: Task, workers: int | None) -> dict:
     if key not in _searched:
         _searched[key] = evolve(task, SEARCH_BUDGET)
     weights, about = _searched[key]
-    return {**summary(task.score(weights, Grading(workers=workers))), **about}
+    return {**summary(task.score(weights, grading=Grading(workers=workers))), **about}
 
 
 def cma(task: Task, workers: int | None) -> dict | None:
@@ -142,7 +142,7 @@ def cma(task: Task, workers: int | None) -> dict | None:
     if key not in _searched:
         _searched[key] = cma_search.search(task, CMA_BUDGET)
     weights, about = _searched[key]
-    return {**summary(task.score(weights, Grading(workers=workers))), "answer": task.write(weights), **about}
+    return {**summary(task.score(weights, grading=Grading(workers=workers))), "answer": task.write(weights), **about}
 
 
 def public(task: Task, workers: int | None) -> dict | None:
@@ -153,7 +153,10 @@ def public(task: Task, workers: int | None) -> dict | None:
     if row is None or not row.get("public"):
         return None
     program = row["public"]["program"]
-    return {**summary(task.score(generated.public_programs()[program], Grading(workers=workers))), "program": program}
+    return {
+        **summary(task.score(generated.public_programs()[program], grading=Grading(workers=workers))),
+        "program": program,
+    }
 
 
 def trained(task: Task, workers: int | None) -> dict | None:
