@@ -32,6 +32,15 @@ The generator (`generate(seed, difficulty)`) is deterministic (its random number
 
 Every level for seeds 0..499 at difficulties 0.2, 0.5 and 0.8 is proven winnable in the tests by a
 search over action sequences (see `superbeam.physics`).
+
+The hard generator (`generate_hard(seed)`, for the superbeam/hard task; `random.Random(
+"superbeam-hard-level:<seed>")`) asks for several features at once. Columns 0..4 and from HARD_END on
+are ground; in between, obstacles follow one another with only 1..3 ground columns (HARD_GROUND)
+between them, each drawn with equal chances from HARD_OBSTACLES: a gap right after a pipe, a tall-pipe
+climb, a climb then a gap, a gap right before a pipe, a narrow landing between two gaps. Both walkers
+are always there, on ground columns from column 8 on that are beside an obstacle; coins as above. Not
+every such level is winnable, nor hard: the task keeps only those a search proves winnable and that no
+single action held throughout wins (`wspbench.tasks.superbeam.hard_certificate`).
 """
 
 from __future__ import annotations
@@ -104,11 +113,7 @@ def generate(seed: int, difficulty: float = 0.5) -> Level:
             ]
             if spots:
                 walkers.append((rng.choice(spots), rng.randrange(2)))
-    for c in range(3, FLAG_COL):
-        if rng.random() < 0.25:
-            t = cols[c]
-            coin = {GAP: (COIN_MID,), GROUND: (COIN_LOW, COIN_MID), PIPE: (COIN_MID, COIN_HIGH), TALL: (COIN_HIGH,)}[t]
-            cols[c] |= rng.choice(coin) << 2
+    _add_coins(rng, cols)
     return Level(bytes(cols), walkers, name=f"level {seed} at difficulty {d:g}")
 
 
@@ -131,6 +136,44 @@ def _lay_out(rng: random.Random, d: float) -> list[int]:
             return cols
         cols[c : c + len(obstacle)] = obstacle
         c += len(obstacle) + rng.randint(3 if obstacle[:1] == [GAP] else 2, 4)
+
+
+def _add_coins(rng: random.Random, cols: list[int]) -> None:
+    for c in range(3, FLAG_COL):
+        if rng.random() < 0.25:
+            t = cols[c]
+            coin = {GAP: (COIN_MID,), GROUND: (COIN_LOW, COIN_MID), PIPE: (COIN_MID, COIN_HIGH), TALL: (COIN_HIGH,)}[t]
+            cols[c] |= rng.choice(coin) << 2
+
+
+# --- hard levels (the superbeam/hard task) -----------------------------------------------------------
+
+HARD_OBSTACLES = (  # each a row of parts (terrain, fewest columns, most columns), all drawn with equal chances
+    ((PIPE, 1, 2), (GAP, 1, 2)),  # a gap right after a pipe
+    ((PIPE, 1, 1), (TALL, 1, 2)),  # a tall-pipe climb
+    ((PIPE, 1, 1), (TALL, 1, 1), (GAP, 1, 2)),  # a climb, then a gap
+    ((GAP, 1, 1), (PIPE, 1, 2)),  # a gap right before a pipe
+    ((GAP, 1, 2), (GROUND, 1, 2), (GAP, 1, 2)),  # a narrow landing between two gaps
+)
+HARD_GROUND = (1, 3)  # ground columns between two obstacles: fewest, most
+HARD_END = FLAG_COL - 5  # obstacles end before this column
+
+
+def generate_hard(seed: int) -> Level:
+    """The hard level for `seed` (see the module docstring): obstacles that need several features at once."""
+    rng = random.Random(f"superbeam-hard-level:{int(seed)}")
+    cols = [GROUND] * NCOL
+    c = 5
+    while True:
+        obstacle = [t for t, fewest, most in rng.choice(HARD_OBSTACLES) for _ in range(rng.randint(fewest, most))]
+        if c + len(obstacle) > HARD_END:
+            break
+        cols[c : c + len(obstacle)] = obstacle
+        c += len(obstacle) + rng.randint(*HARD_GROUND)
+    beside = [k for k in range(8, FLAG_COL - 2) if cols[k] == GROUND and {cols[k - 1], cols[k + 1]} != {GROUND}]
+    walkers = [(k, rng.randrange(2)) for k in rng.sample(beside, min(N_WALKERS, len(beside)))]
+    _add_coins(rng, cols)
+    return Level(bytes(cols), walkers, name=f"hard level {seed}")
 
 
 CLASSIC_MAP = "#######h## ###ohH###  ##hh##### ###hhH####  ####"  # noqa

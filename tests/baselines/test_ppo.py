@@ -153,7 +153,7 @@ def test_a_budget_is_checked():
 @pytest.mark.parametrize(
     "seed, selector",
     [
-        (None, "original/*,synth/*,superbeam*"),  # the baseline's (seed 0, wspbench/baselines/trained/)
+        (None, "original/*,synth/*,superbeam,superbeam/extended"),  # the baseline's (wspbench/baselines/trained/)
         (1, "original/*,synth/*"),  # identify-choice
         (2, "original/*,synth/*"),  # repair
         (3, "original/*,synth/*"),  # identify-choice

@@ -135,12 +135,18 @@ def test_a_run_keeps_its_secret_out_of_the_records_and_resumes_with_it(tmp_path)
 
 def test_drawn_episodes_of_every_family_that_plays_them():
     """Each game family draws from its own range: MinAtar from SECRET_EPISODES, repair from its game's, SUPERBEAM
-    from SECRET_LEVELS (superbeam/extended going round its difficulties as its fixed levels do); identify has no
+    from SECRET_LEVELS (superbeam/extended going round its difficulties as its fixed levels do, superbeam/hard keeping
+    only the levels its fixed ones would keep: tests/tasks/test_superbeam.py); identify has no
     episodes to hide. A draw of n is the first n of a longer one."""
     from wspbench.tasks.held_out import new_secret, task_key
 
     key = task_key(new_secret(), "x")
-    for task_id, count in (("original/breakout", 7), ("repair/freeway/swap_actions", 60), ("superbeam", 20)):
+    for task_id, count in (
+        ("original/breakout", 7),
+        ("repair/freeway/swap_actions", 60),
+        ("superbeam", 20),
+        ("superbeam/hard", 6),
+    ):
         task = get_task(task_id)
         first, size = task.secret_episodes
         episodes = task.held_out_episodes(count, key)

@@ -44,8 +44,8 @@ def test_every_task_has_one_canonical_id_and_a_slug():
     order = ["original", "synth", "gen", "superbeam", "identify", "identify-choice", "repair"]
     assert families == sorted(families, key=order.index)  # suite order
     writing = [i for i, family in zip(ids, families, strict=True) if family in order[:4]]
-    assert writing[-2:] == ["superbeam", "superbeam/extended"]
-    assert all(i.startswith(("synth/", "gen/")) for i in writing[5:-2])
+    assert writing[-3:] == ["superbeam", "superbeam/extended", "superbeam/hard"]
+    assert all(i.startswith(("synth/", "gen/")) for i in writing[5:-3])
     assert get_task("original/freeway").slug == "original-freeway" and get_task("superbeam").slug == "superbeam"
 
 
@@ -54,7 +54,7 @@ def test_get_task_takes_an_id_or_a_bare_game_name():
     assert get_task("ferry") is get_task("synth/ferry")
     assert get_task("superbeam").id == "superbeam"
     assert [t.id for t in select("superbeam")] == ["superbeam"]  # an id names one task
-    assert [t.id for t in select("superbeam*")] == ["superbeam", "superbeam/extended"]
+    assert [t.id for t in select("superbeam*")] == ["superbeam", "superbeam/extended", "superbeam/hard"]
 
 
 @pytest.mark.parametrize(
@@ -100,7 +100,7 @@ def test_a_long_list_of_ids_is_summarised_per_family():
 def test_selectors():
     assert [t.id for t in select("original/b*,superbeam")] == ["original/breakout", "superbeam"]
     assert select("synth") == [t for t in all_tasks() if t.id.startswith("synth/")] == select("synth/*")
-    assert [t.id for t in select("superbeam*")] == ["superbeam", "superbeam/extended"]
+    assert [t.id for t in select("superbeam*")] == ["superbeam", "superbeam/extended", "superbeam/hard"]
     assert select("all") == all_tasks()
     assert [t.id for t in select("seaquest, original/seaquest")] == ["original/seaquest"]
     for bad in ("", " , ", "original/pong", "nothing*"):

@@ -248,14 +248,14 @@ def test_hostile_json_gives_a_short_clear_error(text, message):
 
 
 def test_every_level_a_superbeam_task_plays_is_winnable():
-    """The winnability proof (superbeam.physics.solve) covers exactly the levels the tasks use: training
-    levels, the seed's test levels and the extended ones, each at the difficulty it is played at."""
+    """The winnability proof (superbeam.physics.solve) covers exactly the levels the generator's tasks use:
+    training levels, the seed's test levels and the extended ones, each at the difficulty it is played at
+    (superbeam/hard ships a certificate for each of its levels: test_hard_levels_are_the_kept_ones)."""
     from superbeam import physics
     from superbeam.levels import generate
-    from wspbench.tasks import all_tasks
 
     checked = set()
-    for task in (t for t in all_tasks() if t.family == "superbeam"):
+    for task in (get_task("superbeam"), get_task("superbeam/extended")):
         for level in task.training_episodes(10) + task.scoring_episodes():
             checked.add((level, task.level_difficulty(level)))
     unsolved = [(level, d) for level, d in sorted(checked) if physics.solve(generate(level, d)) is None]
@@ -275,3 +275,93 @@ def test_extended_levels_take_the_tiers_in_turn_and_report_each():
     assert list(tiers) == [str(t) for t in TIERS] and all(tier["levels"] == 2 for tier in tiers.values())
     assert sum(tier["won"] for tier in tiers.values()) == sum(score.values)
     assert get_task("superbeam").scoring_episodes() == TEST_LEVELS  # the seed's task is unchanged
+
+
+# --- superbeam/hard ----------------------------------------------------------------------------------
+
+HARD = get_task("superbeam/hard")
+HARD_PROMPT_HASH = "9ecad4893e49b2d1831516a471ed8808963738e992f492a8865699468d6541d3"  # superbeam-hard-v1
+# The reference network on the first hard held-out levels: (level, won, progress, frames); 35 of all 128 won.
+REFERENCE_ON_HARD_LEVELS = [
+    (3000001, False, 0.27, 98),
+    (3000002, True, 1.0, 366),
+    (3000003, False, 0.62, 227),
+    (3000005, False, 0.186, 65),
+    (3000007, True, 1.0, 374),
+    (3000009, False, 0.284, 103),
+]
+
+
+def test_hard_levels_are_the_kept_ones():
+    """The shipped levels are exactly the first kept seeds from HARD_TRAIN_FIRST and HARD_TEST_FIRST (every seed
+    between them rejected), and each certificate wins its level on the twin; a few win on the emulator too."""
+    from superbeam import physics
+    from superbeam.env import SuperBeamEnv
+    from superbeam.levels import generate_hard
+    from wspbench.tasks.superbeam import (
+        HARD_TEST_COUNT,
+        HARD_TEST_FIRST,
+        HARD_TRAIN_FIRST,
+        hard_certificate,
+        hard_levels,
+    )
+
+    shipped = hard_levels()
+    for part, first, count in (("training", HARD_TRAIN_FIRST, 10), ("test", HARD_TEST_FIRST, HARD_TEST_COUNT)):
+        seeds = list(shipped[part])
+        assert len(seeds) == count and seeds[0] >= first
+        assert {seed: hard_certificate(seed) for seed in range(first, seeds[-1] + 1)} == {
+            seed: shipped[part].get(seed) for seed in range(first, seeds[-1] + 1)
+        }
+    for seed, actions in {**shipped["training"], **shipped["test"]}.items():
+        game, frames = physics.Game(generate_hard(seed)), 0
+        for action in map(int, actions):
+            frames += physics.step(game, action, FRAME_SKIP, MAX_FRAMES, frames)
+        assert game.status == physics.WON, seed
+    for seed in list(shipped["test"])[::40]:
+        env = SuperBeamEnv(generate_hard(seed), frame_skip=FRAME_SKIP, max_frames=MAX_FRAMES)
+        info = [env.step(int(action))[4] for action in shipped["test"][seed]][-1]
+        assert info["won"], seed
+
+
+def test_hard_task_plays_the_hard_levels_and_says_so():
+    from superbeam.levels import generate_hard
+    from wspbench.tasks.superbeam import hard_levels
+
+    assert HARD.prompt_version == "superbeam-hard-v1" and prompt_hash(HARD.messages()) == HARD_PROMPT_HASH
+    assert prompt_hash(TASK.messages()) == PROMPT_HASH  # the seed's prompt is unchanged
+    text = HARD.messages()[1]["content"]
+    assert text.startswith(task_prompt().split("THE NETWORK.")[0].rstrip())
+    assert "a pipe 8 or 16 px wide, then a gap 8 or 16 px wide" in text and "has 2 walkers" in text
+    assert HARD.scoring_episodes() == list(hard_levels()["test"]) and HARD.default_episodes == 128
+    assert HARD.training_episodes(3) == list(hard_levels()["training"]) and HARD.scoring_episodes(2)[1] == 3000002
+    assert HARD.level(3000002) == generate_hard(3000002) and HARD.level_environment(3000002).level.name == (
+        "hard level 3000002"
+    )
+    assert HARD.seeds()["difficulty"] == "hard" and HARD.game == TASK.game
+
+
+def test_reference_and_held_actions_on_the_hard_levels():
+    """The keep rules over the shipped set: no held action wins a level, the reference network 35 of 128."""
+    from wspbench.baselines.measured import constant_weights
+
+    score = HARD.grade(HARD.offline_answer("reference"))
+    got = [(r["seed"], r["won"], r["progress"], r["frames"]) for r in score.metadata["detail"]]
+    assert got[: len(REFERENCE_ON_HARD_LEVELS)] == REFERENCE_ON_HARD_LEVELS
+    assert score.metadata["won"] == 35 and score.metadata["levels"] == 128 and score.metadata["difficulty"] == "hard"
+    assert score.normalized == 35 / 128 and score.metadata["mean_progress"] == 0.565
+    levels = HARD.scoring_episodes()[:16]
+    for action in range(6):
+        assert HARD.score(constant_weights(HARD.network, action), levels).metadata["won"] == 0
+
+
+def test_hard_draws_keep_a_level_only_as_the_fixed_ones_are_kept():
+    from wspbench.tasks.held_out import draw
+    from wspbench.tasks.superbeam import SECRET_LEVELS, hard_certificate
+
+    key = "ab" * 32
+    drawn = HARD.held_out_episodes(20, key)
+    candidates = draw(key, 40, *SECRET_LEVELS)
+    kept = [level for level in candidates if hard_certificate(level) is not None]
+    assert drawn == kept[:20] and drawn[:3] == [373926855, 927359696, 1029908160] and len(kept) < len(candidates)
+    assert HARD.held_out_episodes(5, key) == drawn[:5] and HARD.held_out_episodes(5) == HARD.scoring_episodes(5)

@@ -20,6 +20,7 @@ import hashlib
 import hmac
 import re
 import secrets
+from collections.abc import Callable
 
 SECRET_FILE = "held-out.secret"  # in the run directory: the run's secret (hex), readable by its owner only
 KEY = re.compile(r"[0-9a-f]{64}")
@@ -42,11 +43,14 @@ def checked(key: str) -> str:
     return key
 
 
-def draw(key: str, count: int, first: int, size: int, classes: int = 1) -> list[int]:
+def draw(
+    key: str, count: int, first: int, size: int, classes: int = 1, keep: Callable[[int], bool] | None = None
+) -> list[int]:
     """`count` distinct episodes of first .. first + size - 1, drawn by `key`: from SHA-256(key:0), SHA-256(key:1),
     ... in turn (a repeat is skipped), so a draw of n is the first n of any longer draw. With `classes` > 1 the
     i-th episode is i modulo `classes`, counted from `first` (a family whose episodes take turns at a kind, as
-    superbeam/extended's difficulties do)."""
+    superbeam/extended's difficulties do). With `keep`, an episode it rejects is skipped too (superbeam/hard keeps
+    a drawn level only as it keeps a fixed one)."""
     checked(key)
     slots = size // classes
     if count > slots // 2:
@@ -60,5 +64,6 @@ def draw(key: str, count: int, first: int, size: int, classes: int = 1) -> list[
         index += 1
         if episode not in seen:
             seen.add(episode)
-            found.append(episode)
+            if keep is None or keep(episode):
+                found.append(episode)
     return found

@@ -1,8 +1,10 @@
 """The SUPERBEAM family: a CHIP-8 platformer played by an 8-16-6 ReLU network written as JSON. Episodes are
 level seeds: training levels for feedback, held-out test levels for the score (the fraction of levels won;
-mean progress breaks ties between training candidates). Two tasks: `superbeam`, the seed's 20 test levels
-at difficulty 0.5, and `superbeam/extended`, EXTENDED_PER_TIER held-out levels at each difficulty of TIERS
-(the tiers take turns, so the first N levels cover all of them), reported per tier.
+mean progress breaks ties between training candidates). Three tasks: `superbeam`, the seed's 20 test levels
+at difficulty 0.5; `superbeam/extended`, EXTENDED_PER_TIER held-out levels at each difficulty of TIERS
+(the tiers take turns, so the first N levels cover all of them), reported per tier; and `superbeam/hard`,
+HARD_TEST_COUNT levels of the hard generator (`superbeam.levels.generate_hard`), each kept only when a
+search proves it winnable and no single action held throughout wins it (`hard_certificate`).
 
 The answer is untrusted text, read by `wspbench/answers/json_network.py` (`parse_answer`): a JSON object of
 W1, b1, W2, b2.
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from functools import cached_property
+from functools import cache, cached_property
 from importlib.resources import files
 
 import numpy as np
@@ -41,6 +43,11 @@ FRAME_SKIP = 4
 MAX_FRAMES = 600
 TIMEOUT_CAUSE = "ran out of time (stuck: e.g. walking into a pipe wall, or standing still)"
 REFERENCE_FILE = "superbeam_reference.json"  # in this package; its units' jobs are in its "notes"
+HARD_PROMPT_VERSION = "superbeam-hard-v1"
+HARD_TRAIN_FIRST, HARD_TEST_FIRST = 0, 3_000_000  # the first candidate seeds of the hard training and test levels
+HARD_TEST_COUNT = 128
+HARD_NODE_LIMIT = 100_000  # the certifying search's budget per level (`superbeam.physics.solve`)
+HARD_FILE = "superbeam_hard.json"  # in this package: the kept hard levels and their certificates (`hard_levels`)
 
 SYSTEM = (
     "You are a weight-space programmer. You write the weights of a small neural network directly, "
@@ -90,11 +97,15 @@ class SuperbeamTask(GameTask):
 
     # --- the prompt ---------------------------------------------------------------------------------
     def messages(self, protocol: Protocol = ONE_SHOT) -> list[dict]:
-        user = task_prompt()
+        user = self.statement()
         section = protocol.section(self)
         if section:  # the reference's statement says nothing of a protocol: the protocol's section follows it
             user = f"{user.rstrip()}\n\n{section}\n"
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+
+    def statement(self) -> str:
+        """The task statement, before any protocol's section."""
+        return task_prompt()
 
     def game_source(self) -> str:
         return (files("superbeam") / "env.py").read_text()
@@ -206,13 +217,17 @@ class SuperbeamTask(GameTask):
         }
         return value, decisions, summary
 
+    def level(self, level: int | str):
+        """The `superbeam.levels.Level` that a seed (or "classic") names in this task."""
+        from superbeam.levels import get_level
+
+        return get_level(level, self.level_difficulty(level))
+
     def level_environment(self, level: int | str):
         """The emulator for one level, as every network plays it (reset it before the first step)."""
         from superbeam.env import SuperBeamEnv
 
-        return SuperBeamEnv(
-            level=level, difficulty=self.level_difficulty(level), frame_skip=FRAME_SKIP, max_frames=MAX_FRAMES
-        )
+        return SuperBeamEnv(level=self.level(level), frame_skip=FRAME_SKIP, max_frames=MAX_FRAMES)
 
     def environment(self, episode: int) -> Level:
         return Level(self, episode)
@@ -313,21 +328,133 @@ class ExtendedSuperbeamTask(SuperbeamTask):
         return {**Task.seeds(self, protocol), "difficulty": {"training": self.difficulty, "tiers": list(TIERS)}}
 
 
+class HardSuperbeamTask(SuperbeamTask):
+    """`superbeam/hard`: the same game and network on the hard generator's levels (`generate_hard`), trained and
+    scored on the kept ones of `hard_levels()`; a run's secret draws keep a level by the same rule
+    (`hard_certificate`), so drawn and fixed levels come from one distribution. Its prompt says what is harder."""
+
+    id = "superbeam/hard"
+    prompt_version = HARD_PROMPT_VERSION
+    default_episodes = max_episodes = HARD_TEST_COUNT
+
+    def statement(self) -> str:
+        return task_prompt(hard_levels_text())
+
+    def level(self, level: int | str):
+        from superbeam.levels import generate_hard
+
+        return generate_hard(int(level))
+
+    def scoring_episodes(self, count: int | None = None) -> list[int]:
+        count = HARD_TEST_COUNT if count is None else count
+        if not 1 <= count:
+            raise ValueError("choose at least 1 held-out level")
+        return list(hard_levels()["test"])[:count]
+
+    def held_out_episodes(self, count: int | None = None, key: str | None = None) -> list[int]:
+        """With `key`, levels drawn from SECRET_LEVELS and certified as they are drawn: those `hard_certificate`
+        rejects are skipped, so a drawn level is kept as a fixed one is (about 5 ms of CPU a level drawn, a search
+        that gives up under a second: docs/superbeam.md)."""
+        from wspbench.tasks.held_out import draw
+
+        if key is None:
+            return self.scoring_episodes(count)
+        count = len(self.scoring_episodes(count))
+        return draw(key, count, *SECRET_LEVELS, keep=lambda level: hard_certificate(level) is not None)
+
+    def scoring_rule(self, count: int) -> str:
+        return f"the fraction of {count} held-out hard levels won"
+
+    def training_episodes(self, count: int) -> list[int]:
+        return list(hard_levels()["training"])
+
+    def trained_network(self, seed: int = 0) -> tuple[Weights, dict] | None:
+        return None  # the game's PPO network (the trained baseline) learnt `superbeam`'s training levels, not these
+
+    def play(self, weights, episodes, grading: Grading = DEFAULT):
+        values, lengths, metadata = super().play(weights, episodes, grading)
+        metadata["difficulty"] = "hard"
+        return values, lengths, metadata
+
+    def seeds(self, protocol: Protocol = ONE_SHOT) -> dict:
+        return {**Task.seeds(self, protocol), "difficulty": "hard", "node_limit": HARD_NODE_LIMIT}
+
+
 def tasks() -> list[Task]:
-    return [SuperbeamTask(), ExtendedSuperbeamTask()]
+    return [SuperbeamTask(), ExtendedSuperbeamTask(), HardSuperbeamTask()]
+
+
+# --- the hard levels -------------------------------------------------------------------------------
+
+
+def hard_certificate(seed: int) -> str | None:
+    """The actions that win hard level `seed`, one digit each, or None when the level is not kept: when the
+    search (`physics.solve`, HARD_NODE_LIMIT steps) finds no win, or when one action held throughout wins it.
+    Both run on the ROM's Python twin, which plays exactly as the emulator does."""
+    from superbeam import physics
+    from superbeam.levels import generate_hard
+
+    level = generate_hard(seed)
+    if held_action_wins(level):
+        return None
+    actions = physics.solve(level, FRAME_SKIP, MAX_FRAMES, HARD_NODE_LIMIT)
+    return None if actions is None else "".join(map(str, actions))
+
+
+def held_action_wins(level) -> bool:
+    """Whether some action held throughout wins `level` (a `superbeam.levels.Level`), played on the twin."""
+    from superbeam import physics
+
+    for action in range(len(physics.ACTION_KEYS)):
+        game, frames = physics.Game(level), 0
+        while game.status == physics.PLAYING and frames < MAX_FRAMES:
+            frames += physics.step(game, action, FRAME_SKIP, MAX_FRAMES, frames)
+        if game.status == physics.WON:
+            return True
+    return False
+
+
+@cache
+def hard_levels() -> dict[str, dict[int, str]]:
+    """The kept hard levels, "training" and "test", each seed with its certificate (HARD_FILE, written by
+    benchmarks/superbeam_hard_levels.py: the first kept seeds from HARD_TRAIN_FIRST and HARD_TEST_FIRST)."""
+    stored = json.loads((files("wspbench.tasks") / HARD_FILE).read_text())
+    return {part: {int(seed): actions for seed, actions in stored[part].items()} for part in ("training", "test")}
+
+
+def hard_levels_text() -> str:
+    """What is harder on superbeam/hard's levels, in the prompt's words, from the generator's own table."""
+    from superbeam.levels import GAP, GROUND, HARD_GROUND, HARD_OBSTACLES, N_WALKERS, PIPE, TALL
+
+    names = {GAP: "a gap", GROUND: "ground", PIPE: "a pipe", TALL: "a tall pipe"}
+
+    def wide(fewest: int, most: int) -> str:
+        widths = [str(8 * n) for n in range(fewest, most + 1)]
+        return " or ".join(filter(None, (", ".join(widths[:-1]), widths[-1]))) + " px wide"
+
+    obstacles = "\n".join(
+        "    " + ", then ".join(f"{names[terrain]} {wide(fewest, most)}" for terrain, fewest, most in parts)
+        for parts in HARD_OBSTACLES
+    )
+    return f"""THIS TASK'S LEVELS are harder than the game's usual ones:
+- obstacles follow one another with only ground {wide(*HARD_GROUND)} between them; each one is
+{obstacles}
+- every level has {N_WALKERS} walkers, each starting on the ground right beside an obstacle;
+- every level can be won (a search found a sequence of actions that wins it), and no single action held
+  throughout wins any of them."""
 
 
 # --- the prompt ------------------------------------------------------------------------------------
 
 
-def task_prompt() -> str:
-    """The task statement a model is given."""
+def task_prompt(levels: str = "") -> str:
+    """The task statement a model is given; `levels` (superbeam/hard's) follows the rules."""
     from superbeam.env import ACTIONS, RULES
     from superbeam.features import FEATURES
 
     feats = "\n".join(f"  x[{i}] {n}: {d}" for i, (n, d) in enumerate(FEATURES))
     acts = "\n".join(f"  {i} {a}" for i, a in enumerate(ACTIONS))
-    rules = RULES.split("Actions:")[0].strip()
+    rules = RULES.split("Actions:")[0].strip() + (f"\n\n{levels}" if levels else "")
     return f"""Write the weights of a neural network that plays SUPERBEAM well.
 
 THE GAME (these are the rules a player is given):
