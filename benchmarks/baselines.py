@@ -312,10 +312,7 @@ def training_section() -> list[str]:
         "| game | steps | kept at | steps/s | seconds | training episodes |",
         "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
-    games = {task.game.name: trained_about(task) for task in select(WRITING)}
-    for game, about in games.items():
-        if about is None:
-            continue
+    for game, about in trained_games().items():
         kept = about.get("kept", {}).get("steps", about["steps"])
         rate = about.get("steps_per_second") or round(about["steps"] / about["seconds"])
         lines.append(
@@ -357,8 +354,18 @@ def ppo_budget() -> str:
 
 
 def training_minutes() -> float:
-    games = {task.game.name: trained_about(task) for task in select(WRITING)}
-    return sum(about["seconds"] for about in games.values() if about) / 60
+    return sum(about["seconds"] for about in trained_games().values()) / 60
+
+
+def trained_games() -> dict[str, dict]:
+    """Each game's shipped network's training record, once per game (superbeam/hard plays superbeam's game with
+    no network of its own: it must not hide superbeam's)."""
+    games: dict[str, dict] = {}
+    for task in select(WRITING):
+        about = trained_about(task)
+        if about is not None:
+            games.setdefault(task.game.name, about)
+    return games
 
 
 def trained_about(task: Task) -> dict | None:
