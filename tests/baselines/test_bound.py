@@ -8,7 +8,7 @@ import pytest
 
 from wspbench.baselines import bound
 from wspbench.baselines.bound import potential, replay, search
-from wspbench.evaluation.compiled.common import CANDIDATES
+from wspbench.evaluation.compiled.common import CANDIDATES, FIRST_FIELD, WIDTH
 from wspbench.evaluation.compiled.engine import TWINS, act, observe, start_episode
 from wspbench.evaluation.compiled.mt19937 import WORDS
 from wspbench.evaluation.engine import compiled_twin
@@ -30,16 +30,23 @@ def test_a_search_is_a_pure_function_of_its_task_episode_and_width():
     assert (first.value, first.actions) == (second.value, second.actions)
 
 
+def started(task, episode: int, slots: int):
+    """`episode` of `task`'s compiled twin started in slot 0 of `slots` state rows and generators."""
+    twin, setup = compiled_twin(task.binding)
+    game = TWINS.index(twin)
+    rows, keys = np.zeros((slots, WIDTH), np.int64), np.zeros((slots, WORDS), np.uint32)
+    positions = np.zeros(slots, np.int64)
+    if setup is not None:
+        rows[0, FIRST_FIELD : FIRST_FIELD + len(setup)] = setup
+    start_episode(game, rows, keys, positions, 0, episode)
+    return game, rows, keys, positions
+
+
 @pytest.mark.parametrize("task_id", ["synth/ferry", "gen/00100", "synth/fruit_catch"])
 def test_the_compiled_potential_is_the_tasks_own(task_id):
     """The search ranks by `MinAtarTask.potential`, computed in compiled code from the active inputs."""
     task = get_task(task_id)
-    twin, setup = compiled_twin(task.binding)
-    game = TWINS.index(twin)
-    rows, keys, positions = np.zeros((1, 1024), np.int64), np.zeros((2, WORDS), np.uint32), np.zeros(2, np.int64)
-    if setup is not None:
-        rows[0, 2 : 2 + len(setup)] = setup
-    start_episode(game, rows, keys, positions, 0, 7)
+    game, rows, keys, positions = started(task, 7, slots=2)
     active, seen = np.zeros(CANDIDATES, np.int64), np.zeros(600, np.int64)
     moves = np.random.default_rng(0).integers(6, size=200)
     compared = 0
@@ -83,12 +90,7 @@ def test_an_action_a_generated_game_calls_idle_changes_nothing_but_the_last_acti
     task = get_task(task_id)
     acting = task.acting_actions()
     assert acting[0] == 0 and len(acting) < 6
-    twin, setup = compiled_twin(task.binding)
-    game = TWINS.index(twin)
-    rows, keys, positions = np.zeros((7, 1024), np.int64), np.zeros((7, WORDS), np.uint32), np.zeros(7, np.int64)
-    if setup is not None:
-        rows[0, 2 : 2 + len(setup)] = setup
-    start_episode(game, rows, keys, positions, 0, 200_000)
+    game, rows, keys, positions = started(task, 200_000, slots=7)
     rng = np.random.default_rng(1)
     for _ in range(task.binding.max_steps):
         for action in range(6):
