@@ -167,7 +167,7 @@ def trained(task: Task, workers: int | None) -> dict | None:
         return None
     about = trained_about(task)
     return {
-        **summary(task.grade(answer, Grading(workers=workers))),
+        **summary(task.grade(answer, grading=Grading(workers=workers))),
         "answer": {"characters": len(answer), "sha256": hashlib.sha256(answer.encode()).hexdigest()},
         **{key: about[key] for key in ("budget", "steps", "training_episodes", "seconds")},
     }
