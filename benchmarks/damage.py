@@ -1,10 +1,12 @@
 """Choose the damage of every repair task and measure it: writes src/wspbench/tasks/reading/damages.json.
 
-The network that is damaged is each game's network of seed `reading_set.REPAIR_SEED`, one that no other task
-shows; `wspbench/baselines/reading_build.py` (`measure_damages`) says which games get repair tasks and how each
-damage is chosen and measured. A private set (`wsp reading build`) is measured by the same function.
+The networks that are damaged are each game's networks of seeds `reading_set.repair_seeds`, one per round of
+`repair.ROUNDS`, which no other task shows; `wspbench/baselines/reading_build.py` (`measure_damages`) says which
+networks get repair tasks and how each damage is chosen and measured. A private set (`wsp reading build`) is
+measured by the same function.
 
-    python benchmarks/damage.py [--games breakout,ferry] [--workers 2]   # --games: measure these again, keep the rest
+    python benchmarks/damage.py [--games breakout,ferry] [--rounds 1,2] [--workers 2]   # measure these again,
+                                                                                         # keep the rest
 """
 
 from __future__ import annotations
@@ -20,34 +22,52 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 from wspbench.baselines.reading_build import damages_file, measure_damages  # noqa: E402
 from wspbench.games.minatar import all_games  # noqa: E402
 from wspbench.networks import MINATAR_NETWORK  # noqa: E402
-from wspbench.tasks.reading_set import DAMAGES_FILE, PUBLIC, REPAIR_SEED  # noqa: E402
+from wspbench.tasks import repair  # noqa: E402
+from wspbench.tasks.reading_set import DAMAGES_FILE, PUBLIC, repair_seeds  # noqa: E402
 
 OUT = Path(__file__).parents[1] / "src" / "wspbench" / "tasks" / "reading" / DAMAGES_FILE
 
 
-def measure(name: str) -> tuple[str, dict]:
+def stored() -> dict[str, dict]:
+    """The entries the file has now, measured or skipped, by network."""
+    if not OUT.is_file():
+        return {}
+    old = json.loads(OUT.read_text())
+    return {**old["networks"], **{name: {"skipped": why} for name, why in old["skipped_networks"].items()}}
+
+
+def measure(name: str, rounds: list[int] | None, old: dict[str, dict]) -> dict[str, dict]:
+    """A game's networks' entries, round by round (a round skips the kinds that earlier rounds chose)."""
     binding = next(game for game in all_games() if game.game == name)
-    entry = measure_damages(binding, PUBLIC.network(name, REPAIR_SEED, MINATAR_NETWORK)[0])
-    print(f"{name}: {sorted(entry.get('damages', {}))} in {entry.get('seconds', 0)} s", flush=True)
-    return name, entry
+    entries, taken = {}, []
+    for index, seed in enumerate(repair_seeds(name)):
+        stem, kinds = f"{name}.{seed}", repair.kind_order(name, index, taken)
+        if rounds is None or index in rounds or stem not in old:
+            entry = measure_damages(binding, PUBLIC.network(name, seed, MINATAR_NETWORK)[0], kinds)
+            print(f"{stem}: {sorted(entry.get('damages', {}))} in {entry.get('seconds', 0)} s", flush=True)
+        else:
+            entry = old[stem]
+        entries[stem] = entry
+        kind = repair.chosen_kind(name, repair.clear_kinds(entry), index, taken) if "damages" in entry else None
+        taken += [kind] if kind else []
+    return entries
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default="", help="comma-separated game names (default: every MinAtar game)")
+    parser.add_argument("--rounds", default="", help="comma-separated rounds (default: all)")
     parser.add_argument("--workers", type=int, default=os.cpu_count())
     args = parser.parse_args()
-    every = [game.game for game in all_games()]
-    names = every if not args.games else args.games.split(",")
+    names = [game.game for game in all_games()] if not args.games else args.games.split(",")
+    rounds = [int(index) for index in args.rounds.split(",")] if args.rounds else None
+    old = stored()
     with ProcessPoolExecutor(args.workers) as pool:
-        measured = dict(pool.map(measure, names))
-    if args.games and OUT.is_file():  # the other games keep what the file says of them
-        old = json.loads(OUT.read_text())
-        kept = {**old["games"], **{name: {"skipped": why} for name, why in old["skipped_games"].items()}}
-        measured = {name: measured.get(name, kept.get(name)) for name in every if name in measured or name in kept}
-    data = damages_file(measured)
+        found = list(pool.map(measure, names, [rounds] * len(names), [old] * len(names)))
+    measured = {**old, **{stem: entry for entries in found for stem, entry in entries.items()}}
+    data = damages_file(dict(sorted(measured.items())))
     OUT.write_text(json.dumps(data, separators=(",", ":")) + "\n")
-    print(f"wrote {OUT}: {sum(len(e['damages']) for e in data['games'].values())} damages measured")
+    print(f"wrote {OUT}: {sum(len(e['damages']) for e in data['networks'].values())} damages measured")
 
 
 if __name__ == "__main__":

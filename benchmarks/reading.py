@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from wspbench.baselines.reading_build import no_repair_because
 from wspbench.harness.tokens import token_counter
 from wspbench.tasks import get_task, select
 from wspbench.tasks.identify import candidates
@@ -59,21 +60,24 @@ def numbers() -> None:
             f"{max(tokens):,} | {max(map(len, prompts)):,} |"
         )
     data = load_damages()
-    print("\n| game | " + " | ".join(DAMAGES) + " |")
-    print("|---|" + "---|" * len(DAMAGES))
-    for game, entry in data["games"].items():
+    print("\n| task | network (game.seed) | parameter | damaged network's mean return, of the trained one's |")
+    print("|---|---|---|---|")
+    for task in select("repair/*"):
+        entry = data["networks"][f"{task.binding.game}.{task.seed}"]
+        damaged = float(np.mean(entry["damages"][task.kind]["damaged"]))
         trained = float(np.mean(entry["trained"]))
-        cells = []
-        for kind in DAMAGES:
-            damage = entry["damages"].get(kind)
-            if damage is None:
-                cells.append("-")
-                continue
-            damaged = float(np.mean(damage["damaged"]))
-            cells.append(f"{damage['parameter']}: {damaged:.3g} of {trained:.3g}")
-        print(f"| {game} | " + " | ".join(cells) + " |")
-    for game, why in data["skipped_games"].items():
-        print(f"- no repair tasks for {game}: {why}")
+        print(f"| `{task.id}` | {task.binding.game}.{task.seed} | {task.parameter} | {damaged:.3g} of {trained:.3g} |")
+    print()
+    tasked = {f"{task.binding.game}.{task.seed}" for task in select("repair/*")}
+    for network, entry in data["networks"].items():
+        if network not in tasked:
+            print(f"- no repair task for {network}: {no_repair_because(entry)}")
+    for network, why in data["skipped_networks"].items():
+        print(f"- no repair task for {network}: {why}")
+    kinds = {task.kind for task in select("repair/*")}
+    for kind in DAMAGES:
+        if kind not in kinds:
+            print(f"- no task has {kind}")
 
 
 def main() -> None:

@@ -17,6 +17,15 @@ repair (the task's own score):
              RULE_SHIFT (it undid suite 4's bias_shift damage); otherwise the empty edit
   siblings   every repair prompt of the same game: each weight set to the value most prompts show, where this
              prompt shows another (the prompts of one game show one network under different damages)
+  signs      one prompt: the units whose W1 columns correlate negatively with the others (best single-flip
+             signs of the column correlations), negated and scaled to the others' median norm (flip_units,
+             scale_units)
+  aligned    the suite's repair prompts: networks trained from one seed start alike and stay alike, so this
+             network's W1 and W2 columns are matched (by |correlation|) with those of the repair prompt whose W2
+             columns match best; units whose best match is another unit are moved back, and units that match with
+             a negative sign flipped (it undoes permute_units, permute_layer2 and flip_units when they share a seed)
+  initial    the package: the same with the weights PPO started from, which the public code draws from the public
+             set's seed (a private set's seeds come from its key)
 
     python benchmarks/reading_floors.py [--tasks 'identify*,repair/*'] [--workers N]
     WSP_PRIVATE_SETS=DIR python benchmarks/reading_floors.py --tasks 'private.*'   # a private set: printed only
@@ -38,6 +47,7 @@ from rich.progress import track
 from baselines import DATA, DOC, document  # benchmarks/baselines.py, beside this script
 from wspbench.answers.edits import parse_edits
 from wspbench.baselines.measured import reading_floors
+from wspbench.baselines.ppo import initial
 from wspbench.evaluation import ONE_WORKER
 from wspbench.games.minatar import all_games
 from wspbench.networks import MINATAR_NETWORK
@@ -167,12 +177,77 @@ def sibling_reply(shown: dict[str, np.ndarray], siblings: list[dict[str, np.ndar
     return edits_to(target, shown)
 
 
-def repair_floors(task, siblings: list[dict[str, np.ndarray]]) -> dict[str, dict]:
+def signs_reply(shown: dict[str, np.ndarray]) -> str:
+    """Flip back the units whose incoming weights disagree in sign with the rest: the signs s (one per layer-1 unit)
+    that maximise sum s_j s_k corr(W1[:, j], W1[:, k]), by single flips from all +1; the smaller side is negated
+    and scaled to the other units' median column norm (undoing flip_units or scale_units if it finds their units)."""
+    w1, b1 = np.asarray(shown["W1"], dtype=np.float64), np.asarray(shown["b1"], dtype=np.float64)
+    corr = np.nan_to_num(np.corrcoef(w1.T))
+    np.fill_diagonal(corr, 0.0)
+    signs = np.ones(len(b1))
+    changed = True
+    while changed:
+        changed = False
+        for j in range(len(signs)):
+            if signs[j] * (corr[j] @ signs) < 0:
+                signs[j], changed = -signs[j], True
+    minority = np.flatnonzero(signs == (-1 if (signs < 0).sum() <= len(signs) / 2 else 1))
+    if not len(minority):
+        return "```edits\n```\n"
+    norms = np.linalg.norm(w1, axis=0)
+    scale = -np.median(np.delete(norms, minority)) / norms[minority]
+    target = {name: np.array(shown[name], copy=True) for name in shown}
+    target["W1"][:, minority] = w1[:, minority] * scale
+    target["b1"][minority] = b1[minority] * scale
+    return edits_to(target, shown)
+
+
+def initial_weights(seed: int) -> dict[str, np.ndarray]:
+    """The weights PPO started the network from: public code and the public set's seed (`reading_set.repair_seeds`)."""
+    params = initial(MINATAR_NETWORK.sizes, 0.01, np.random.default_rng(seed))
+    return dict(zip(MINATAR_NETWORK.shapes, params, strict=True))
+
+
+def columns_correlation(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a, b = a - a.mean(axis=0), b - b.mean(axis=0)
+    return (a.T @ b) / np.outer(np.linalg.norm(a, axis=0), np.linalg.norm(b, axis=0)).clip(1e-12)
+
+
+def aligned_reply(shown: dict[str, np.ndarray], others: list[dict[str, np.ndarray]]) -> str:
+    w = {name: np.asarray(shown[name], dtype=np.float64) for name in shown}
+    if not others:
+        return "```edits\n```\n"
+
+    def match(name: str, other: dict) -> np.ndarray:
+        return columns_correlation(w[name], np.asarray(other[name], dtype=np.float64))
+
+    other = max(others, key=lambda o: float(np.abs(np.diag(match("W2", o))).mean()))
+    target = {name: np.array(shown[name], copy=True) for name in shown}
+    for name, bias in (("W1", "b1"), ("W2", "b2")):
+        corr = match(name, other)
+        best = np.abs(corr).argmax(axis=1)  # the other network's unit that each shown column matches
+        if len(set(best.tolist())) < len(best):
+            continue  # not a one-to-one match: no alignment to undo
+        for j, i in enumerate(best):
+            sign = np.sign(corr[j, i])
+            target[name][:, i] = sign * shown[name][:, j]
+            target[bias][i] = sign * shown[bias][j]
+    return edits_to(target, shown)
+
+
+def repair_floors(task, siblings: list[dict[str, np.ndarray]], others: list[dict[str, np.ndarray]]) -> dict[str, dict]:
+    """`siblings`: the damaged networks of the game's repair prompts; `others`: those of every other repair prompt."""
     shown = shown_weights(task, "THE DAMAGED NETWORK")
-    replies = {"rule": rule_reply(shown), "siblings": sibling_reply(shown, siblings)}
+    replies = {
+        "rule": rule_reply(shown),
+        "siblings": sibling_reply(shown, siblings),
+        "signs": signs_reply(shown),
+        "aligned": aligned_reply(shown, others),
+        "initial": aligned_reply(shown, [initial_weights(task.seed)]),
+    }
     floors = {}
     for name, reply in replies.items():
-        score = task.grade(reply, ONE_WORKER)
+        score = task.grade(reply, grading=ONE_WORKER)
         floors[name] = {"score": score.normalized, "interval": list(score.interval()), "error": score.error}
     return floors
 
@@ -187,13 +262,14 @@ def main() -> None:
     console = Console()
     tasks = select(options.tasks)
     found, started = {}, time.perf_counter()
-    shown_damaged = defaultdict(list)
-    for task in tasks:
-        if task.family == "repair":
-            shown_damaged[task.binding.game].append(shown_weights(task, "THE DAMAGED NETWORK"))
+    shown_damaged, every = defaultdict(list), {}
+    for task in select("repair/*"):
+        every[task.id] = shown_weights(task, "THE DAMAGED NETWORK")
+        shown_damaged[task.binding.game].append(every[task.id])
     for task in track(tasks, description="floors", console=console):
         if task.family == "repair":
-            floors = repair_floors(task, shown_damaged[task.binding.game])
+            others = [weights for task_id, weights in every.items() if task_id != task.id]
+            floors = repair_floors(task, shown_damaged[task.binding.game], others)
         else:
             floors = identify_floors(task)
         found[task.id] = {"digest": get_task(task.id).digest(), "floors": floors}

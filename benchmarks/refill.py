@@ -21,7 +21,7 @@ import numpy as np
 
 from wspbench.baselines.reading_build import refill
 from wspbench.games.minatar import all_games
-from wspbench.tasks.reading_set import PUBLIC, REPAIR_SEED
+from wspbench.tasks.reading_set import PUBLIC
 
 FOLDER = Path(__file__).parents[1] / "src" / "wspbench" / "tasks" / "reading"
 
@@ -31,7 +31,7 @@ def refill_one(path: Path, key: bytes) -> str:
     binding = next(b for b in all_games() if b.game == game)
     with np.load(path) as arrays:
         weights = {name: arrays[name] for name in arrays.files}
-    damages = PUBLIC.damages().get("games", {}).get(game, {}).get("damages", {}) if seed == REPAIR_SEED else {}
+    damages = PUBLIC.damages().get("networks", {}).get(f"{game}.{seed}", {}).get("damages", {})
     new, record = refill(binding, weights, seed, key, f"{game}.{seed}", damages)
     np.savez_compressed(path, **new)
     about_path = path.with_suffix(".json")

@@ -437,7 +437,7 @@ def test_two_exports_with_the_real_wheel_are_byte_identical(tmp_path):
 
     if source_tree() is None:
         pytest.skip("wspbench is not installed from a source checkout")
-    items = exported(select("original/breakout,superbeam"), 100)
+    items = exported(select("superbeam,repair/breakout/swap_actions"), 100)
     try:
         export_harbor(tmp_path / "one", items)
         export_harbor(tmp_path / "two", items)
@@ -446,10 +446,20 @@ def test_two_exports_with_the_real_wheel_are_byte_identical(tmp_path):
     one, two = file_hashes(tmp_path / "one"), file_hashes(tmp_path / "two")
     assert one == two and len(one) == 2 * 8 + 3
     assert {p.stat().st_mode & 0o777 for p in (tmp_path / "one").rglob("*") if p.is_file()} == {0o644, 0o755}
-    wheel = next((tmp_path / "one" / "superbeam" / "tests").glob("wspbench-*.whl"))
+    wheels = {
+        item.task.id: next((tmp_path / "one" / item.public.slug / "tests").glob("wspbench-*.whl")) for item in items
+    }
+    with zipfile.ZipFile(wheels["superbeam"]) as archive:  # a task that grades no reading network carries none
+        assert not any(
+            name.startswith("wspbench/tasks/reading/") and name.endswith(".npz") for name in archive.namelist()
+        )
+    wheel = wheels["repair/breakout/swap_actions"]
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         assert {info.date_time for info in archive.infolist()} == {ZIP_DATE}
+    assert [name for name in names if name.endswith(".npz") and "/reading/" in name] == [
+        "wspbench/tasks/reading/breakout.2.npz"
+    ]
     for needed in (
         "wspbench/verifier.py",
         "wspbench/references/breakout.txt",

@@ -24,16 +24,20 @@ from wspbench.protocols import agent, make
 from wspbench.statistics import aggregate_interval
 from wspbench.tasks import get_task, select
 from wspbench.tasks.identify import IdentifyTask, candidates, summary
-from wspbench.tasks.reading_set import CHOICE_SEEDS, FREE_SEEDS, READING
+from wspbench.tasks.reading_set import CHOICE_SEEDS, FREE_SEEDS, READING, REPAIR_ROUNDS, repair_seeds
 from wspbench.tasks.repair import (
     BEHAVIOUR_EPISODES,
     BEHAVIOUR_STEPS,
+    CLASSIC,
     DAMAGES,
+    DEEP,
     MIN_EPISODES,
+    ROUNDS,
     chosen_kind,
     clear_kinds,
     damage,
     inverse,
+    kind_order,
     load_damages,
     reach,
 )
@@ -166,6 +170,10 @@ def test_every_damage_and_its_inverse_edit_are_exact():
         "swap_actions": [1, 4],
         "flip_units": [0, 3, 7, 9, 11, 20, 30, 31],
         "zero_channel": [2],
+        "permute_units": [5, 1, 30, 12],
+        "permute_layer2": [0, 31, 7, 8],
+        "scale_units": [9, 2, 17, 4, 0, 31, 6, 7],
+        "permute_both": [*range(12), *range(31, 19, -1)],
     }.items():
         damaged = damage(weights, kind, parameter)
         assert any(not np.array_equal(damaged[n], weights[n]) for n in weights), kind
@@ -173,18 +181,44 @@ def test_every_damage_and_its_inverse_edit_are_exact():
         assert all(np.array_equal(repaired[n], weights[n]) for n in weights), kind
         outside = {n: ~reach(kind, parameter)[n] for n in weights}  # the damage changes nothing outside its reach
         assert all(np.array_equal(damaged[n][outside[n]], weights[n][outside[n]]) for n in weights), kind
-    assert set(DAMAGES) == {"swap_actions", "flip_units", "zero_channel"}
+    assert list(DAMAGES) == [*CLASSIC, *DEEP] and len(ROUNDS) == REPAIR_ROUNDS
+
+
+def test_permutations_move_every_unit_and_scales_are_negative_as_the_prompt_says():
+    weights = {
+        name: np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+        for name, shape in MINATAR_NETWORK.shapes.items()
+    }
+    moved = damage(weights, "permute_units", [5, 1, 30])
+    assert [moved["W1"][0, unit] for unit in (5, 1, 30)] == [weights["W1"][0, unit] for unit in (1, 30, 5)]
+    assert np.array_equal(moved["W2"], weights["W2"])  # the outgoing rows stay
+    scaled = damage(weights, "scale_units", [9, 2, 17, 4, 0, 31, 6, 7])
+    assert scaled["b1"][2] == weights["b1"][2] * np.float32(-1.5) and scaled["b1"][31] == weights["b1"][
+        31
+    ] * np.float32(-1.5)
+    both = damage(weights, "permute_both", [*range(12), *range(12, 24)])
+    assert np.array_equal(both["W1"][:, 0], weights["W1"][:, 1]) and np.array_equal(
+        both["W2"][:, 23], weights["W2"][:, 12]
+    )
 
 
 def test_the_repair_tasks_come_from_the_shipped_damages():
     data = load_damages()
     tasks = select("repair/*")
-    clear = {game: clear_kinds(entry) for game, entry in data["games"].items() if clear_kinds(entry)}
-    assert [t.id for t in tasks] == [  # one task per game (its prompts would otherwise share one network)
-        f"repair/{game.game}/{chosen_kind(game.game, clear[game.game])}" for game in all_games() if game.game in clear
-    ]
-    assert len(tasks) >= 20 and {"ferry", "treasure_dive"} <= set(data["skipped_games"])
-    assert len({task.kind for task in tasks}) == len(DAMAGES)
+    expected = []  # one task per network (its prompts would otherwise show one network twice), round by round
+    for game in all_games():
+        taken = []
+        for index, seed in enumerate(repair_seeds(game.game)):
+            entry = data["networks"].get(f"{game.game}.{seed}", {})
+            kind = chosen_kind(game.game, clear_kinds(entry), index, taken)
+            if kind:
+                expected.append((f"repair/{game.game}/{kind}", seed))
+                taken.append(kind)
+                first = kind_order(game.game, index, taken[:-1])[0]  # measured first, kept or not
+                assert kind in ROUNDS[index] and first in {**entry["damages"], **entry["skipped"]}
+    assert [(t.id, t.seed) for t in tasks] == expected
+    assert len(tasks) >= 20 and {"ferry.2", "treasure_dive.2"} <= set(data["skipped_networks"])
+    assert {task.kind for task in tasks} == set(DAMAGES)
     for task in tasks:
         damaged, _ = task.read(task.offline_answer("zero"))
         assert all(np.array_equal(damaged[n], task.damaged[n]) for n in damaged)
@@ -254,7 +288,11 @@ def test_a_repair_edit_acts_on_the_damaged_network():
     assert record["format"] == "changed" and [row[0] for row in record["changed"]["b3"]] == [4]
     prompt = task.messages()[1]["content"]
     assert "ON TOP of the damaged network" in prompt and "THE DAMAGED NETWORK" in prompt
-    assert task.game_source() in prompt and all(text in prompt for text in DAMAGES.values())
+    flat = " ".join(prompt.split())
+    assert task.game_source() in prompt and all(
+        damage.does in flat and damage.reach in flat for damage in DAMAGES.values()
+    )
+    assert "HOW THE NETWORK WAS TRAINED" in prompt and "*= -1" in prompt
 
 
 def test_repair_feedback_compares_with_both_networks_on_the_training_episodes():
@@ -369,7 +407,7 @@ def test_exports_name_a_reading_task_by_an_opaque_id_that_the_registry_resolves(
         assert get_task(public.id) is task
         assert public.game == ("" if isinstance(task, IdentifyTask) else task.binding.game)
         assert task.binding.game not in public.description if isinstance(task, IdentifyTask) else True
-        assert not any(kind in public.description or text in public.description for kind, text in DAMAGES.items())
+        assert not any(kind in public.description or said.does in public.description for kind, said in DAMAGES.items())
     assert get_task("original/breakout").public().id == "original/breakout"
 
 
@@ -378,7 +416,7 @@ def _answers_in(text: str, task) -> list[str]:
     if isinstance(task, IdentifyTask):
         names = {game.game for game in candidates()} | {game.game.replace("_", " ") for game in candidates()}
         return [name for name in names if re.search(rf"\b{re.escape(name)}\b", text, re.IGNORECASE)]
-    return [word for kind, said in DAMAGES.items() for word in (kind, said) if word in text]
+    return [word for kind, said in DAMAGES.items() for word in (kind, said.does) if word in " ".join(text.split())]
 
 
 def test_no_export_a_model_sees_names_a_reading_tasks_answer(tmp_path):
@@ -405,7 +443,8 @@ def test_no_export_a_model_sees_names_a_reading_tasks_answer(tmp_path):
         if isinstance(task, IdentifyTask):
             lists.setdefault(variant, set()).add(weights)  # one text for every task of the variant
         else:
-            assert all(prompt.count(said) == 1 for said in DAMAGES.values()), task.id  # the list, once each
+            flat = " ".join(prompt.split())
+            assert all(flat.count(said.does) == 1 for said in DAMAGES.values()), task.id  # the list, once each
     assert {variant: len(texts) for variant, texts in lists.items()} == {"identify": 1, "identify-choice": 1}
 
 
@@ -464,12 +503,13 @@ def test_a_private_repair_task_grades_like_a_public_one(tmp_path, monkeypatch):
     out = tmp_path / "set"
     out.mkdir()
     tag = "0123456789abcdef"
-    (seed,) = ReadingSet(out, "mine", (0, 0), tag, frozenset({"breakout"})).seeds("repair", "breakout")
+    seed = ReadingSet(out, "mine", (0, 0), tag, frozenset({"breakout"})).seeds("repair", "breakout")[0]
     public = Path(__file__).parents[2] / "src" / "wspbench" / "tasks" / READING
     for suffix in (".npz", ".json"):
         shutil.copyfile(public / f"breakout.2{suffix}", out / f"breakout.{seed}{suffix}")
     damages = load_damages()
-    (out / "damages.json").write_text(json.dumps({**damages, "games": {"breakout": damages["games"]["breakout"]}}))
+    networks = {f"breakout.{seed}": damages["networks"]["breakout.2"]}
+    (out / "damages.json").write_text(json.dumps({**damages, "networks": networks}))
     facts = {"format": SET_FORMAT, "name": "mine", "tag": tag, "identify": 0, "identify_choice": 0}
     (out / "set.json").write_text(json.dumps({**facts, "games": ["breakout"]}))
     monkeypatch.setenv("WSP_PRIVATE_SETS", str(out))

@@ -435,6 +435,11 @@ def write_edits(weights: Weights, network: Network = MINATAR_NETWORK, base: Weig
     return "```edits\n" + "\n".join(lines) + "\n```\n"
 
 
+def float32_text(value: np.float32) -> str:
+    """A float32 as the shortest positional decimal that reads back as the same float32."""
+    return np.format_float_positional(value, unique=True, trim="-")
+
+
 def float32_list(values: np.ndarray) -> str:
-    """`[a, b, ...]`: each float32 as the shortest positional decimal that reads back as the same float32."""
-    return "[" + ", ".join(np.format_float_positional(v, unique=True, trim="-") for v in values) + "]"
+    """`[a, b, ...]`: each float32 written by `float32_text`."""
+    return "[" + ", ".join(float32_text(v) for v in values) + "]"

@@ -12,14 +12,15 @@ An input that is never on contributes exactly 0, so every episode gives the same
 `refill` checks. Rows of inputs that are on in these episodes but never were in training still hold their initial
 values: they are redrawn the same way, which can change a return, so damages are measured after the refill.
 
-Damages (`measure_damages`): a game gets repair tasks when its network has learned something: its mean return on
+Damages (`measure_damages`): a repair network gets a task when it has learned something: its mean return on
 TRAINING_EPISODES training episodes is positive and at least LEARNED times the best of the zero network and the
-six constant-action networks. Then, for each kind in `repair.DAMAGES`, the possible parameters (a pair of
-actions, a channel; for flip_units, FLIPPED_UNITS layer-1 units drawn without replacement) are tried in an order
+six constant-action networks. Then its round's kinds (`repair.kind_order`) are measured in order until one is
+clear (`repair.clear_kinds`). For each kind the possible parameters (a pair of actions, a channel; for the kinds
+that hit units, units drawn without replacement, in the order drawn) are tried in an order
 drawn from default_rng(crc32("<game>/<kind>")), at most MAX_TRIES, each played on the training episodes; the
 first that costs at least MIN_DROP of the trained network's mean return is kept if the trained network is ahead
 on every first n >= MIN_EPISODES of the SCORING_EPISODES first scoring episodes (so that every score has a positive
-denominator). Scoring episodes never choose a damage or a game.
+denominator). Scoring episodes never choose a parameter or a game.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import itertools
 import json
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -55,6 +56,13 @@ MAX_TRIES = 8
 CHOICES = {
     "swap_actions": [list(pair) for pair in itertools.combinations(range(6), 2)],
     "zero_channel": [[channel] for channel in range(6)],
+}
+UNITS = {  # the units a draw of each kind takes, per layer
+    "flip_units": (repair.FLIPPED_UNITS,),
+    "scale_units": (repair.SCALED_UNITS,),
+    "permute_units": (repair.MOVED_UNITS,),
+    "permute_layer2": (repair.MOVED_UNITS,),
+    "permute_both": (repair.MOVED_UNITS, repair.MOVED_UNITS),
 }
 BUDGET = Budget(steps=1_000_000, environments=16, minibatches=8, learning_rate=2.5e-4, checkpoints=0)  # the
 # public set's networks: 1M steps, the last network kept (benchmarks/train.py trains the baseline for 10M)
@@ -124,9 +132,12 @@ def refill(binding: MinAtarGame, weights: Weights, seed: int, key: bytes, label:
 def choices(kind: str, seed: int) -> list[list[int]]:
     """The parameters to try for this kind of damage, in the seeded order."""
     generator = np.random.default_rng(seed)
-    if kind == "flip_units":
-        draws = (generator.choice(32, repair.FLIPPED_UNITS, replace=False) for _ in range(MAX_TRIES))
-        return [sorted(int(unit) for unit in units) for units in draws]
+    if kind in UNITS:  # flip_units' are sorted; the others' order says which unit gets which weights or factor
+        draws = [
+            [int(unit) for count in UNITS[kind] for unit in generator.choice(32, count, replace=False)]
+            for _ in range(MAX_TRIES)
+        ]
+        return [sorted(units) if kind == "flip_units" else units for units in draws]
     return [CHOICES[kind][i] for i in generator.permutation(len(CHOICES[kind]))[:MAX_TRIES]]
 
 
@@ -135,8 +146,9 @@ def mean_return(task: MinAtarTask, weights: Weights, episodes: list[int]) -> tup
     return score.raw, list(score.values)
 
 
-def measure_damages(binding: MinAtarGame, trained: Weights) -> dict:
-    """A game's `damages.json` entry: the trained network's returns and each kept damage, or {"skipped": why}."""
+def measure_damages(binding: MinAtarGame, trained: Weights, kinds: Sequence[str] = repair.CLASSIC) -> dict:
+    """A repair network's `damages.json` entry: the trained network's returns and the damage of each of `kinds`,
+    measured in order until one is clear, or {"skipped": why}."""
     name, task = binding.game, MinAtarTask(binding)
     started = time.perf_counter()
     train_episodes, scoring = task.training_episodes(TRAINING_EPISODES), task.scoring_episodes(SCORING_EPISODES)
@@ -150,7 +162,9 @@ def measure_damages(binding: MinAtarGame, trained: Weights) -> dict:
         }
     _, trained_scoring = mean_return(task, trained, scoring)
     entry = {"trained": trained_scoring, "trained_training_return": trained_train, "damages": {}, "skipped": {}}
-    for kind in repair.DAMAGES:
+    for kind in kinds:
+        if repair.clear_kinds(entry):
+            break
         seed = zlib.crc32(f"{name}/{kind}".encode())
         order = choices(kind, seed)
         for tried, parameter in enumerate(order, start=1):
@@ -179,15 +193,15 @@ def measure_damages(binding: MinAtarGame, trained: Weights) -> dict:
 
 
 def damages_file(measured: dict[str, dict]) -> dict:
-    """The contents of `damages.json` for these games' entries."""
+    """The contents of `damages.json` for these networks' entries (keyed "<game>.<seed>")."""
     return {
         "format": DAMAGES_FORMAT,
         "min_drop": repair.MIN_DROP,
         "training_episodes": TRAINING_EPISODES,
         "scoring_episodes": SCORING_EPISODES,
         "max_tries": MAX_TRIES,
-        "games": {name: entry for name, entry in measured.items() if "damages" in entry},
-        "skipped_games": {name: entry["skipped"] for name, entry in measured.items() if "damages" not in entry},
+        "networks": {name: entry for name, entry in measured.items() if "damages" in entry},
+        "skipped_networks": {name: entry["skipped"] for name, entry in measured.items() if "damages" not in entry},
     }
 
 
@@ -205,7 +219,7 @@ def build(
     """Train, refill and measure a private reading set into `out` (which must be empty or absent) and return
     it. Its seeds, ids and refilled values come from `key`: the same key builds the same set; the key itself is
     not written. `counts`: identify (original games only) and identify-choice networks per game; each game also
-    gets one repair network."""
+    gets a repair network per round of `repair.ROUNDS`."""
     tag = set_tag(key, name, "reading")
     known = {game.game: game for game in all_games()}
     chosen = list(known) if not games else games
@@ -222,8 +236,8 @@ def build(
     with ProcessPoolExecutor(max(1, workers)) as pool:
         jobs = [pool.submit(_build_game, key, reading_set, known[game], budget) for game in chosen]
         for job in jobs:
-            game, entry, line = job.result()
-            measured[game] = entry
+            game, entries, line = job.result()
+            measured.update(entries)
             if progress is not None:
                 progress(line)
     (out / DAMAGES_FILE).write_text(json.dumps(damages_file(measured), separators=(",", ":")) + "\n")
@@ -254,21 +268,25 @@ def _build_one(key: str, reading_set: ReadingSet, binding: MinAtarGame, budget: 
         weights, about = train(task, replace(budget, seed=seed))
         weights, about["refill"] = refill(binding, weights, seed, key.encode(), f"{game}.{seed}", {})
         save_network(reading_set.folder, f"{game}.{seed}", weights, about)
-    (seed,) = reading_set.seeds("repair", game)
-    weights, about = train(task, replace(budget, seed=seed))
-    entry = measure_damages(binding, weights)
-    damages = {kind: entry["damages"][kind] for kind in repair.clear_kinds(entry)} if "damages" in entry else {}
-    weights, about["refill"] = refill(binding, weights, seed, key.encode(), f"{game}.{seed}", damages)
-    if about["refill"]["used_rows_at_initial_values"]:
-        entry = measure_damages(binding, weights)  # a redrawn row that is used can change the returns
-    save_network(reading_set.folder, f"{game}.{seed}", weights, about)
-    kind = repair.chosen_kind(game, repair.clear_kinds(entry)) if "damages" in entry else None
-    line = f"{game}: {'a repair task (' + kind + ')' if kind else 'no repair task: ' + no_repair_because(entry)}"
-    return game, entry, f"{line}, {time.perf_counter() - started:.0f} s"
+    entries, said, taken = {}, [], []
+    for index, seed in enumerate(reading_set.seeds("repair", game)):
+        weights, about = train(task, replace(budget, seed=seed))
+        kinds = repair.kind_order(game, index, taken)
+        entry = measure_damages(binding, weights, kinds)
+        damages = {kind: entry["damages"][kind] for kind in repair.clear_kinds(entry)} if "damages" in entry else {}
+        weights, about["refill"] = refill(binding, weights, seed, key.encode(), f"{game}.{seed}", damages)
+        if about["refill"]["used_rows_at_initial_values"]:
+            entry = measure_damages(binding, weights, kinds)  # a redrawn row that is used can change the returns
+        save_network(reading_set.folder, f"{game}.{seed}", weights, about)
+        entries[f"{game}.{seed}"] = entry
+        kind = repair.chosen_kind(game, repair.clear_kinds(entry), index, taken) if "damages" in entry else None
+        taken += [kind] if kind else []
+        said.append(f"a repair task ({kind})" if kind else f"no repair task: {no_repair_because(entry)}")
+    return game, entries, f"{game}: {'; '.join(said)}, {time.perf_counter() - started:.0f} s"
 
 
 def no_repair_because(entry: dict) -> str:
-    """Why a game's measured damages (its damages.json entry) gave no repair task."""
+    """Why a network's measured damages (its damages.json entry) gave no repair task."""
     if "damages" not in entry:
         return str(entry.get("skipped"))
     why = [f"{kind}: {reason}" for kind, reason in entry.get("skipped", {}).items()]

@@ -40,7 +40,7 @@ import sys
 import tempfile
 import zipfile
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from importlib import metadata
 from pathlib import Path
 
@@ -465,8 +465,10 @@ def write_task(
     if private is not None:  # the grader's copy of the set: the verifier's image only, never the agent's
         shutil.copytree(private, folder / "tests" / "sets" / private.name)
     _write(folder / "tests" / "constraints.txt", pins)
-    if wheel:
-        shutil.copyfile(wheel, folder / "tests" / wheel.name)
+    if wheel:  # with the one reading network its grader loads, if any (all of them would be ~10 MB per task)
+        normalize_wheel(
+            wheel, folder / "tests" / wheel.name, keep=partial(grading_file, networks=item.task.graded_networks)
+        )
         (folder / "tests" / wheel.name).chmod(0o644)
     _write(folder / "tests" / "test.sh", test_script(item), 0o755)
     answer = item.task.offline_answer("reference")

@@ -14,7 +14,6 @@ prompt in full.
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 from functools import cache, cached_property
 
@@ -28,7 +27,7 @@ from wspbench.protocols import ONE_SHOT, Agent, OneShot, Protocol
 from wspbench.tasks.reading_set import PUBLIC, ReadingSet
 from wspbench.tasks.spec import Facts, Public, Task
 
-IDENTIFY_PROMPT_VERSION = "identify-v1"
+IDENTIFY_PROMPT_VERSION = "identify-v2"
 SYSTEM = "You read neural-network weights and say what the network does. Follow the task constraints exactly."
 
 
@@ -134,7 +133,13 @@ def summary(game: MinAtarGame) -> str:
 
 
 def _prompt(task: IdentifyTask, protocol: Protocol) -> str:
-    from wspbench.tasks.minatar_prompt import actions_section, network_section, observation_section, weights_section
+    from wspbench.tasks.minatar_prompt import (
+        actions_section,
+        network_section,
+        observation_section,
+        training_section,
+        weights_section,
+    )
 
     weights, about = task.shown
     given = "You get no code execution, no calculator and no environment: only the weights."
@@ -152,15 +157,10 @@ Below is every weight of a small neural network that was trained by reinforcemen
 environment steps) to play one game on a 10x10 grid. Read the weights and say which game it was trained on.
 {which}
 {given}""",
-        observation_section(
-            textwrap.fill(
-                "Each game puts its objects on these six channels; not every game uses every channel (a trained "
-                "network's weights from a channel that is never on keep their random initial values).",
-                width=104,
-            )
-        ),
+        observation_section("Each game puts its objects on these six channels; not every game uses every channel."),
         actions_section("Not every game uses every action; the others act like no-op."),
         network_section(),
+        training_section(about["steps"]),
         protocol.shown_weights(task, "THE WEIGHTS", lambda: weights_section(weights, "THE WEIGHTS")),
         f"""THE ANSWER
 End your reply with one {BLOCK} block that holds only the game's name, e.g.

@@ -205,6 +205,21 @@ tanh saturates: tanh(3) = 0.995, tanh(-3) = -0.995, so a unit with a large weigh
 that is +1 or -1, and a unit with small sums (|z| < 0.3) is nearly linear (tanh(z) ~ z)."""
 
 
+def training_section(steps: int) -> str:
+    """How a shown network was trained (identify and repair): what its weights started from, so that a reader
+    can tell learned values from initial ones, and what the refill (`baselines/reading_build.py`) did to W1."""
+    sizes = MINATAR_NETWORK.sizes
+    w1, w2 = np.sqrt(2 / sizes[0]), np.sqrt(2 / sizes[1])
+    return f"""HOW THE NETWORK WAS TRAINED
+PPO trained it for {steps:,} environment steps from orthogonal initial weights: W1 and W2 with gain sqrt(2)
+(each column's norm sqrt(2): W1's entries start with a root mean square of {w1:.4f}, W2's {w2:.2f}), W3 with
+gain 0.01 (entries near 0), every bias 0. Afterwards every row of W1 whose input was never on while the network
+played, and every used row still at its initial value, was redrawn from the values of the other rows in its
+column, so the size of a row does not tell whether the network uses it. It played as the grader plays (below):
+actions sampled from the softmax, sticky actions, and on an episode's first step the previous action (the one
+a sticky step repeats) is 0, no-op."""
+
+
 def episodes_rule(n: int, max_steps: int, secret: bool = False) -> str:
     """How the n scoring episodes are played (the MinAtar and repair prompts' SCORING): episodes 0..n-1, or (`secret`:
     feedback and agent) n drawn by the run's secret (`wspbench/tasks/held_out.py`), which the prompt never names."""

@@ -3,7 +3,8 @@
 The public set is this package's `reading/` folder: `<game>.<seed>.npz` (the weights) and `.json` (the
 training record) per network, and `damages.json` (the repair tasks' damages and returns, written by
 benchmarks/damage.py). Each network belongs to one task, so each task has its own training seed: identify
-shows FREE_SEEDS, identify-choice CHOICE_SEEDS, repair damages REPAIR_SEED, and the `trained` baseline is seed 0
+shows FREE_SEEDS, identify-choice CHOICE_SEEDS, repair damages one network per round of `repair.ROUNDS`
+(`repair_seeds`), and the `trained` baseline is seed 0
 in `trained/` (tests/tasks/test_reading.py checks that no two of them share a weight matrix).
 
 A private set is a folder of the same layout plus `set.json` (its name, its networks per game and a tag drawn
@@ -23,6 +24,7 @@ import hmac
 import json
 import os
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -35,9 +37,11 @@ from wspbench.tasks.spec import opaque_id
 
 FREE_SEEDS = (4, 5)  # identify/<game>/<seed>: the original games, no candidates listed
 CHOICE_SEEDS = (1, 3)  # identify-choice/<game>/<seed>: every game, candidates listed
-REPAIR_SEED = 2  # repair/<game>/<damage>: the network that is damaged
+REPAIR_SEED, REPAIR_ROUNDS = 2, 5  # repair/<game>/<damage>: the networks that are damaged, one per round of
+# repair.ROUNDS: round 0's is seed 2 in every game (suite 4's), each later round's has a seed of its own
+# (`repair_seeds`)
 DAMAGES_FILE = "damages.json"
-DAMAGES_FORMAT = "wspbench.damages/1"
+DAMAGES_FORMAT = "wspbench.damages/2"  # /1 had one repair network per game, under "games"
 SET_FILE = "set.json"
 SET_FORMAT = "wspbench.private-set/1"
 PRIVATE_SETS = "WSP_PRIVATE_SETS"
@@ -68,8 +72,8 @@ class ReadingSet:
         """The training seeds of the networks a game's tasks of this variant show (one per task): the public
         set's constants, or a private set's seeds drawn from its tag, one per network."""
         if not self.name:
-            return {"identify": FREE_SEEDS, "identify-choice": CHOICE_SEEDS, "repair": (REPAIR_SEED,)}[variant]
-        count = {"identify": self.counts[0], "identify-choice": self.counts[1], "repair": 1}[variant]
+            return {"identify": FREE_SEEDS, "identify-choice": CHOICE_SEEDS, "repair": repair_seeds(game)}[variant]
+        count = {"identify": self.counts[0], "identify-choice": self.counts[1], "repair": REPAIR_ROUNDS}[variant]
         return tuple(drawn(f"{self.tag}/seed/{variant}/{game}/{i}", 4) for i in range(count))
 
     def identify_seeds(self, binding: MinAtarGame) -> list[int]:
@@ -105,11 +109,21 @@ def _damages(folder: Traversable) -> dict:
         return {}
     data = json.loads(path.read_text())
     if data.get("format") != DAMAGES_FORMAT:
-        raise ValueError(f"{path} is not a {DAMAGES_FORMAT} file")
+        raise ValueError(
+            f"{path} is not a {DAMAGES_FORMAT} file (a set built before suite 10 has one repair network per game: "
+            "build it again with `wsp reading build`)"
+        )
     return data
 
 
 PUBLIC = ReadingSet(resources.files("wspbench.tasks") / READING, "")
+
+
+def repair_seeds(game: str) -> tuple[int, ...]:
+    """The public set's training seeds of a game's repair networks, one per round: REPAIR_SEED, then seeds drawn
+    from the game's name. Networks trained from one seed start from the same weights, so two games' networks of one
+    seed would let each prompt undo the other's permutation (docs/reading.md, "Floors"): the later rounds share none."""
+    return (REPAIR_SEED, *(drawn(f"public/seed/repair/{game}/{i}", 4) for i in range(1, REPAIR_ROUNDS)))
 
 
 def drawn(text: str, size: int) -> int:
@@ -158,15 +172,17 @@ def private_sets() -> list[ReadingSet]:
 
 
 NETWORK_FILE = re.compile(
-    r"(wspbench/tasks/reading|wspbench/baselines/trained|minatar_synth/trained)/[^/]+\.(\d+)\.(?:npz|json)"
+    r"(wspbench/tasks/reading|wspbench/baselines/trained|minatar_synth/trained)/([^/]+)\.(\d+)\.(?:npz|json)"
 )
 
 
-def grading_file(name: str) -> bool:
+def grading_file(name: str, networks: Collection[str] | None = None) -> bool:
     """Whether a grader needs this file of the package (a wheel's path): all but the trained networks that only
     prompts and offline models use (identify's networks, the `trained` model's `baselines/trained/`, the generated
-    games' references in `minatar_synth/trained/`); grading loads only the network that repair damages
-    (`tasks/reading/`, seed REPAIR_SEED). They are most of the wheel's bytes (the Harbor verifier's wheel leaves
-    the rest out)."""
+    games' references in `minatar_synth/trained/`); grading loads only the networks that repair damages
+    (`tasks/reading/`, `repair_seeds`), and one task only its own (`networks`: its `Task.graded_networks`). They
+    are most of the wheel's bytes (the Harbor verifier's wheel leaves the rest out)."""
     match = NETWORK_FILE.fullmatch(name)
-    return match is None or (match[1] == f"wspbench/tasks/{READING}" and int(match[2]) == REPAIR_SEED)
+    if match is None or match[1] != f"wspbench/tasks/{READING}":
+        return match is None
+    return f"{match[2]}.{match[3]}" in networks if networks is not None else int(match[3]) in repair_seeds(match[2])

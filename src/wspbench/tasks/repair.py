@@ -11,15 +11,17 @@ change at most STRAY_LIMIT weights outside the damage's reach (the weights its k
 return it gains counts only in proportion to the behaviour it restores, measured on the states the trained network
 meets in the episodes played. Wiping the network and writing a program scores 0 (tests/tasks/test_reading.py).
 
-`repair/<game>/<damage>` (exports show an opaque id: the damage is the answer). Which unit, channel or actions
-a damage hits was chosen by `benchmarks/damage.py` on training episodes (the first seeded choice that costs at
-least MIN_DROP of the trained network's return) and is kept, with both networks' returns on the scoring episodes,
-in the set's `damages.json`; a game whose trained network
-learned little (damage.py's rule) has no repair tasks. A game has ONE repair task (`chosen_kind`, among the damages
-that cost a clear share of the return: `clear_kinds`): its prompts would otherwise show one network under several
-damages, and the value most of them show for each weight is the
-undamaged one (docs/reading.md, "Floors"). The reference reply is the exact inverse edit (score 1);
-`zero` is an empty edit (score 0). docs/reading.md shows a prompt in full.
+`repair/<game>/<damage>` (exports show an opaque id: the damage is the answer). A game has one repair network per
+round of ROUNDS (`reading_set.repair_seeds`), and each network ONE task: a prompt per damage of one network would show
+it under several damages, and the value most of them show for each weight is the undamaged one (docs/reading.md,
+"Floors"). Round 0 chooses among suite 4's CLASSIC kinds, each of which leaves a signature a careful reader finds at
+once; the later rounds among the DEEP kinds (suite 10), which leave none: units or channels moved, not erased. Which
+kind a network gets is `chosen_kind` (a seeded order, the first kind that costs a clear share of the return:
+`clear_kinds`; a game's tasks have different kinds), and which units, channels or actions it hits was chosen by
+`benchmarks/damage.py` on training episodes (the first seeded choice that costs at least MIN_DROP of the trained
+network's return); both are kept, with both networks' returns on the scoring episodes, in the set's `damages.json`.
+A network that learned little (damage.py's rule) has no repair task. The reference reply is the exact inverse edit
+(score 1); `zero` is an empty edit (score 0). docs/reading.md shows a prompt in full.
 """
 
 from __future__ import annotations
@@ -27,17 +29,18 @@ from __future__ import annotations
 import textwrap
 import zlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
-from wspbench.answers.edits import float32_list
+from wspbench.answers.edits import float32_list, float32_text
 from wspbench.evaluation import DEFAULT, Grading
 from wspbench.games.minatar import SECRET_EPISODES, MinAtarGame, all_games
 from wspbench.networks import MINATAR_NETWORK, Weights, sample_action
 from wspbench.protocols import BUILT_IN, ONE_SHOT, Protocol
 from wspbench.tasks.minatar import MinAtarTask, seed_rule
-from wspbench.tasks.reading_set import PUBLIC, ReadingSet
+from wspbench.tasks.reading_set import PUBLIC, REPAIR_SEED, ReadingSet
 from wspbench.tasks.spec import (
     AnswerError,
     Game,
@@ -48,8 +51,12 @@ from wspbench.tasks.spec import (
     weights_record,
 )
 
-REPAIR_PROMPT_VERSION = "repair-v3"
+REPAIR_PROMPT_VERSION = "repair-v4"
 FLIPPED_UNITS = 8  # one unit's flip cost PPO's networks at most 15% of their return (docs/reading.md)
+MOVED_UNITS = 12  # units whose incoming weights permute_units and permute_layer2 move (with 4, no draw of 8 cost
+# most games' networks 30% of their return; docs/reading.md)
+SCALE_FACTORS = (-2.0, -1.5, -0.75, -0.5)  # scale_units: unit i of its parameter is multiplied by factor i mod 4
+SCALED_UNITS = 8
 MIN_DROP = 0.3  # a damage must cost at least this share of the trained network's mean return
 MAX_DAMAGED_SHARE, MIN_GAP_SE = 0.7, 4.0  # and a task's damage, on the scoring episodes, leave at most 0.7 of it,
 # with a gap of at least 4 standard errors (`clear_kinds`)
@@ -58,17 +65,63 @@ BEHAVIOUR_EPISODES, BEHAVIOUR_STEPS = 20, 100  # `restored` compares the network
 # BEHAVIOUR_STEPS states in each of the first BEHAVIOUR_EPISODES episodes played
 MIN_EPISODES = 50  # fewer scoring or training episodes are raised to this: the two networks' returns differ too
 # little in fewer (damage.py keeps a damage only when the trained network is ahead on every first n >= 50 of them)
-DAMAGES = {  # name: what it does, given its parameter (the prompt lists these without saying which one it was)
-    "swap_actions": "the columns of two actions in W3 are swapped",
-    "flip_units": f"the signs of {FLIPPED_UNITS} layer-1 units' incoming weights (their columns of W1 and biases "
-    "in b1) are flipped",
-    "zero_channel": "the 100 rows of W1 that read one input channel are set to 0",
+
+
+@dataclass(frozen=True)
+class Damage:
+    """A kind of damage as the prompt lists it: what it does, and which weights it addresses (its reach)."""
+
+    does: str
+    reach: str
+
+
+DAMAGES = {  # the prompt lists these without saying which one it was
+    "swap_actions": Damage("the columns of two actions in W3 are swapped", "the two W3 columns"),
+    "flip_units": Damage(
+        f"the signs of {FLIPPED_UNITS} layer-1 units' incoming weights (their columns of W1 and biases in b1) are "
+        "flipped",
+        "the flipped units' W1 columns and b1 entries",
+    ),
+    "zero_channel": Damage(
+        "the 100 rows of W1 that read one input channel are set to 0", "the 100 W1 rows of the channel"
+    ),
+    "permute_units": Damage(
+        f"the incoming weights (W1 columns and b1 entries) of {MOVED_UNITS} layer-1 units are permuted among them, "
+        "none keeping its own; their outgoing rows of W2 stay where they were",
+        "the permuted units' W1 columns, b1 entries and W2 rows",
+    ),
+    "permute_layer2": Damage(
+        f"the incoming weights (W2 columns and b2 entries) of {MOVED_UNITS} layer-2 units are permuted among them, "
+        "none keeping its own; their outgoing rows of W3 stay where they were",
+        "the permuted units' W2 columns, b2 entries and W3 rows",
+    ),
+    "scale_units": Damage(
+        f"the incoming weights (W1 columns and b1 entries) of {SCALED_UNITS} layer-1 units are multiplied by negative "
+        f"factors, {', '.join(f'{factor:g}' for factor in SCALE_FACTORS)}, each factor on "
+        f"{SCALED_UNITS // len(SCALE_FACTORS)} of them",
+        "the scaled units' W1 columns and b1 entries",
+    ),
+    "permute_both": Damage(
+        f"permute_units and permute_layer2 at once ({MOVED_UNITS} units of each layer)",
+        "the reach of both",
+    ),
 }  # suite 4 also had bias_shift (one b3 entry raised by 10), which a one-line rule undid without reading
+CLASSIC = ("swap_actions", "flip_units", "zero_channel")  # suite 4's: each leaves a signature a reader finds at once
+DEEP = ("permute_units", "permute_layer2", "scale_units", "permute_both")  # suite 10's (docs/reading.md)
+ROUNDS = (
+    CLASSIC,
+    DEEP,
+    DEEP,
+    DEEP,
+    DEEP,
+)  # the kinds each of a game's repair networks (`reading_set.repair_seeds`) can
+# get; one task per network, and a game's tasks have different kinds
 
 
 def damage(weights: Weights, kind: str, parameter: list[int]) -> Weights:
-    """A damaged copy of `weights`: `parameter` is [action, action] (swap_actions), the units (flip_units) or
-    [channel] (zero_channel)."""
+    """A damaged copy of `weights`. `parameter`: [action, action] (swap_actions); [channel] (zero_channel); the
+    units (flip_units; scale_units: unit i gets factor i mod 4; permute_units, permute_layer2: unit i gets the
+    incoming weights of unit i + 1, the last unit the first's; permute_both: layer 1's units, then layer 2's)."""
     damaged = {name: np.array(tensor, copy=True) for name, tensor in weights.items()}
     if kind == "swap_actions":
         a, b = parameter
@@ -79,6 +132,19 @@ def damage(weights: Weights, kind: str, parameter: list[int]) -> Weights:
     elif kind == "zero_channel":
         (channel,) = parameter
         damaged["W1"][channel::6, :] = 0
+    elif kind == "scale_units":
+        for i, unit in enumerate(parameter):
+            damaged["W1"][:, unit] *= np.float32(SCALE_FACTORS[i % len(SCALE_FACTORS)])
+            damaged["b1"][unit] *= np.float32(SCALE_FACTORS[i % len(SCALE_FACTORS)])
+    elif kind in ("permute_units", "permute_layer2"):
+        w, b = ("W1", "b1") if kind == "permute_units" else ("W2", "b2")
+        moved = parameter[1:] + parameter[:1]
+        damaged[w][:, parameter] = weights[w][:, moved]
+        damaged[b][parameter] = weights[b][moved]
+    elif kind == "permute_both":
+        return damage(
+            damage(weights, "permute_units", parameter[:MOVED_UNITS]), "permute_layer2", parameter[MOVED_UNITS:]
+        )
     else:
         raise ValueError(f"unknown damage {kind!r} (damages: {', '.join(DAMAGES)})")
     return damaged
@@ -89,11 +155,22 @@ def reach(kind: str, parameter: list[int]) -> Weights:
     mask = {name: np.zeros(shape, dtype=bool) for name, shape in MINATAR_NETWORK.shapes.items()}
     if kind == "swap_actions":
         mask["W3"][:, parameter] = True
-    elif kind == "flip_units":
+    elif kind in ("flip_units", "scale_units"):
         mask["W1"][:, parameter] = True
         mask["b1"][parameter] = True
     elif kind == "zero_channel":
         mask["W1"][parameter[0] :: 6, :] = True
+    elif kind in ("permute_units", "permute_layer2"):
+        w, b, out = ("W1", "b1", "W2") if kind == "permute_units" else ("W2", "b2", "W3")
+        mask[w][:, parameter] = True
+        mask[b][parameter] = True
+        mask[out][parameter, :] = True  # moving the outgoing rows instead undoes it as well
+    elif kind == "permute_both":
+        first, second = (
+            reach("permute_units", parameter[:MOVED_UNITS]),
+            reach("permute_layer2", parameter[MOVED_UNITS:]),
+        )
+        return {name: first[name] | second[name] for name in mask}
     else:
         raise ValueError(f"unknown damage {kind!r} (damages: {', '.join(DAMAGES)})")
     return mask
@@ -120,6 +197,18 @@ def inverse(trained: Weights, kind: str, parameter: list[int]) -> str:
     elif kind == "zero_channel":
         (channel,) = parameter
         lines = [f"W1[{i}] = {float32_list(trained['W1'][i])}" for i in range(channel, 600, 6)]
+    elif kind in ("permute_units", "permute_layer2", "scale_units", "permute_both"):
+        units = [
+            ("W2" if kind == "permute_layer2" or i >= MOVED_UNITS else "W1", unit) for i, unit in enumerate(parameter)
+        ]
+        lines = [
+            line
+            for w, unit in units
+            for line in (
+                f"{w}[:, {unit}] = {float32_list(trained[w][:, unit])}",
+                f"b{w[1]}[{unit}] = {float32_text(trained['b' + w[1]][unit])}",
+            )
+        ]
     else:
         raise ValueError(f"unknown damage {kind!r}")
     return "```edits\n" + "\n".join(lines) + "\n```\n"
@@ -134,9 +223,16 @@ class RepairTask(GameTask):
     secret_episodes = SECRET_EPISODES  # its game's (`MinAtarTask`)
 
     def __init__(
-        self, binding: MinAtarGame, kind: str, entry: dict, trained_returns: list[float], source: ReadingSet = PUBLIC
+        self,
+        binding: MinAtarGame,
+        kind: str,
+        entry: dict,
+        trained_returns: list[float],
+        source: ReadingSet = PUBLIC,
+        seed: int = REPAIR_SEED,
     ):
-        self.binding, self.kind, self.entry, self.source = binding, kind, entry, source
+        self.binding, self.kind, self.entry, self.source, self.seed = binding, kind, entry, source, seed
+        self.graded_networks = () if source.name else (f"{binding.game}.{seed}",)
         self.parameter = [int(p) for p in entry["parameter"]]
         self.id = source.task_id("repair", binding.game, kind)
         self.breakdown = kind  # reports give repair's mean per damage kind
@@ -165,9 +261,18 @@ class RepairTask(GameTask):
         return Public(self.source.public_id(self.id, self.prompt_version), self.binding.game, description)
 
     @cached_property
+    def stored(self) -> tuple[Weights, dict]:
+        """The trained network before the damage, and its training record."""
+        return self.source.network(self.binding.game, self.seed, self.network)
+
+    @property
     def trained(self) -> Weights:
-        (seed,) = self.source.seeds("repair", self.binding.game)
-        return self.source.network(self.binding.game, seed, self.network)[0]
+        return self.stored[0]
+
+    @property
+    def steps(self) -> int:
+        """The environment steps it was trained for."""
+        return int(self.stored[1]["steps"])
 
     @cached_property
     def damaged(self) -> Weights:
@@ -220,7 +325,7 @@ class RepairTask(GameTask):
 
     def offline_answer(self, model: str) -> str | None:
         if model == "reference":
-            return f"Undo the damage ({DAMAGES[self.kind]}).\n" + inverse(self.trained, self.kind, self.parameter)
+            return f"Undo the damage ({DAMAGES[self.kind].does}).\n" + inverse(self.trained, self.kind, self.parameter)
         return "No change.\n```edits\n```\n" if model == "zero" else None
 
     # --- scoring ------------------------------------------------------------------------------------
@@ -344,6 +449,7 @@ def _prompt(task: RepairTask, protocol: Protocol) -> str:
         game_section,
         network_section,
         observation_section,
+        training_section,
         weights_section,
         with_protocol,
     )
@@ -366,13 +472,15 @@ def _prompt(task: RepairTask, protocol: Protocol) -> str:
         "the damaged network scores 0 and the trained one 1; a network that plays well but not like the trained one "
         "scores little. A reply whose edits block is missing or rejected scores 0."
     )
+    reaches = "; ".join(f"{kind}: {damage.reach}" for kind, damage in DAMAGES.items())
     rule = (
         f"A repair may change at most {STRAY_LIMIT} weights outside the damage's reach (the weights the damage "
-        "addressed: the two W3 columns of a swap, the flipped units' W1 columns and b1 entries, the 100 W1 rows of "
-        "the zeroed channel); a reply that changes more is rejected. Undo the damage; do not "
-        "write a new network."
+        f"addressed; {reaches}); a reply that changes more is rejected. Undo the damage; do not write a new network."
     )
-    kinds = "\n".join(f"  - {text}" for text in DAMAGES.values())
+    kinds = "\n".join(
+        textwrap.fill(f"- {kind}: {damage.does}", 112, initial_indent="  ", subsequent_indent="    ")
+        for kind, damage in DAMAGES.items()
+    )
     mode = protocol.statement(task, "You write ONE reply; it is graded as it is.")
     given = "You get no code execution, no calculator and no data: only the weights below and the game's source."
     if protocol.kernel:
@@ -387,13 +495,15 @@ damaged by ONE of these edits (which one, and which units, actions or channel it
 {_wrap(f"Repair it: write edits that undo the damage, so that the network plays as well as before. {mode}")}
 {given}
 - Your ```edits block is applied ON TOP of the damaged network: `=` overwrites, `+=`, `-=` and `*=` adjust its
-  weights. Weights you do not edit keep their damaged values. An empty block changes nothing.
+  weights (any number, negative too: `W1[:, 3] *= -1` flips the signs of unit 3's incoming weights). Weights
+  you do not edit keep their damaged values. An empty block changes nothing.
 - Only the LAST ```edits block of a reply counts.
 {_wrap(rule)}""",
         game_section(facts),
         observation_section(facts.channel_notes),
         actions_section(facts.action_notes),
         network_section(),
+        training_section(task.steps),
         weights,
         f"""SCORING
 {episodes_rule(n, facts.max_steps, secret)}
@@ -412,13 +522,19 @@ def load_damages() -> dict:
     return PUBLIC.damages()
 
 
-def chosen_kind(game: str, measured: Sequence[str]) -> str | None:
-    """The one damage a game's repair task uses: the kinds in DAMAGES' order, starting at kind
-    crc32("repair/<game>") mod len(DAMAGES) and wrapping round (a seeded choice, as benchmarks/damage.py seeds
-    each damage's parameter), the first one measured for the game."""
-    order = list(DAMAGES)
-    start = zlib.crc32(f"repair/{game}".encode()) % len(order)
-    return next((kind for kind in order[start:] + order[:start] if kind in measured), None)
+def kind_order(game: str, round: int, taken: Sequence[str] = ()) -> list[str]:
+    """The order in which a game's repair network of this round (ROUNDS) tries its kinds: the round's kinds
+    starting at crc32("repair/<game>") (round 0) or crc32("repair/<game>/<round>") mod their count and wrapping
+    round (a seeded choice, as benchmarks/damage.py seeds each damage's parameter), less the kinds the game's
+    earlier rounds `taken`."""
+    order, label = list(ROUNDS[round]), f"repair/{game}" + (f"/{round}" if round else "")
+    start = zlib.crc32(label.encode()) % len(order)
+    return [kind for kind in order[start:] + order[:start] if kind not in taken]
+
+
+def chosen_kind(game: str, measured: Sequence[str], round: int = 0, taken: Sequence[str] = ()) -> str | None:
+    """The one damage a repair network uses: the first of `kind_order` that was measured clear for it."""
+    return next((kind for kind in kind_order(game, round, taken) if kind in measured), None)
 
 
 def clear_kinds(entry: dict) -> list[str]:
@@ -436,11 +552,15 @@ def clear_kinds(entry: dict) -> list[str]:
 
 
 def tasks(source: ReadingSet = PUBLIC) -> list[Task]:
-    stored = source.damages().get("games", {})
+    """One task per repair network whose round has a clear damage for it (a game's tasks have different kinds)."""
+    stored = source.damages().get("networks", {})
     found = []
     for game in all_games():
-        entry = stored.get(game.game, {}) if source.has(game.game) else {}
-        kind = chosen_kind(game.game, clear_kinds(entry))
-        if kind is not None:
-            found.append(RepairTask(game, kind, entry["damages"][kind], entry["trained"], source))
+        taken: list[str] = []
+        for round, seed in enumerate(source.seeds("repair", game.game)):
+            entry = stored.get(f"{game.game}.{seed}", {}) if source.has(game.game) else {}
+            kind = chosen_kind(game.game, clear_kinds(entry), round, taken)
+            if kind is not None:
+                taken.append(kind)
+                found.append(RepairTask(game, kind, entry["damages"][kind], entry["trained"], source, seed))
     return found

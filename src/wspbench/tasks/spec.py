@@ -270,6 +270,8 @@ class Task(ABC):
     skill: str = "writing"  # "writing" (write weights that play) or "reading" (read given weights): never averaged
     private_set: Path | None = None  # the folder outside the package that grading reads (a private set's, loaded
     # through WSP_PRIVATE_SETS): exports carry it to their grader
+    graded_networks: tuple[str, ...] = ()  # the shipped reading networks ("<game>.<seed>") its grader loads (a public
+    # repair task's): a Harbor task's verifier wheel keeps these and no other (`reading_set.grading_file`)
     secret_episodes: tuple[int, int] | None = None  # (first, count): the episodes a run's secret draws held-out ones
     # from (`held_out_episodes`), apart from every scoring, training and calibration episode; None: the fixed ones
     episode_classes: int = 1  # drawn episodes take turns at this many kinds (superbeam/extended: its difficulties)
