@@ -135,7 +135,7 @@ def test_every_reading_task_has_its_floors_measured_as_it_is_now(shipped):
     assert all(measured.is_current(task_id, entry) for task_id, entry in entries.items())
     for task_id, entry in entries.items():
         identify = {"chance", "occupancy", "reversed", "nearest", "prompts"}
-        expected = {"rule", "siblings"} if task_id.startswith("repair/") else identify
+        expected = {"rule", "siblings", "signs", "aligned", "initial"} if task_id.startswith("repair/") else identify
         assert set(entry["floors"]) == expected
         assert all(0.0 <= floor["score"] <= 1.0 for floor in entry["floors"].values())
 
