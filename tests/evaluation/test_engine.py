@@ -9,7 +9,7 @@ import pytest
 
 from wspbench.evaluation import engine as engine_module
 from wspbench.evaluation import evaluate
-from wspbench.evaluation.engine import _sample_batch, play_compiled, play_lockstep, play_reference, resolve_engine
+from wspbench.evaluation.engine import play_compiled, play_lockstep, play_reference, resolve_engine, sample_batch
 from wspbench.games.minatar import MinAtarGame
 from wspbench.networks import MINATAR_NETWORK, SUPERBEAM_NETWORK, sample_action, softmax_cdf
 
@@ -144,7 +144,7 @@ def test_near_ties_fall_back_to_the_exact_action():
     exact_cdfs = [softmax_cdf(MINATAR_NETWORK.forward_one(weights, x.copy())) for x in xs]
     for offset in (-1e-9, 0.0, 1e-9, 1e-6):
         uniforms = np.array([min(max(cdf[i % 5] + offset, 0.0), 1 - 1e-16) for i, cdf in enumerate(exact_cdfs)])
-        actions = _sample_batch(MINATAR_NETWORK, weights, MINATAR_NETWORK.batched(weights), xs, uniforms)
+        actions = sample_batch(MINATAR_NETWORK, weights, MINATAR_NETWORK.batched(weights), xs, uniforms)
         expected = [int(np.searchsorted(cdf, u, side="right")) for cdf, u in zip(exact_cdfs, uniforms, strict=True)]
         assert actions.tolist() == expected
 

@@ -229,6 +229,23 @@ def test_the_repair_tasks_come_from_the_shipped_damages():
         assert np.all(gains[MIN_EPISODES - 1 :] > 0), task.id  # every score has a positive denominator
 
 
+def test_the_behaviour_states_are_the_trained_network_played_one_step_at_a_time():
+    """`behaviour` plays the episodes side by side; the states are those of the reference rule, one episode at a
+    time (`sample_action` on each observation)."""
+    from wspbench.networks import sample_action
+
+    task = get_task("repair/breakout/permute_both")
+    episodes = tuple(task.scoring_episodes()[:BEHAVIOUR_EPISODES])
+    seen = []
+    for episode in episodes:
+        environment, action_random = task.binding.start_episode(episode)
+        for _ in range(BEHAVIOUR_STEPS):
+            seen.append(task.binding.observation(environment.state()))
+            if environment.act(sample_action(MINATAR_NETWORK.forward_one(task.trained, seen[-1]), action_random))[1]:
+                break
+    assert np.array_equal(task.behaviour(episodes)[0], np.array(seen, dtype=np.float64))
+
+
 @pytest.mark.parametrize("task_id", ["repair/breakout/swap_actions", "repair/space_invaders/zero_channel"])
 def test_stored_returns_are_what_the_grader_plays_and_the_reference_scores_1(task_id):
     task = get_task(task_id)

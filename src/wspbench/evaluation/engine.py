@@ -138,7 +138,7 @@ def play_lockstep(
     while slots:
         xs = task.observations([slot.environment.state() for slot in slots])
         uniforms = np.array([slot.action_random.random_sample() for slot in slots])
-        actions = _sample_batch(network, weights, forward, xs, uniforms)
+        actions = sample_batch(network, weights, forward, xs, uniforms)
         live = []
         for slot, action in zip(slots, actions.tolist(), strict=True):
             reward, terminal = slot.environment.act(action)
@@ -156,7 +156,7 @@ def play_lockstep(
     return [finished[episode] for episode in episode_ids]
 
 
-def _sample_batch(network, weights: Weights, forward, xs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+def sample_batch(network, weights: Weights, forward, xs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     """Actions for a batch, bit-identical to `sample_action` on each row with the same uniform draw."""
     if len(xs) <= EXACT_ROWS:  # a few rows: the one-row computation itself is cheaper than the batch
         return np.array([_exact_action(network, weights, x, u) for x, u in zip(xs, uniforms, strict=True)])

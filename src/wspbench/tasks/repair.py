@@ -36,8 +36,9 @@ import numpy as np
 
 from wspbench.answers.edits import float32_list, float32_text
 from wspbench.evaluation import DEFAULT, Grading
+from wspbench.evaluation.engine import sample_batch
 from wspbench.games.minatar import SECRET_EPISODES, MinAtarGame, all_games
-from wspbench.networks import MINATAR_NETWORK, Weights, sample_action
+from wspbench.networks import MINATAR_NETWORK, Weights
 from wspbench.protocols import BUILT_IN, ONE_SHOT, Protocol
 from wspbench.tasks.minatar import MinAtarTask, seed_rule
 from wspbench.tasks.reading_set import PUBLIC, REPAIR_SEED, ReadingSet
@@ -381,15 +382,20 @@ class RepairTask(GameTask):
         `returns` keeps returns)."""
         if episodes in self.states:
             return self.states[episodes]
-        game, seen = self.binding, []
-        for episode in episodes:
-            environment, action_random = game.start_episode(episode)
-            for _ in range(BEHAVIOUR_STEPS):
-                x = game.observation(environment.state())
-                seen.append(x)
-                if environment.act(sample_action(self.network.forward_one(self.trained, x), action_random))[1]:
-                    break
-        states = np.array(seen, dtype=np.float64)
+        game, forward = self.binding, self.network.batched(self.trained)
+        started = [game.start_episode(episode) for episode in episodes]
+        seen: list[list[np.ndarray]] = [[] for _ in episodes]
+        live = list(range(len(episodes)))
+        for _ in range(BEHAVIOUR_STEPS):  # the episodes side by side, each action exactly the grader's (`sample_batch`)
+            xs = game.observations([started[i][0].state() for i in live])
+            uniforms = np.array([started[i][1].random_sample() for i in live])
+            actions = sample_batch(self.network, self.trained, forward, xs, uniforms)
+            for i, x in zip(live, xs, strict=True):
+                seen[i].append(x)
+            live = [i for i, action in zip(live, actions.tolist(), strict=True) if not started[i][0].act(action)[1]]
+            if not live:
+                break
+        states = np.array([x for episode in seen for x in episode], dtype=np.float64)
         trained = action_probabilities(self.trained, states)
         if len(self.states) >= 8:  # a few episode sets at a time (scoring, training): bounded memory
             self.states.clear()
