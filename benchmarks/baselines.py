@@ -275,7 +275,8 @@ def reading_section(entries: dict) -> list[str]:
         "What scores on the reading tasks without reading what the network does, from what the prompts show and "
         "the public code (`python benchmarks/reading_floors.py`, which says how each solver works; per task in "
         "`baselines.json`, section `reading`). *nearest* also uses every network shipped with the package: the "
-        "library floor. docs/reading.md says what these floors mean for the scores.",
+        "library floor; *initial*, the weights PPO started from, which the public code draws from the public set's "
+        "seeds (a private set's come from its key). docs/reading.md says what these floors mean for the scores.",
         "",
         "| family | tasks | floors (mean score) |",
         "| --- | ---: | --- |",

@@ -438,7 +438,8 @@ def reading_floors_table(entries: dict):
     if not families:
         return None
     table = Table(caption="reading tasks: mean score of solvers that do not read what the network does "
-                  "(benchmarks/reading_floors.py; nearest uses the shipped networks)")  # fmt: skip
+                  "(benchmarks/reading_floors.py; nearest uses the shipped networks, initial the public code "
+                  "and seeds; docs/reading.md)")  # fmt: skip
     for column in ("family", "tasks", "floors"):
         table.add_column(column, justify="right" if column == "tasks" else "left")
     for family, (tasks, means) in families.items():
