@@ -146,7 +146,7 @@ def mean_return(task: MinAtarTask, weights: Weights, episodes: list[int]) -> tup
     return score.raw, list(score.values)
 
 
-def measure_damages(binding: MinAtarGame, trained: Weights, kinds: Sequence[str] = repair.CLASSIC) -> dict:
+def measure_damages(binding: MinAtarGame, trained: Weights, kinds: Sequence[str]) -> dict:
     """A repair network's `damages.json` entry: the trained network's returns and the damage of each of `kinds`,
     measured in order until one is clear, or {"skipped": why}."""
     name, task = binding.game, MinAtarTask(binding)

@@ -135,8 +135,9 @@ def damage(weights: Weights, kind: str, parameter: list[int]) -> Weights:
         damaged["W1"][channel::6, :] = 0
     elif kind == "scale_units":
         for i, unit in enumerate(parameter):
-            damaged["W1"][:, unit] *= np.float32(SCALE_FACTORS[i % len(SCALE_FACTORS)])
-            damaged["b1"][unit] *= np.float32(SCALE_FACTORS[i % len(SCALE_FACTORS)])
+            factor = np.float32(SCALE_FACTORS[i % len(SCALE_FACTORS)])
+            damaged["W1"][:, unit] *= factor
+            damaged["b1"][unit] *= factor
     elif kind in ("permute_units", "permute_layer2"):
         w, b = ("W1", "b1") if kind == "permute_units" else ("W2", "b2")
         moved = parameter[1:] + parameter[:1]
@@ -201,15 +202,14 @@ def inverse(trained: Weights, kind: str, parameter: list[int]) -> str:
         (channel,) = parameter
         lines = [f"W1[{i}] = {float32_list(trained['W1'][i])}" for i in range(channel, 600, 6)]
     elif kind in ("permute_units", "permute_layer2", "scale_units", "permute_both"):
-        units = [
-            ("W2" if kind == "permute_layer2" or i >= MOVED_UNITS else "W1", unit) for i, unit in enumerate(parameter)
-        ]
+        hit = reach(kind, parameter)  # every unit whose incoming weights it moved or scaled, layer by layer
         lines = [
             line
-            for w, unit in units
+            for w, b in (("W1", "b1"), ("W2", "b2"))
+            for unit in np.flatnonzero(hit[b])
             for line in (
                 f"{w}[:, {unit}] = {float32_list(trained[w][:, unit])}",
-                f"b{w[1]}[{unit}] = {float32_text(trained['b' + w[1]][unit])}",
+                f"{b}[{unit}] = {float32_text(trained[b][unit])}",
             )
         ]
     else:
@@ -530,19 +530,19 @@ def load_damages() -> dict:
     return PUBLIC.damages()
 
 
-def kind_order(game: str, round: int, taken: Sequence[str] = ()) -> list[str]:
-    """The order in which a game's repair network of this round (ROUNDS) tries its kinds: the round's kinds
-    starting at crc32("repair/<game>") (round 0) or crc32("repair/<game>/<round>") mod their count and wrapping
+def kind_order(game: str, index: int, taken: Sequence[str] = ()) -> list[str]:
+    """The order in which a game's repair network of round `index` (ROUNDS) tries its kinds: the round's kinds
+    starting at crc32("repair/<game>") (round 0) or crc32("repair/<game>/<index>") mod their count and wrapping
     round (a seeded choice, as benchmarks/damage.py seeds each damage's parameter), less the kinds the game's
     earlier rounds `taken`."""
-    order, label = list(ROUNDS[round]), f"repair/{game}" + (f"/{round}" if round else "")
+    order, label = list(ROUNDS[index]), f"repair/{game}" + (f"/{index}" if index else "")
     start = zlib.crc32(label.encode()) % len(order)
     return [kind for kind in order[start:] + order[:start] if kind not in taken]
 
 
-def chosen_kind(game: str, measured: Sequence[str], round: int = 0, taken: Sequence[str] = ()) -> str | None:
+def chosen_kind(game: str, measured: Sequence[str], index: int = 0, taken: Sequence[str] = ()) -> str | None:
     """The one damage a repair network uses: the first of `kind_order` that was measured clear for it."""
-    return next((kind for kind in kind_order(game, round, taken) if kind in measured), None)
+    return next((kind for kind in kind_order(game, index, taken) if kind in measured), None)
 
 
 def clear_kinds(entry: dict) -> list[str]:
@@ -565,9 +565,9 @@ def tasks(source: ReadingSet = PUBLIC) -> list[Task]:
     found = []
     for game in all_games():
         taken: list[str] = []
-        for round, seed in enumerate(source.seeds("repair", game.game)):
+        for index, seed in enumerate(source.seeds("repair", game.game)):
             entry = stored.get(f"{game.game}.{seed}", {}) if source.has(game.game) else {}
-            kind = chosen_kind(game.game, clear_kinds(entry), round, taken)
+            kind = chosen_kind(game.game, clear_kinds(entry), index, taken)
             if kind is not None:
                 taken.append(kind)
                 found.append(RepairTask(game, kind, entry["damages"][kind], entry["trained"], source, seed))
