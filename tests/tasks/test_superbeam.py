@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from wspbench.answers.json_network import MAX_ANSWER_CHARS, parse_answer, weights_json
 from wspbench.cli import app
+from wspbench.evaluation import Grading
 from wspbench.networks import SUPERBEAM_NETWORK
 from wspbench.tasks import AnswerError, Score, get_task
 from wspbench.tasks.spec import Step, prompt_hash
@@ -17,6 +18,7 @@ from wspbench.tasks.superbeam import (
     DIFFICULTY,
     FRAME_SKIP,
     MAX_FRAMES,
+    POOL_LEVELS,
     TEST_LEVELS,
     TRAIN_LEVELS,
     reference_weights,
@@ -103,6 +105,16 @@ def test_watch_is_the_scored_episode_step_by_step():
     won = []
     assert TASK.watch(weights, 1000000, won.append)[:2] == (1.0, 89) and won[-1].value == 1.0
     assert TASK.watch(weights, 1000012) == (value, length, summary)  # no observer: the same episode
+
+
+def test_many_levels_play_in_the_workers_exactly_as_here():
+    levels = list(range(POOL_LEVELS + 2))
+    weights, counted = reference_weights(), []
+    values, lengths, details = TASK.play(weights, levels, Grading(workers=2, progress=counted.append))
+    assert [(v, n, d) for v, n, d in zip(values, lengths, details["detail"], strict=True)] == [
+        TASK.watch(weights, level) for level in levels
+    ]
+    assert sum(counted) == len(levels)
 
 
 def test_watch_plays_the_classic_level():

@@ -160,7 +160,8 @@ def _check_size(block: str) -> None:
     if "\0" in block:
         line = block.count("\n", 0, block.index("\0")) + 1
         raise AnswerError(f"edits line {line}: the block contains a NUL character (\\0); remove it")
-    if _TOKEN.subn("", block, count=MAX_TOKENS + 1)[1] > MAX_TOKENS:
+    # a token is at least one character: a block no longer than MAX_TOKENS needs no count
+    if len(block) > MAX_TOKENS and _TOKEN.subn("", block, count=MAX_TOKENS + 1)[1] > MAX_TOKENS:
         lines = _STATEMENT_LINE.subn("", block, count=MAX_STATEMENTS + 1)[1]
         if lines > MAX_STATEMENTS:
             raise AnswerError(

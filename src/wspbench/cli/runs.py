@@ -264,7 +264,10 @@ def launch(
         grader.close()  # stops a local Ray instance it started; a cluster only loses this driver
     records = run_dir.records()
     rows = [row for row in summary_rows(records, manifest) if row["task"] in ids]
-    console.print(summary_table(manifest, rows, run_scores(manifest, records, set(ids))))
+    summarised, scores = run_dir.summarised or (None, None)
+    if summarised is None or not summarised <= set(ids):  # the run directory holds tasks this command did not run
+        scores = run_scores(manifest, records, set(ids))
+    console.print(summary_table(manifest, rows, scores))
     if config.protocol.kernel:
         console.print(audit_table([record for record in records if record.task in ids]))
     console.print(f"run directory: {run_dir.path}", markup=False)

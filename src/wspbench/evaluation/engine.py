@@ -311,7 +311,7 @@ def _spread(player, task, weights, ids, workers, progress, executor) -> list[tup
         log.debug("%.2f s left to play, under %.1f s: no process pool", projected, POOL_WORTH_SECONDS)
         return results + player(task, weights, rest, progress)
     log.debug("%.2f s left to play: a pool of %d workers", projected, workers)
-    return results + _play_in_pool(player, task, weights, rest, workers, progress, executor)
+    return results + play_in_pool(player, task, weights, rest, workers, progress, executor)
 
 
 class _single_threaded_blas:
@@ -326,8 +326,9 @@ class _single_threaded_blas:
             return self.play(*args)
 
 
-def _play_in_pool(play, task, weights, ids, workers, progress, executor) -> list[tuple[float, int]]:
-    """Split the episodes into chunks and merge in order. A few chunks per worker balance the load; a chunk
+def play_in_pool(play, task, weights, ids, workers, progress, executor) -> list:
+    """`play(task, weights, chunk)` on chunks of the episodes in the executor's pool, the results merged in order
+    (any family's, `wspbench/tasks/superbeam.py` too). A few chunks per worker balance the load; a chunk
     of at least two batches lets its slots be reused (a new environment costs more than a short episode)."""
     chunk_count = min(workers * 4, max(workers, len(ids) // (2 * BATCH_SIZE)))
     bounds = np.linspace(0, len(ids), chunk_count + 1).astype(int)

@@ -224,6 +224,7 @@ class RunDir:
         self.redactor = redactor or Redactor()  # the client's: what is written is scrubbed of its secrets
         self.tasks = self.path / "tasks"
         self.notes: list[str] = []  # what open() found and set aside, for the command to show
+        self.summarised: tuple[set[str], dict] | None = None  # `write_summary`'s tasks and scores
         self._lock = None
         self._opened: tuple[Manifest, dict[tuple[str, int], TaskRecord]] | None = None  # a run's, once open
         self.secret: str | None = None  # a run's that draws its held-out episodes, once open (`held_out_secret`)
@@ -456,8 +457,11 @@ class RunDir:
         return found
 
     def write_summary(self) -> list[dict]:
+        """summary.json and summary.md from every finished record; the scores are kept as `summarised` (the tasks
+        they cover, and the scores), so that `wsp run` shows them without a second bootstrap (seconds at 286 tasks)."""
         manifest, records = self.manifest(), self.records()
         rows, scores = summary_rows(records, manifest), run_scores(manifest, records)
+        self.summarised = ({record.task for record in records}, scores)
         headlines = {skill: scores[skill] for skill in SKILLS}  # the two headlines first, never one mean over both
         summary = {"manifest": manifest.to_json(), **headlines, "scores": scores, "rows": rows}
         self._write_json(self.path / "summary.json", summary)

@@ -179,10 +179,10 @@ def reach(kind: str, parameter: list[int]) -> Weights:
 
 
 def action_probabilities(weights: Weights, observations: np.ndarray) -> np.ndarray:
-    """softmax(logits) of each observation (0/1 values, kept small), as the grader samples actions from them: each
-    row in float64, as the grader's observations are."""
-    rows = (np.asarray(x, dtype=np.float64) for x in observations)
-    logits = np.array([MINATAR_NETWORK.forward_one(weights, x) for x in rows], dtype=np.float64)
+    """softmax(logits) of each observation (0/1 values, kept small), as the grader samples actions from them: in
+    float64, as the grader's observations are, all rows in one product (a distance averaged over thousands of
+    states does not depend on the order in which each dot product is summed)."""
+    logits = MINATAR_NETWORK.forward_one(weights, np.asarray(observations, dtype=np.float64))
     exp = np.exp(logits - logits.max(axis=1, keepdims=True))
     return exp / exp.sum(axis=1, keepdims=True)
 

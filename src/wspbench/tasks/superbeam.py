@@ -46,6 +46,7 @@ REFERENCE_FILE = "superbeam_reference.json"  # in this package; its units' jobs 
 HARD_PROMPT_VERSION = "superbeam-hard-v1"
 HARD_TRAIN_FIRST, HARD_TEST_FIRST = 0, 3_000_000  # the first candidate seeds of the hard training and test levels
 HARD_TEST_COUNT = 128
+POOL_LEVELS = 32  # more levels than this play in the grading's worker processes
 HARD_NODE_LIMIT = 100_000  # the certifying search's budget per level (`superbeam.physics.solve`)
 HARD_FILE = "superbeam_hard.json"  # in this package: the kept hard levels and their certificates (`hard_levels`)
 
@@ -148,16 +149,18 @@ class SuperbeamTask(GameTask):
         episodes: Sequence[int],
         grading: Grading = DEFAULT,
     ) -> tuple[list[float], list[int], dict]:
-        """Each level once, in order (one process: a level takes milliseconds); `engine` and `workers` are
-        MinAtar's choices and are ignored here."""
-        values, lengths, detail = [], [], []
-        for level in episodes:
-            value, length, summary = self.watch(weights, level)
-            values.append(value)
-            lengths.append(length)
-            detail.append(summary)
-            if grading.progress is not None:
-                grading.progress(1)
+        """Each level once, in order: in this process up to POOL_LEVELS levels (feedback rounds), else spread over
+        the grading's workers (the emulator takes about 36 ms a level); `engine` is MinAtar's choice, ignored here."""
+        if len(episodes) <= POOL_LEVELS:
+            played = _watch_levels(self, weights, episodes, grading.progress)
+        else:
+            from wspbench.evaluation.engine import play_in_pool
+            from wspbench.evaluation.executors import current_executor
+
+            executor = current_executor()
+            workers = max(1, min(grading.workers or executor.workers(), len(episodes)))
+            played = play_in_pool(_watch_levels, self, weights, list(episodes), workers, grading.progress, executor)
+        values, lengths, detail = (list(column) for column in zip(*played, strict=True)) if played else ([], [], [])
         won = sum(level["won"] for level in detail)
         mean_progress = round(float(np.mean([level["progress"] for level in detail])), 3) if detail else 0.0
         return (
@@ -378,6 +381,16 @@ class HardSuperbeamTask(SuperbeamTask):
 
     def seeds(self, protocol: Protocol = ONE_SHOT) -> dict:
         return {**Task.seeds(self, protocol), "difficulty": "hard", "node_limit": HARD_NODE_LIMIT}
+
+
+def _watch_levels(task: SuperbeamTask, weights: Weights, levels: Sequence[int], progress=None) -> list[tuple]:
+    """`task.watch` of each level, in order (module level, so that a worker process can run it)."""
+    played = []
+    for level in levels:
+        played.append(task.watch(weights, level))
+        if progress is not None:
+            progress(1)
+    return played
 
 
 def tasks() -> list[Task]:

@@ -132,7 +132,7 @@ def act(game, s, action, keys, positions, g):
     return _step(game, s, action, keys, positions, g)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a run's other tasks, in this process's other threads, go on meanwhile
 def run(
     game,
     control,
