@@ -39,18 +39,16 @@ def stored() -> dict[str, dict]:
 def measure(name: str, rounds: list[int] | None, old: dict[str, dict]) -> dict[str, dict]:
     """A game's networks' entries, round by round (a round skips the kinds that earlier rounds chose)."""
     binding = next(game for game in all_games() if game.game == name)
-    entries, taken = {}, []
-    for index, seed in enumerate(repair_seeds(name)):
-        stem, kinds = f"{name}.{seed}", repair.kind_order(name, index, taken)
-        if rounds is None or index in rounds or stem not in old:
-            entry = measure_damages(binding, PUBLIC.network(name, seed, MINATAR_NETWORK)[0], kinds)
-            print(f"{stem}: {sorted(entry.get('damages', {}))} in {entry.get('seconds', 0)} s", flush=True)
-        else:
-            entry = old[stem]
-        entries[stem] = entry
-        kind = repair.chosen_kind(name, repair.clear_kinds(entry), index, taken) if "damages" in entry else None
-        taken += [kind] if kind else []
-    return entries
+
+    def entry_of(index: int, seed: int, kinds: list[str]) -> dict:
+        stem = f"{name}.{seed}"
+        if rounds is not None and index not in rounds and stem in old:
+            return old[stem]
+        entry = measure_damages(binding, PUBLIC.network(name, seed, MINATAR_NETWORK)[0], kinds)
+        print(f"{stem}: {sorted(entry.get('damages', {}))} in {entry.get('seconds', 0)} s", flush=True)
+        return entry
+
+    return {f"{name}.{seed}": entry for seed, entry, _ in repair.walk_rounds(name, repair_seeds(name), entry_of)}
 
 
 def main() -> None:

@@ -268,19 +268,21 @@ def _build_one(key: str, reading_set: ReadingSet, binding: MinAtarGame, budget: 
         weights, about = train(task, replace(budget, seed=seed))
         weights, about["refill"] = refill(binding, weights, seed, key.encode(), f"{game}.{seed}", {})
         save_network(reading_set.folder, f"{game}.{seed}", weights, about)
-    entries, said, taken = {}, [], []
-    for index, seed in enumerate(reading_set.seeds("repair", game)):
+
+    def entry_of(_: int, seed: int, kinds: list[str]) -> dict:
+        """Train the round's network, measure its damages, refill it and save it."""
         weights, about = train(task, replace(budget, seed=seed))
-        kinds = repair.kind_order(game, index, taken)
         entry = measure_damages(binding, weights, kinds)
-        damages = {kind: entry["damages"][kind] for kind in repair.clear_kinds(entry)} if "damages" in entry else {}
+        damages = {kind: entry["damages"][kind] for kind in repair.clear_kinds(entry)}
         weights, about["refill"] = refill(binding, weights, seed, key.encode(), f"{game}.{seed}", damages)
         if about["refill"]["used_rows_at_initial_values"]:
             entry = measure_damages(binding, weights, kinds)  # a redrawn row that is used can change the returns
         save_network(reading_set.folder, f"{game}.{seed}", weights, about)
+        return entry
+
+    entries, said = {}, []
+    for seed, entry, kind in repair.walk_rounds(game, reading_set.seeds("repair", game), entry_of):
         entries[f"{game}.{seed}"] = entry
-        kind = repair.chosen_kind(game, repair.clear_kinds(entry), index, taken) if "damages" in entry else None
-        taken += [kind] if kind else []
         said.append(f"a repair task ({kind})" if kind else f"no repair task: {no_repair_because(entry)}")
     return game, entries, f"{game}: {'; '.join(said)}, {time.perf_counter() - started:.0f} s"
 

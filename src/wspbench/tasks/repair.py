@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import textwrap
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -545,6 +545,21 @@ def chosen_kind(game: str, measured: Sequence[str], index: int = 0, taken: Seque
     return next((kind for kind in kind_order(game, index, taken) if kind in measured), None)
 
 
+def walk_rounds(
+    game: str, seeds: Sequence[int], entry_of: Callable[[int, int, list[str]], dict]
+) -> Iterator[tuple[int, dict, str | None]]:
+    """A game's repair networks round by round, as the task list, `wsp reading build` and benchmarks/damage.py
+    all walk them: `entry_of(index, seed, kinds)` gives a network's damages.json entry (measured on `kinds`, its
+    round's kinds less those the earlier rounds took); yields each network's seed, entry and chosen kind (None:
+    no task)."""
+    taken: list[str] = []
+    for index, seed in enumerate(seeds):
+        entry = entry_of(index, seed, kind_order(game, index, taken))
+        kind = chosen_kind(game, clear_kinds(entry), index, taken)
+        taken += [kind] if kind else []
+        yield seed, entry, kind
+
+
 def clear_kinds(entry: dict) -> list[str]:
     """The measured damages of a game (its damages.json entry) that cost a clear share of the return on the
     stored scoring episodes: the damaged network's mean at most MAX_DAMAGED_SHARE of the trained one's, and the
@@ -564,11 +579,11 @@ def tasks(source: ReadingSet = PUBLIC) -> list[Task]:
     stored = source.damages().get("networks", {})
     found = []
     for game in all_games():
-        taken: list[str] = []
-        for index, seed in enumerate(source.seeds("repair", game.game)):
-            entry = stored.get(f"{game.game}.{seed}", {}) if source.has(game.game) else {}
-            kind = chosen_kind(game.game, clear_kinds(entry), index, taken)
+        if not source.has(game.game):
+            continue
+        name = game.game
+        entry_of = lambda _, seed, __, name=name: stored.get(f"{name}.{seed}", {})  # noqa: E731 - measured already
+        for seed, entry, kind in walk_rounds(name, source.seeds("repair", name), entry_of):
             if kind is not None:
-                taken.append(kind)
                 found.append(RepairTask(game, kind, entry["damages"][kind], entry["trained"], source, seed))
     return found
