@@ -83,10 +83,22 @@ class Design:
     trail: bool
     gauge: str
     max_steps: int
+    family: str = "gen"  # the module's name prefix: gen_<seed>, or hard_<seed> (`hard_design`)
+    pellet: Kind | None = None  # power pellets (channel 3, in games that do not fire): eating one powers the player
+    power: int = 0  # the steps a power phase lasts: while powered, a danger touched is eaten for +2
+
+    @property
+    def kinds(self) -> list[Kind]:
+        """The kinds of objects the game has, in the order the module moves and spawns them."""
+        return [kind for kind in (self.reward, self.danger, self.pellet) if kind is not None]
 
 
-def design(seed: int) -> Design:
-    """The seed's choice of mechanics."""
+def design(seed: int, family: str = "gen") -> Design:
+    """The seed's choice of mechanics (`hard_design` for the hard family)."""
+    if family == "hard":
+        return hard_design(seed)
+    if family != "gen":
+        raise ValueError(f"unknown family of generated games {family!r} (gen, hard)")
     rng = random.Random(seed)
     layout = rng.choice(("bottom", "bottom", "left", "free"))
     wrap = rng.random() < 0.25
@@ -114,6 +126,30 @@ def design(seed: int) -> Design:
                   max_steps)  # fmt: skip
 
 
+def hard_design(seed: int) -> Design:
+    """A hard game's choice of mechanics (issue 49): a collecting game, as `design` draws one, with a power phase on
+    top: pellets that, once eaten, turn the dangers into prey for POWER_STEPS steps, shown on the gauge. So a good
+    policy reads the gauge and turns from fleeing the dangers to hunting them. Drawn from its own stream
+    ("hard_<seed>"), so hard seed 100 is not gen seed 100."""
+    rng = random.Random(f"hard_{seed}")
+    layout = rng.choice(("bottom", "bottom", "left", "free"))
+    wrap = rng.random() < 0.25
+    ending = rng.choice(("crash", "lives", "penalty"))
+    lives = rng.choice((2, 3, 4)) if ending == "lives" else 1
+    player = rng.choice(PLAYERS)
+    motions = ("fall", "zigzag") + (("drift",) if layout == "free" else ())
+    name, plural = rng.choice(REWARDS)
+    reward = Kind(name, plural, rng.choice(motions), rng.choice((1, 2, 2, 3)), rng.choice((0.1, 0.2, 0.3)))
+    name, plural = rng.choice(DANGERS)
+    danger = Kind(name, plural, rng.choice((*motions, "chase")), rng.choice((1, 2, 2, 3)), rng.choice((0.2, 0.3)))
+    trail = rng.random() < 0.5
+    max_steps = rng.choice((300, 400, 500))
+    pellet = Kind("pellet", "pellets", "fall", rng.choice((1, 2)), rng.choice((0.03, 0.05, 0.08)))
+    power = rng.choice((8, 12, 16))
+    return Design(seed, layout, wrap, False, "collect", ending, lives, player, SHOTS[0], reward, danger, trail,
+                  "power", max_steps, "hard", pellet, power)  # fmt: skip
+
+
 # --- the docstring ---------------------------------------------------------------------------------------------
 
 
@@ -126,7 +162,9 @@ def describe(d: Design) -> str:
         "shoot": f"shoot {danger}",
         "both": f"collect {d.reward.plural if d.reward else ''} while dodging or shooting {danger}",
     }[d.scoring]
-    first = f"Gen {d.seed:05d}: move {a(d.player)} {where[d.layout]} to {goal}."
+    if d.power:
+        goal += f"; power pellets let it eat the {d.danger.plural} for a while"
+    first = f"{d.family.capitalize()} {d.seed:05d}: move {a(d.player)} {where[d.layout]} to {goal}."
     lines = [first, "", "Rules"]
     lines += rule_lines(d)
     lines += ["", "Channels of state()"] + channel_lines(d)
@@ -169,16 +207,18 @@ def rule_lines(d: Design) -> list[str]:
             f"moves one cell {direction} every step, removes the first object it meets and vanishes with it, or "
             "leaves the grid" + (" (a miss, which costs 1 point)." if shots_score(d) else ".")
         )
-    for kind in (d.reward, d.danger):
-        if kind is not None:
-            lines.append(kind_rule(d, kind))
+    for kind in d.kinds:
+        lines.append(kind_rule(d, kind))
     outcomes = [f"{a(d.reward.name)} gives +1"] if d.reward else []
+    if d.power:
+        outcomes.append(f"{a(d.pellet.name)} powers the {p} for POWER_STEPS ({d.power}) steps (see power below)")
     outcomes.append(
         {
             "crash": f"{a(d.danger.name)} ends the episode",
             "lives": f"{a(d.danger.name)} costs one of the {p}'s {d.lives} lives",
             "penalty": f"{a(d.danger.name)} costs 1 point (-1 reward)",
         }[d.ending]
+        + (f" unless the {p} is powered" if d.power else "")
     )
     lines.append(
         f"- When the {p} and an object share a cell (checked after the {p} moves and again after the objects move), "
@@ -186,10 +226,18 @@ def rule_lines(d: Design) -> list[str]:
     )
     if shots_score(d):
         lines.append(f"- {a(d.danger.name).capitalize()} removed by {a(d.shot)} gives +1.")
+    if d.power:
+        lines.append(
+            f"- Power: eating {a(d.pellet.name)} sets the {p}'s power to POWER_STEPS; the pellets are resolved "
+            f"before the {d.danger.plural} on the same touch. While the power is above 0, {a(d.danger.name)} the "
+            f"{p} touches is eaten: it is removed and gives +2, and nothing else happens. The power goes down by 1 "
+            "at the end of every step."
+        )
     limit = f"after `max_steps` ({d.max_steps}) steps"
     ending = {"lives": "when the last life is lost or ", "crash": f"at the first {d.danger.name} touched or "}
     lines.append(f"- The episode ends {ending.get(d.ending, '')}{limit}.")
     order = f"the {p} moves" + (f", the {d.shot} moves" if d.fire else "") + ", the objects move, new ones appear"
+    order += ", the power goes down" if d.power else ""
     lines.append(f"- Each step: {order}.")
     return lines
 
@@ -225,6 +273,8 @@ def channel_lines(d: Design) -> list[str]:
         unused.append("2 (reward)")
     if d.fire:
         lines.append(f"- 3 projectile: the {d.shot}.")
+    elif d.pellet:
+        lines.append(f"- 3 projectile: the power {d.pellet.plural} (this game fires nothing).")
     else:
         unused.append("3 (projectile)")
     if d.trail:
@@ -235,6 +285,11 @@ def channel_lines(d: Design) -> list[str]:
         lines.append("- 5 gauge: the lives left, one lit cell each in row 9 from column 0.")
     elif d.gauge == "time":
         lines.append("- 5 gauge: the time left, a bar in row 9 from column 0 that shrinks from 10 cells to 0.")
+    elif d.gauge == "power":
+        lines.append(
+            "- 5 gauge: the power left, a bar in row 9 from column 0 of ceil(power * 10 / POWER_STEPS) cells (none "
+            "while unpowered)."
+        )
     else:
         unused.append("5 (gauge)")
     if len(unused) == 1:
@@ -274,8 +329,10 @@ def reward_lines(d: Design) -> list[str]:
         parts.append(f"+1 for each {d.reward.name} collected")
     if shots_score(d):
         parts.append(f"+1 for each {d.danger.name} shot; -1 for each {d.shot} that misses (leaves the grid)")
+    if d.power:
+        parts.append(f"+2 for each {d.danger.name} eaten while powered")
     if d.ending == "penalty":
-        parts.append(f"-1 for each {d.danger.name} touched")
+        parts.append(f"-1 for each {d.danger.name} touched" + (" while unpowered" if d.power else ""))
     return ["- " + "; ".join(parts) + "."]
 
 
@@ -288,10 +345,11 @@ def constants(d: Design) -> list[str]:
         lines.append("TOP = 1  # the highest row the player may enter: objects appear in row 0")
     if d.ending == "lives":
         lines.append(f"START_LIVES = {d.lives}")
-    for kind in (d.reward, d.danger):
-        if kind is not None:
-            lines.append(f"{kind.constant}_CHANCE = {kind.chance}  # chance each step that a new {kind.name} appears")
-            lines.append(f"{kind.constant}_PERIOD = {kind.period}  # steps per move of {a(kind.name)}")
+    for kind in d.kinds:
+        lines.append(f"{kind.constant}_CHANCE = {kind.chance}  # chance each step that a new {kind.name} appears")
+        lines.append(f"{kind.constant}_PERIOD = {kind.period}  # steps per move of {a(kind.name)}")
+    if d.power:
+        lines.append(f"POWER_STEPS = {d.power}  # the power a pellet gives: steps during which dangers are prey")
     names = {"bottom": ["LEFT", "RIGHT"], "left": ["UP", "DOWN"], "free": ["LEFT", "UP", "RIGHT", "DOWN"]}[d.layout]
     numbers = {"LEFT": "1", "UP": "2", "RIGHT": "3", "DOWN": "4"}
     if d.fire:
@@ -378,16 +436,25 @@ def touch(d: Design) -> list[str]:
         lines += [f"        kept = [{r.name} for {r.name} in self.{r.plural} if {r.name}[:2] != self.player]",
                   f"        reward += len(self.{r.plural}) - len(kept)",
                   f"        self.{r.plural} = kept"]  # fmt: skip
+    if d.pellet:
+        e = d.pellet
+        lines += [f"        kept = [{e.name} for {e.name} in self.{e.plural} if {e.name}[:2] != self.player]",
+                  f"        if len(kept) < len(self.{e.plural}):",
+                  "            self.power = POWER_STEPS",
+                  f"        self.{e.plural} = kept"]  # fmt: skip
     g = d.danger
     lines += [f"        kept = [{g.name} for {g.name} in self.{g.plural} if {g.name}[:2] != self.player]",
               f"        hits = len(self.{g.plural}) - len(kept)",
               f"        self.{g.plural} = kept"]  # fmt: skip
-    if d.ending == "crash":
-        lines.append("        self.crashed = self.crashed or hits > 0")
-    elif d.ending == "lives":
-        lines.append("        self.lives -= hits")
+    ending = {"crash": "self.crashed = self.crashed or hits > 0", "lives": "self.lives -= hits",
+              "penalty": "reward -= hits"}[d.ending]  # fmt: skip
+    if d.power:
+        lines += ["        if self.power > 0:",
+                  "            reward += 2.0 * hits  # eaten while powered",
+                  "        else:",
+                  f"            {ending}"]  # fmt: skip
     else:
-        lines.append("        reward -= hits")
+        lines.append(f"        {ending}")
     lines.append("        return reward")
     return lines
 
@@ -437,13 +504,15 @@ def act(d: Design) -> list[str]:
     lines += ["", "        # Move the objects, then resolve what they reached."]
     if d.trail:
         lines.append("        self.trail = []")
-    for kind in (d.reward, d.danger):
-        if kind is not None:
-            k = kind.name
-            lines.append(f"        self.{kind.plural} = [{k} for {k} in self.{kind.plural} if self.move_{k}({k})]")
+    for kind in d.kinds:
+        k = kind.name
+        lines.append(f"        self.{kind.plural} = [{k} for {k} in self.{kind.plural} if self.move_{k}({k})]")
     if d.fire:
         lines.append("        reward += self.hit_by_shot()")
-    lines += ["        reward += self.touch()", "        self.spawn()", "", "        self.steps += 1"]
+    lines += ["        reward += self.touch()", "        self.spawn()"]
+    if d.power:
+        lines += ["        if self.power > 0:", "            self.power -= 1  # the power runs down"]
+    lines += ["", "        self.steps += 1"]
     end = {"crash": "self.crashed or ", "lives": "self.lives <= 0 or ", "penalty": ""}[d.ending]
     lines += [f"        self.terminal = {end}self.steps >= self.max_steps", "        return reward, self.terminal"]
     return lines
@@ -459,6 +528,9 @@ def state(d: Design) -> list[str]:
             lines.append(f"            obs[{kind.name}[0], {kind.name}[1], {channel}] = True")
     if d.fire:
         lines += ["        if self.shot is not None:", "            obs[self.shot[0], self.shot[1], 3] = True"]
+    if d.pellet:
+        lines.append(f"        for {d.pellet.name} in self.{d.pellet.plural}:")
+        lines.append(f"            obs[{d.pellet.name}[0], {d.pellet.name}[1], 3] = True")
     if d.trail:
         lines += ["        for row, col in self.trail:", "            obs[row, col, 4] = True"]
     if d.gauge == "lives":
@@ -466,6 +538,9 @@ def state(d: Design) -> list[str]:
     elif d.gauge == "time":
         lines += ["        time_left = -(-(self.max_steps - self.steps) * GRID // self.max_steps)  # rounded up",
                   "        obs[BOTTOM, :time_left, 5] = True"]  # fmt: skip
+    elif d.gauge == "power":
+        lines += ["        power_left = -(-self.power * GRID // POWER_STEPS)  # rounded up",
+                  "        obs[BOTTOM, :power_left, 5] = True"]  # fmt: skip
     lines.append("        return obs")
     return lines
 
@@ -474,9 +549,8 @@ def module(d: Design, score_cap: float | None) -> str:
     start = {"bottom": "[BOTTOM, GRID // 2]", "left": "[GRID // 2, 0]", "free": "[GRID // 2, GRID // 2]"}[d.layout]
     cap = f"{score_cap!r}" if score_cap is not None else f"{PLACEHOLDER_CAP!r}  # a placeholder until calibrated"
     reset = ["    def reset(self):", f"        self.player = {start}  # [row, col]"]
-    for kind in (d.reward, d.danger):
-        if kind is not None:
-            reset.append(f"        self.{kind.plural} = []  # each is {kind.fields}")
+    for kind in d.kinds:
+        reset.append(f"        self.{kind.plural} = []  # each is {kind.fields}")
     if d.fire:
         reset.append(f"        self.shot = None  # the {d.shot}'s [row, col] while in flight")
     if d.trail:
@@ -485,13 +559,14 @@ def module(d: Design, score_cap: float | None) -> str:
         reset.append("        self.crashed = False")
     elif d.ending == "lives":
         reset.append("        self.lives = START_LIVES")
+    if d.power:
+        reset.append("        self.power = 0  # the steps of power left")
     reset += ["        self.steps = 0", "        self.last_action = 0", "        self.terminal = False"]
     spawn = ["    def spawn(self):", '        """Maybe add new objects, each on an empty cell."""']
-    for kind in (d.reward, d.danger):
-        if kind is not None:
-            spawn += spawn_kind(d, kind)
+    for kind in d.kinds:
+        spawn += spawn_kind(d, kind)
     empty = ["    def is_empty(self, cell):",
-             "        objects = " + " + ".join(f"self.{k.plural}" for k in (d.reward, d.danger) if k is not None),
+             "        objects = " + " + ".join(f"self.{k.plural}" for k in d.kinds),
              "        return cell != self.player and all(obj[:2] != cell for obj in objects)"]  # fmt: skip
     methods = [
         ["    def __init__(self, sticky_action_prob=0.1):",
@@ -500,11 +575,11 @@ def module(d: Design, score_cap: float | None) -> str:
          "        self.reset()"],
         ["    def seed(self, seed):", "        self.random = np.random.RandomState(seed)"],
         reset, act(d), move_player(d),
-        *[move_kind(d, kind) for kind in (d.reward, d.danger) if kind is not None],
+        *[move_kind(d, kind) for kind in d.kinds],
         touch(d), *([shoot(d)] if d.fire else []), spawn, empty, state(d),
     ]  # fmt: skip
     lines = ['"""' + describe(d) + '\n"""', "", "import numpy as np", "", *constants(d), "", ""]
-    lines += [f"class {class_name(d.seed)}:", f"    score_cap = {cap}", f"    max_steps = {d.max_steps}", ""]
+    lines += [f"class {class_name(d.seed, d.family)}:", f"    score_cap = {cap}", f"    max_steps = {d.max_steps}", ""]
     for method in methods:
         lines += [*method, ""]
     return "\n".join(lines).rstrip() + "\n"
@@ -513,39 +588,51 @@ def module(d: Design, score_cap: float | None) -> str:
 # --- the entry points ------------------------------------------------------------------------------------------
 
 
-def module_name(seed: int) -> str:
-    return f"gen_{seed:05d}"
+FAMILIES = ("gen", "hard")  # a module's name prefix, and the family whose design it draws
 
 
-def class_name(seed: int) -> str:
-    return f"Gen{seed:05d}Environment"
+def module_name(seed: int, family: str = "gen") -> str:
+    return f"{family}_{seed:05d}"
 
 
-def generate(seed: int, score_cap: float | None = None) -> str:
-    """The full source of the game module `gen_<seed>`; `score_cap` None writes PLACEHOLDER_CAP."""
+def class_name(seed: int, family: str = "gen") -> str:
+    return f"{family.capitalize()}{seed:05d}Environment"
+
+
+def parse_name(name: str) -> tuple[str, int] | None:
+    """(family, seed) of a generated module's name (`gen_00100`, `hard_00012`), or None for any other name."""
+    family, _, seed = name.rpartition("_")
+    if family not in FAMILIES or not seed.isdigit() or module_name(int(seed), family) != name:
+        return None
+    return family, int(seed)
+
+
+def generate(seed: int, score_cap: float | None = None, family: str = "gen") -> str:
+    """The full source of the game module `<family>_<seed>`; `score_cap` None writes PLACEHOLDER_CAP."""
     if seed < 0:
         raise ValueError(f"a game seed is a non-negative integer, not {seed}")
-    return module(design(seed), score_cap)
+    return module(design(seed, family), score_cap)
 
 
-def write(seed: int, folder: Path | str, score_cap: float | None = None) -> Path:
-    """Write `gen_<seed>.py` into `folder` (made if missing); its path."""
-    path = Path(folder) / f"{module_name(seed)}.py"
+def write(seed: int, folder: Path | str, score_cap: float | None = None, family: str = "gen") -> Path:
+    """Write `<family>_<seed>.py` into `folder` (made if missing); its path."""
+    path = Path(folder) / f"{module_name(seed, family)}.py"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(generate(seed, score_cap))
+    path.write_text(generate(seed, score_cap, family))
     return path
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("seed", type=int)
+    parser.add_argument("--family", choices=FAMILIES, default="gen")
     parser.add_argument("--out", type=Path, help="write gen_<seed>.py into this folder (default: print it)")
     parser.add_argument("--cap", type=float, help="the score cap to write (default: a placeholder)")
     options = parser.parse_args(argv)
     if options.out is None:
-        print(generate(options.seed, options.cap), end="")
+        print(generate(options.seed, options.cap, options.family), end="")
     else:
-        print(write(options.seed, options.out, options.cap))
+        print(write(options.seed, options.out, options.cap, options.family))
 
 
 if __name__ == "__main__":

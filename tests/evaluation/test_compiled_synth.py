@@ -83,6 +83,31 @@ def test_a_private_game_generated_here_is_served_by_the_generated_twin(tmp_path)
         )
 
 
+@pytest.mark.parametrize("seed", [0, 3, 7])
+def test_a_hard_game_with_power_pellets_is_served_by_the_generated_twin(tmp_path, seed):
+    """issue 49's first new mechanic: pellets that turn the dangers into prey for a while, shown on the gauge."""
+    name = generator.write(seed, tmp_path, 5.0, "hard").stem
+    synth.add_games(tmp_path, [name])
+    game = MinAtarGame(name, "hard")
+    assert generator.design(seed, "hard").power > 0 and game.spec.source == "hard"
+    twin = compiled_twin(game)
+    assert twin is not None and twin[0] == "generated"
+    rng = np.random.default_rng(seed)
+    assert all(first_difference(game, *twin, episode, 1000, rng) is None for episode in range(6))
+    task = MinAtarTask(game)
+    python = task.grade(ANSWERS["random_dense_0"], range(8), Grading("fast", 1))
+    compiled = task.grade(ANSWERS["random_dense_0"], range(8), Grading("compiled", 1))
+    assert (python.values, python.lengths) == (compiled.values, compiled.lengths)
+
+
+def test_generated_names_say_their_family():
+    assert generator.parse_name("gen_00100") == ("gen", 100)
+    assert generator.parse_name("hard_00012") == ("hard", 12)
+    assert generator.parse_name("hard_12") is None and generator.parse_name("ferry") is None
+    assert generator.design(100).family == "gen" and generator.design(100, "hard").family == "hard"
+    assert generator.design(100) != generator.design(100, "hard")  # a hard seed draws from its own stream
+
+
 def test_a_module_no_twin_follows_plays_in_python_with_one_info_line(tmp_path, caplog):
     seed = 987_655
     name = generator.module_name(seed)

@@ -105,7 +105,13 @@ class _Generated(_Synth):
     games = staticmethod(synth.generated_games)
 
 
-SOURCES = {"original": _Original, "synth": _Synth, "gen": _Generated}
+class _Hard(_Synth):
+    """The hard family's games (`generator.hard_design`, issue 49), played as the other generated games."""
+
+    games = staticmethod(synth.hard_games)
+
+
+SOURCES = {"original": _Original, "synth": _Synth, "gen": _Generated, "hard": _Hard}
 HAND_WRITTEN = ("original", "synth")  # the games reading tasks show, with reference programs
 
 

@@ -30,6 +30,7 @@ from wspbench.games.spec import MAX_STEPS, GameSpec
 
 PACKAGE = "minatar_synth.games"
 GENERATED = "gen_"  # the name prefix of generated games' modules
+HARD = "hard_"  # ... and of the hard family's (issue 49: the same generator, `generator.hard_design`)
 
 
 def environment_class(game: str) -> type:
@@ -48,10 +49,10 @@ def environment_class(game: str) -> type:
 def spec(game: str) -> GameSpec:
     """The game's facts, as its module declares them."""
     cls = environment_class(game)
-    generated = game.startswith(GENERATED)
+    generated = game.startswith((GENERATED, HARD))
     return GameSpec(
         name=game,
-        source="gen" if generated else "synth",
+        source=("hard" if game.startswith(HARD) else "gen") if generated else "synth",
         module=f"{PACKAGE}.{game}",
         score_cap=float(cls.score_cap),
         max_steps=min(int(getattr(cls, "max_steps", MAX_STEPS)), MAX_STEPS),
@@ -64,7 +65,7 @@ def spec(game: str) -> GameSpec:
 
 def task_name(game: str) -> str:
     """The game's name in its task id: a generated game's seed (`gen_00100` -> `00100`), else its own name."""
-    return game.removeprefix(GENERATED)
+    return game.removeprefix(HARD) if game.startswith(HARD) else game.removeprefix(GENERATED)
 
 
 CALIBRATION_EPISODES = 1000  # the scripted player's episodes that set a cap (tasks/minatar.py: which ones)
@@ -91,7 +92,8 @@ def available_games() -> list[str]:
     """Names of the hand-written games' modules shipped in `minatar_synth.games`, sorted: a private set's games are
     the ones its set.json lists (`add_games`; `wspbench/tasks/reading_set.py`), never another file of its folder."""
     package = importlib.import_module(PACKAGE)
-    return [name for name in _modules([str(Path(package.__file__).parent)]) if not name.startswith(GENERATED)]
+    found = _modules([str(Path(package.__file__).parent)])
+    return [name for name in found if not name.startswith((GENERATED, HARD))]
 
 
 def generated_games() -> list[str]:
@@ -99,6 +101,12 @@ def generated_games() -> list[str]:
     set's games, importable from their own folder (`add_games`), are not the public family's."""
     package = importlib.import_module(PACKAGE)
     return [name for name in _modules([str(Path(package.__file__).parent)]) if name.startswith(GENERATED)]
+
+
+def hard_games() -> list[str]:
+    """Names of the hard family's modules shipped in `minatar_synth.games` (`hard_<seed>`), sorted."""
+    package = importlib.import_module(PACKAGE)
+    return [name for name in _modules([str(Path(package.__file__).parent)]) if name.startswith(HARD)]
 
 
 class GameFinder(importlib.abc.MetaPathFinder):

@@ -6,11 +6,13 @@ generator writes one variant or another. So a new seed needs no new code, and a 
 generator is added here too, in the same order of random calls (docs/engines.md). The twin serves a module
 only when its source is exactly what the generator writes for its seed and cap (`setup`).
 
-Per step, in the module's order: the player moves; a shot is launched; touch; the shot flies (a miss costs 1
-where shots score) and may hit; the rewards move, then the dangers (chase: one `rand()` per move); the shot
-may hit again; touch again; the rewards spawn, then the dangers (`rand() < chance`; drift: `rand()` for the
-side, then `randint(10)`; else `randint(10)`, then zigzag: `rand()` for the side); the step counts; the
-episode ends.
+Per step, in the module's order: the player moves; a shot is launched; touch (rewards, pellets, dangers: a
+danger touched while powered is eaten for +2); the shot flies (a miss costs 1 where shots score) and may hit;
+the rewards move, then the dangers (chase: one `rand()` per move), then the pellets; the shot may hit again;
+touch again; the rewards spawn, then the dangers, then the pellets (`rand() < chance`; drift: `rand()` for the
+side, then `randint(10)`; else `randint(10)`, then zigzag: `rand()` for the side); the power goes down; the step
+counts; the episode ends. Pellets (the hard family's power phase, `generator.hard_design`) always fall, and only
+games that fire nothing have them: they are shown on the projectile channel.
 
 An object is `ROW, COL, SIDE, COUNTDOWN`; a kind's objects are a count-prefixed array in list order (removal
 keeps the order). A kind has at most one new object a step and each leaves the grid within 10 moves of at
@@ -28,27 +30,29 @@ from wspbench.evaluation.compiled.mt19937 import bounded, random_sample
 LAYOUTS = ("bottom", "left", "free")
 MOTIONS = ("fall", "zigzag", "chase", "drift")
 ENDINGS = ("crash", "lives", "penalty")
-GAUGES = ("none", "time", "lives")
+GAUGES = ("none", "time", "lives", "power")
 BOTTOM_LAYOUT, LEFT_LAYOUT, FREE_LAYOUT = range(3)
 FALL, ZIGZAG, CHASE, DRIFT = range(4)
 CRASH, LIVES_ENDING, PENALTY = range(3)
-NO_GAUGE, TIME_GAUGE, LIVES_GAUGE = range(3)
+NO_GAUGE, TIME_GAUGE, LIVES_GAUGE, POWER_GAUGE = range(4)
 
 # the design: written by `parameters`, never changed by play
 (LAYOUT, WRAP, FIRES, SHOTS_SCORE, ENDING, START_LIVES, MAX_STEPS, TRAIL, GAUGE,
  HAS_REWARD, REWARD_MOTION, REWARD_PERIOD, REWARD_CHANCE,
- DANGER_MOTION, DANGER_PERIOD, DANGER_CHANCE) = range(FIRST_FIELD, FIRST_FIELD + 16)  # fmt: skip
-DESIGN_FIELDS = 16
+ DANGER_MOTION, DANGER_PERIOD, DANGER_CHANCE,
+ POWER_STEPS, PELLET_PERIOD, PELLET_CHANCE) = range(FIRST_FIELD, FIRST_FIELD + 19)  # fmt: skip
+DESIGN_FIELDS = 19  # POWER_STEPS 0: no pellets (they always fall)
 # the play
-PLAYER_ROW, PLAYER_COL, SHOT_ON, SHOT_ROW, SHOT_COL, CRASHED, LIVES, STEPS = range(
-    FIRST_FIELD + DESIGN_FIELDS, FIRST_FIELD + DESIGN_FIELDS + 8
+PLAYER_ROW, PLAYER_COL, SHOT_ON, SHOT_ROW, SHOT_COL, CRASHED, LIVES, STEPS, POWER = range(
+    FIRST_FIELD + DESIGN_FIELDS, FIRST_FIELD + DESIGN_FIELDS + 9
 )
 CAPACITY = 48
 OBJECT = 4
 ROW, COL, SIDE, COUNTDOWN = range(OBJECT)
-REWARDS = STEPS + 1  # count, then CAPACITY objects
+REWARDS = POWER + 1  # count, then CAPACITY objects
 DANGERS = REWARDS + 1 + CAPACITY * OBJECT
-TRAILS = DANGERS + 1 + CAPACITY * OBJECT  # count, then (row, col) pairs: at most every object moves
+PELLETS = DANGERS + 1 + CAPACITY * OBJECT
+TRAILS = PELLETS + 1 + CAPACITY * OBJECT  # count, then (row, col) pairs: at most every object moves
 PLAYER_OUT, DANGER_OUT, REWARD_OUT, SHOT_OUT, TRAIL_OUT, GAUGE_OUT = range(6)
 GRID = 10
 
@@ -56,7 +60,7 @@ GRID = 10
 def parameters(design) -> np.ndarray:
     """The design fields of a slot's row (from FIRST_FIELD) for a `generator.Design`. A chance is stored in
     hundredths: k / 100.0 is the same double as the module's literal (division is correctly rounded)."""
-    reward, danger = design.reward, design.danger
+    reward, danger, pellet = design.reward, design.danger, design.pellet
     fields = [
         LAYOUTS.index(design.layout), design.wrap, design.fire, design.scoring != "collect",
         ENDINGS.index(design.ending), design.lives, design.max_steps, design.trail, GAUGES.index(design.gauge),
@@ -64,8 +68,11 @@ def parameters(design) -> np.ndarray:
         MOTIONS.index(reward.motion) if reward else 0, reward.period if reward else 1,
         round(reward.chance * 100) if reward else 0,
         MOTIONS.index(danger.motion), danger.period, round(danger.chance * 100),
+        design.power, pellet.period if pellet else 1, round(pellet.chance * 100) if pellet else 0,
     ]  # fmt: skip
-    for kind in (reward, danger):
+    if pellet is not None and pellet.motion != "fall":
+        raise ValueError("pellets fall: the twin moves them so")
+    for kind in (reward, danger, pellet):
         if kind is not None and round(kind.chance * 100) / 100.0 != kind.chance:
             raise ValueError(f"a chance of {kind.chance} is not a whole number of hundredths")
     return np.asarray(fields, dtype=np.int64)
@@ -77,12 +84,13 @@ def setup(game: str, source: str, score_cap: float) -> np.ndarray | None:
     edit is never second-guessed)."""
     from minatar_synth import generator
 
-    seed = game.rpartition("_")[2]
-    if not seed.isdigit() or generator.module_name(int(seed)) != game:
+    named = generator.parse_name(game)
+    if named is None:
         return None
-    if source not in (generator.generate(int(seed), score_cap), generator.generate(int(seed))):
+    family, seed = named
+    if source not in (generator.generate(seed, score_cap, family), generator.generate(seed, None, family)):
         return None
-    return parameters(generator.design(int(seed)))
+    return parameters(generator.design(seed, family))
 
 
 @njit(cache=True)
@@ -97,8 +105,10 @@ def reset(s, keys, positions, g):
     s[CRASHED] = 0
     s[LIVES] = s[START_LIVES]
     s[STEPS] = 0
+    s[POWER] = 0
     s[REWARDS] = 0
     s[DANGERS] = 0
+    s[PELLETS] = 0
     s[TRAILS] = 0
     s[TERMINAL] = 0
 
@@ -160,8 +170,12 @@ def _touch(s):
     reward = 0.0
     if s[HAS_REWARD]:
         reward += _take_at_player(s, REWARDS)
+    if s[POWER_STEPS] and _take_at_player(s, PELLETS) > 0:
+        s[POWER] = s[POWER_STEPS]
     hits = _take_at_player(s, DANGERS)
-    if s[ENDING] == CRASH:
+    if s[POWER] > 0:
+        reward += 2.0 * hits  # eaten while powered
+    elif s[ENDING] == CRASH:
         if hits > 0:
             s[CRASHED] = 1
     elif s[ENDING] == LIVES_ENDING:
@@ -267,6 +281,8 @@ def _spawn_kind(s, base, motion, period, chance, keys, positions, g):
         return
     if (s[HAS_REWARD] and _occupied(s, REWARDS, row, col)) or _occupied(s, DANGERS, row, col):
         return
+    if s[POWER_STEPS] and _occupied(s, PELLETS, row, col):
+        return
     at = base + 1 + s[base] * OBJECT
     s[at + ROW], s[at + COL], s[at + SIDE], s[at + COUNTDOWN] = row, col, side, period
     s[base] += 1
@@ -296,12 +312,18 @@ def step(s, action, keys, positions, g):
     if s[HAS_REWARD]:
         _move_kind(s, REWARDS, s[REWARD_MOTION], s[REWARD_PERIOD], keys, positions, g)
     _move_kind(s, DANGERS, s[DANGER_MOTION], s[DANGER_PERIOD], keys, positions, g)
+    if s[POWER_STEPS]:
+        _move_kind(s, PELLETS, FALL, s[PELLET_PERIOD], keys, positions, g)
     if s[FIRES]:
         reward += _hit_by_shot(s)
     reward += _touch(s)
     if s[HAS_REWARD]:
         _spawn_kind(s, REWARDS, s[REWARD_MOTION], s[REWARD_PERIOD], s[REWARD_CHANCE], keys, positions, g)
     _spawn_kind(s, DANGERS, s[DANGER_MOTION], s[DANGER_PERIOD], s[DANGER_CHANCE], keys, positions, g)
+    if s[POWER_STEPS]:
+        _spawn_kind(s, PELLETS, FALL, s[PELLET_PERIOD], s[PELLET_CHANCE], keys, positions, g)
+        if s[POWER] > 0:
+            s[POWER] -= 1
     s[STEPS] += 1
     ending = s[ENDING]
     lost = (ending == CRASH and s[CRASHED] != 0) or (ending == LIVES_ENDING and s[LIVES] <= 0)
@@ -321,6 +343,10 @@ def observe(s, active):
             count = put(active, count, s[at + ROW], s[at + COL], REWARD_OUT)
     if s[FIRES] and s[SHOT_ON]:
         count = put(active, count, s[SHOT_ROW], s[SHOT_COL], SHOT_OUT)
+    if s[POWER_STEPS]:
+        for i in range(s[PELLETS]):  # on the projectile channel: a game with pellets fires nothing
+            at = PELLETS + 1 + i * OBJECT
+            count = put(active, count, s[at + ROW], s[at + COL], SHOT_OUT)
     if s[TRAIL]:
         for t in range(s[TRAILS]):
             count = put(active, count, s[TRAILS + 1 + 2 * t], s[TRAILS + 2 + 2 * t], TRAIL_OUT)
@@ -329,6 +355,8 @@ def observe(s, active):
         cells = max(s[LIVES], 0)
     elif s[GAUGE] == TIME_GAUGE:
         cells = -(-(s[MAX_STEPS] - s[STEPS]) * GRID // s[MAX_STEPS])
+    elif s[GAUGE] == POWER_GAUGE:
+        cells = -(-s[POWER] * GRID // s[POWER_STEPS])
     for col in range(min(cells, GRID)):
         count = put(active, count, GRID - 1, col, GAUGE_OUT)
     return count
