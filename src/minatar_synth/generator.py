@@ -86,11 +86,13 @@ class Design:
     family: str = "gen"  # the module's name prefix: gen_<seed>, or hard_<seed> (`hard_design`)
     pellet: Kind | None = None  # power pellets (channel 3, in games that do not fire): eating one powers the player
     power: int = 0  # the steps a power phase lasts: while powered, a danger touched is eaten for +2
+    bonus: Kind | None = None  # a second kind to collect, on the reward channel too: it moves otherwise ...
+    bonus_value: int = 0  # ... and is worth this much
 
     @property
     def kinds(self) -> list[Kind]:
         """The kinds of objects the game has, in the order the module moves and spawns them."""
-        return [kind for kind in (self.reward, self.danger, self.pellet) if kind is not None]
+        return [kind for kind in (self.reward, self.bonus, self.danger, self.pellet) if kind is not None]
 
 
 def design(seed: int, family: str = "gen") -> Design:
@@ -127,11 +129,14 @@ def design(seed: int, family: str = "gen") -> Design:
 
 
 def hard_design(seed: int) -> Design:
-    """A hard game's choice of mechanics (issue 49): a collecting game, as `design` draws one, with a power phase on
-    top: pellets that, once eaten, turn the dangers into prey for POWER_STEPS steps, shown on the gauge. So a good
-    policy reads the gauge and turns from fleeing the dangers to hunting them. Drawn from its own stream
-    ("hard_<seed>"), so hard seed 100 is not gen seed 100."""
+    """A hard game's choice of mechanics (issue 49): a collecting game, as `design` draws one, with one or both of
+    the mechanics only this family has on top. A power phase: pellets that, once eaten, turn the dangers into prey
+    for POWER_STEPS steps, shown on the gauge, so a good policy reads the gauge and turns from fleeing the dangers
+    to hunting them. A bonus: a second kind to collect, worth 3 or 5, on the reward channel too and told apart only
+    by how it moves (the trail shows it), so a good policy reads each object's motion before it chooses. Drawn
+    from its own stream ("hard_<seed>"), so hard seed 100 is not gen seed 100."""
     rng = random.Random(f"hard_{seed}")
+    new = rng.choice((("power",), ("bonus",), ("power", "bonus")))
     layout = rng.choice(("bottom", "bottom", "left", "free"))
     wrap = rng.random() < 0.25
     ending = rng.choice(("crash", "lives", "penalty"))
@@ -140,14 +145,22 @@ def hard_design(seed: int) -> Design:
     motions = ("fall", "zigzag") + (("drift",) if layout == "free" else ())
     name, plural = rng.choice(REWARDS)
     reward = Kind(name, plural, rng.choice(motions), rng.choice((1, 2, 2, 3)), rng.choice((0.1, 0.2, 0.3)))
+    bonus, bonus_value = None, 0
+    if "bonus" in new:
+        name, plural = rng.choice([names for names in REWARDS if names[0] != reward.name])
+        motion = rng.choice([motion for motion in motions if motion != reward.motion])
+        bonus = Kind(name, plural, motion, rng.choice((1, 2)), rng.choice((0.05, 0.08)))
+        bonus_value = rng.choice((3, 5))
     name, plural = rng.choice(DANGERS)
     danger = Kind(name, plural, rng.choice((*motions, "chase")), rng.choice((1, 2, 2, 3)), rng.choice((0.2, 0.3)))
-    trail = rng.random() < 0.5
+    trail = bonus is not None or rng.random() < 0.5  # a bonus is told apart by its motion: the trail shows it
     max_steps = rng.choice((300, 400, 500))
-    pellet = Kind("pellet", "pellets", "fall", rng.choice((1, 2)), rng.choice((0.03, 0.05, 0.08)))
-    power = rng.choice((8, 12, 16))
+    pellet, power, gauge = None, 0, rng.choice(("time", "none")) if ending != "lives" else "lives"
+    if "power" in new:
+        pellet = Kind("pellet", "pellets", "fall", rng.choice((1, 2)), rng.choice((0.03, 0.05, 0.08)))
+        power, gauge = rng.choice((8, 12, 16)), "power"
     return Design(seed, layout, wrap, False, "collect", ending, lives, player, SHOTS[0], reward, danger, trail,
-                  "power", max_steps, "hard", pellet, power)  # fmt: skip
+                  gauge, max_steps, "hard", pellet, power, bonus, bonus_value)  # fmt: skip
 
 
 # --- the docstring ---------------------------------------------------------------------------------------------
@@ -157,10 +170,11 @@ def describe(d: Design) -> str:
     """The module docstring: a one-line description, then rules, channels, actions and reward."""
     where = {"bottom": "along the bottom row", "left": "up and down the left column", "free": "around the grid"}
     danger = f"{motion_adjective(d.danger)} {d.danger.plural}"
+    collected = " and ".join(kind.plural for kind in (d.reward, d.bonus) if kind is not None)
     goal = {
-        "collect": f"collect {d.reward.plural if d.reward else ''} while dodging {danger}",
+        "collect": f"collect {collected} while dodging {danger}",
         "shoot": f"shoot {danger}",
-        "both": f"collect {d.reward.plural if d.reward else ''} while dodging or shooting {danger}",
+        "both": f"collect {collected} while dodging or shooting {danger}",
     }[d.scoring]
     if d.power:
         goal += f"; power pellets let it eat the {d.danger.plural} for a while"
@@ -210,6 +224,8 @@ def rule_lines(d: Design) -> list[str]:
     for kind in d.kinds:
         lines.append(kind_rule(d, kind))
     outcomes = [f"{a(d.reward.name)} gives +1"] if d.reward else []
+    if d.bonus:
+        outcomes.append(f"{a(d.bonus.name)} gives +{d.bonus_value}")
     if d.power:
         outcomes.append(f"{a(d.pellet.name)} powers the {p} for POWER_STEPS ({d.power}) steps (see power below)")
     outcomes.append(
@@ -267,7 +283,11 @@ def kind_rule(d: Design, kind: Kind) -> str:
 def channel_lines(d: Design) -> list[str]:
     lines = [f"- 0 player: the {d.player}.", f"- 1 danger: the {d.danger.plural}."]
     unused = []
-    if d.reward:
+    if d.bonus:
+        lines.append(
+            f"- 2 reward: the {d.reward.plural} and the {d.bonus.plural} alike (they differ only in how they move)."
+        )
+    elif d.reward:
         lines.append(f"- 2 reward: the {d.reward.plural}.")
     else:
         unused.append("2 (reward)")
@@ -327,6 +347,8 @@ def reward_lines(d: Design) -> list[str]:
     parts = []
     if d.reward:
         parts.append(f"+1 for each {d.reward.name} collected")
+    if d.bonus:
+        parts.append(f"+{d.bonus_value} for each {d.bonus.name} collected")
     if shots_score(d):
         parts.append(f"+1 for each {d.danger.name} shot; -1 for each {d.shot} that misses (leaves the grid)")
     if d.power:
@@ -348,6 +370,8 @@ def constants(d: Design) -> list[str]:
     for kind in d.kinds:
         lines.append(f"{kind.constant}_CHANCE = {kind.chance}  # chance each step that a new {kind.name} appears")
         lines.append(f"{kind.constant}_PERIOD = {kind.period}  # steps per move of {a(kind.name)}")
+    if d.bonus:
+        lines.append(f"{d.bonus.constant}_VALUE = {d.bonus_value}  # the reward for {a(d.bonus.name)}")
     if d.power:
         lines.append(f"POWER_STEPS = {d.power}  # the power a pellet gives: steps during which dangers are prey")
     names = {"bottom": ["LEFT", "RIGHT"], "left": ["UP", "DOWN"], "free": ["LEFT", "UP", "RIGHT", "DOWN"]}[d.layout]
@@ -436,6 +460,11 @@ def touch(d: Design) -> list[str]:
         lines += [f"        kept = [{r.name} for {r.name} in self.{r.plural} if {r.name}[:2] != self.player]",
                   f"        reward += len(self.{r.plural}) - len(kept)",
                   f"        self.{r.plural} = kept"]  # fmt: skip
+    if d.bonus:
+        b = d.bonus
+        lines += [f"        kept = [{b.name} for {b.name} in self.{b.plural} if {b.name}[:2] != self.player]",
+                  f"        reward += {b.constant}_VALUE * (len(self.{b.plural}) - len(kept))",
+                  f"        self.{b.plural} = kept"]  # fmt: skip
     if d.pellet:
         e = d.pellet
         lines += [f"        kept = [{e.name} for {e.name} in self.{e.plural} if {e.name}[:2] != self.player]",
@@ -466,7 +495,7 @@ def shoot(d: Design) -> list[str]:
              "        if self.shot is None:",
              "            return 0.0"]  # fmt: skip
     value = "1.0" if shots_score(d) else "0.0"
-    kinds = [(g, value)] + ([(d.reward, "0.0")] if d.reward else [])
+    kinds = [(g, value)] + [(kind, "0.0") for kind in (d.reward, d.bonus) if kind is not None]
     for kind, points in kinds:
         lines += [f"        for {kind.name} in self.{kind.plural}:",
                   f"            if {kind.name}[:2] == self.shot:",
@@ -522,7 +551,7 @@ def state(d: Design) -> list[str]:
     lines = ["    def state(self):",
              "        obs = np.zeros((GRID, GRID, 6), dtype=bool)",
              "        obs[self.player[0], self.player[1], 0] = True"]  # fmt: skip
-    for kind, channel in ((d.danger, 1), (d.reward, 2)):
+    for kind, channel in ((d.danger, 1), (d.reward, 2), (d.bonus, 2)):
         if kind is not None:
             lines.append(f"        for {kind.name} in self.{kind.plural}:")
             lines.append(f"            obs[{kind.name}[0], {kind.name}[1], {channel}] = True")

@@ -83,13 +83,14 @@ def test_a_private_game_generated_here_is_served_by_the_generated_twin(tmp_path)
         )
 
 
-@pytest.mark.parametrize("seed", [0, 3, 7])
-def test_a_hard_game_with_power_pellets_is_served_by_the_generated_twin(tmp_path, seed):
-    """issue 49's first new mechanic: pellets that turn the dangers into prey for a while, shown on the gauge."""
+@pytest.mark.parametrize("seed, power, bonus", [(0, True, True), (7, True, False), (14, False, True)])
+def test_a_hard_game_is_served_by_the_generated_twin(tmp_path, seed, power, bonus):
+    """issue 49's new mechanics: pellets that turn the dangers into prey for a while, shown on the gauge; a bonus
+    kind on the reward channel, told apart by its motion."""
     name = generator.write(seed, tmp_path, 5.0, "hard").stem
     synth.add_games(tmp_path, [name])
-    game = MinAtarGame(name, "hard")
-    assert generator.design(seed, "hard").power > 0 and game.spec.source == "hard"
+    game, design = MinAtarGame(name, "hard"), generator.design(seed, "hard")
+    assert (design.power > 0, design.bonus is not None) == (power, bonus) and game.spec.source == "hard"
     twin = compiled_twin(game)
     assert twin is not None and twin[0] == "generated"
     rng = np.random.default_rng(seed)

@@ -6,17 +6,18 @@ generator writes one variant or another. So a new seed needs no new code, and a 
 generator is added here too, in the same order of random calls (docs/engines.md). The twin serves a module
 only when its source is exactly what the generator writes for its seed and cap (`setup`).
 
-Per step, in the module's order: the player moves; a shot is launched; touch (rewards, pellets, dangers: a
-danger touched while powered is eaten for +2); the shot flies (a miss costs 1 where shots score) and may hit;
-the rewards move, then the dangers (chase: one `rand()` per move), then the pellets; the shot may hit again;
-touch again; the rewards spawn, then the dangers, then the pellets (`rand() < chance`; drift: `rand()` for the
-side, then `randint(10)`; else `randint(10)`, then zigzag: `rand()` for the side); the power goes down; the step
-counts; the episode ends. Pellets (the hard family's power phase, `generator.hard_design`) always fall, and only
-games that fire nothing have them: they are shown on the projectile channel.
+Per step, in the module's order: the player moves; a shot is launched; touch (rewards, bonuses, pellets,
+dangers: a danger touched while powered is eaten for +2); the shot flies (a miss costs 1 where shots score) and
+may hit; the rewards move, then the bonuses, the dangers (chase: one `rand()` per move) and the pellets; the shot
+may hit again; touch again; the rewards spawn, then the bonuses, the dangers and the pellets (`rand() < chance`;
+drift: `rand()` for the side, then `randint(10)`; else `randint(10)`, then zigzag: `rand()` for the side); the
+power goes down; the step counts; the episode ends. The hard family's mechanics (`generator.hard_design`): a
+bonus kind is shown on the reward channel, told apart by its motion; pellets always fall, and only games that
+fire nothing have them, shown on the projectile channel.
 
 An object is `ROW, COL, SIDE, COUNTDOWN`; a kind's objects are a count-prefixed array in list order (removal
 keeps the order). A kind has at most one new object a step and each leaves the grid within 10 moves of at
-most 3 steps, so at most 31 are alive: CAPACITY leaves room.
+most 3 steps, so at most 31 are alive: CAPACITY is 32.
 """
 
 from __future__ import annotations
@@ -40,17 +41,19 @@ NO_GAUGE, TIME_GAUGE, LIVES_GAUGE, POWER_GAUGE = range(4)
 (LAYOUT, WRAP, FIRES, SHOTS_SCORE, ENDING, START_LIVES, MAX_STEPS, TRAIL, GAUGE,
  HAS_REWARD, REWARD_MOTION, REWARD_PERIOD, REWARD_CHANCE,
  DANGER_MOTION, DANGER_PERIOD, DANGER_CHANCE,
- POWER_STEPS, PELLET_PERIOD, PELLET_CHANCE) = range(FIRST_FIELD, FIRST_FIELD + 19)  # fmt: skip
-DESIGN_FIELDS = 19  # POWER_STEPS 0: no pellets (they always fall)
+ POWER_STEPS, PELLET_PERIOD, PELLET_CHANCE,
+ BONUS_VALUE, BONUS_MOTION, BONUS_PERIOD, BONUS_CHANCE) = range(FIRST_FIELD, FIRST_FIELD + 23)  # fmt: skip
+DESIGN_FIELDS = 23  # POWER_STEPS 0: no pellets (they always fall); BONUS_VALUE 0: no bonus kind
 # the play
 PLAYER_ROW, PLAYER_COL, SHOT_ON, SHOT_ROW, SHOT_COL, CRASHED, LIVES, STEPS, POWER = range(
     FIRST_FIELD + DESIGN_FIELDS, FIRST_FIELD + DESIGN_FIELDS + 9
 )
-CAPACITY = 48
+CAPACITY = 32
 OBJECT = 4
 ROW, COL, SIDE, COUNTDOWN = range(OBJECT)
 REWARDS = POWER + 1  # count, then CAPACITY objects
-DANGERS = REWARDS + 1 + CAPACITY * OBJECT
+BONUSES = REWARDS + 1 + CAPACITY * OBJECT
+DANGERS = BONUSES + 1 + CAPACITY * OBJECT
 PELLETS = DANGERS + 1 + CAPACITY * OBJECT
 TRAILS = PELLETS + 1 + CAPACITY * OBJECT  # count, then (row, col) pairs: at most every object moves
 PLAYER_OUT, DANGER_OUT, REWARD_OUT, SHOT_OUT, TRAIL_OUT, GAUGE_OUT = range(6)
@@ -60,7 +63,7 @@ GRID = 10
 def parameters(design) -> np.ndarray:
     """The design fields of a slot's row (from FIRST_FIELD) for a `generator.Design`. A chance is stored in
     hundredths: k / 100.0 is the same double as the module's literal (division is correctly rounded)."""
-    reward, danger, pellet = design.reward, design.danger, design.pellet
+    reward, danger, pellet, bonus = design.reward, design.danger, design.pellet, design.bonus
     fields = [
         LAYOUTS.index(design.layout), design.wrap, design.fire, design.scoring != "collect",
         ENDINGS.index(design.ending), design.lives, design.max_steps, design.trail, GAUGES.index(design.gauge),
@@ -69,10 +72,12 @@ def parameters(design) -> np.ndarray:
         round(reward.chance * 100) if reward else 0,
         MOTIONS.index(danger.motion), danger.period, round(danger.chance * 100),
         design.power, pellet.period if pellet else 1, round(pellet.chance * 100) if pellet else 0,
+        design.bonus_value, MOTIONS.index(bonus.motion) if bonus else 0, bonus.period if bonus else 1,
+        round(bonus.chance * 100) if bonus else 0,
     ]  # fmt: skip
     if pellet is not None and pellet.motion != "fall":
         raise ValueError("pellets fall: the twin moves them so")
-    for kind in (reward, danger, pellet):
+    for kind in (reward, danger, pellet, bonus):
         if kind is not None and round(kind.chance * 100) / 100.0 != kind.chance:
             raise ValueError(f"a chance of {kind.chance} is not a whole number of hundredths")
     return np.asarray(fields, dtype=np.int64)
@@ -107,6 +112,7 @@ def reset(s, keys, positions, g):
     s[STEPS] = 0
     s[POWER] = 0
     s[REWARDS] = 0
+    s[BONUSES] = 0
     s[DANGERS] = 0
     s[PELLETS] = 0
     s[TRAILS] = 0
@@ -170,6 +176,8 @@ def _touch(s):
     reward = 0.0
     if s[HAS_REWARD]:
         reward += _take_at_player(s, REWARDS)
+    if s[BONUS_VALUE]:
+        reward += s[BONUS_VALUE] * _take_at_player(s, BONUSES)
     if s[POWER_STEPS] and _take_at_player(s, PELLETS) > 0:
         s[POWER] = s[POWER_STEPS]
     hits = _take_at_player(s, DANGERS)
@@ -203,8 +211,10 @@ def _hit_by_shot(s):
         return 0.0
     if _shot_hits_first(s, DANGERS):
         return 1.0 if s[SHOTS_SCORE] else 0.0
-    if s[HAS_REWARD]:
-        _shot_hits_first(s, REWARDS)
+    if s[HAS_REWARD] and _shot_hits_first(s, REWARDS):
+        return 0.0
+    if s[BONUS_VALUE]:
+        _shot_hits_first(s, BONUSES)
     return 0.0
 
 
@@ -283,6 +293,8 @@ def _spawn_kind(s, base, motion, period, chance, keys, positions, g):
         return
     if s[POWER_STEPS] and _occupied(s, PELLETS, row, col):
         return
+    if s[BONUS_VALUE] and _occupied(s, BONUSES, row, col):
+        return
     at = base + 1 + s[base] * OBJECT
     s[at + ROW], s[at + COL], s[at + SIDE], s[at + COUNTDOWN] = row, col, side, period
     s[base] += 1
@@ -311,6 +323,8 @@ def step(s, action, keys, positions, g):
     s[TRAILS] = 0
     if s[HAS_REWARD]:
         _move_kind(s, REWARDS, s[REWARD_MOTION], s[REWARD_PERIOD], keys, positions, g)
+    if s[BONUS_VALUE]:
+        _move_kind(s, BONUSES, s[BONUS_MOTION], s[BONUS_PERIOD], keys, positions, g)
     _move_kind(s, DANGERS, s[DANGER_MOTION], s[DANGER_PERIOD], keys, positions, g)
     if s[POWER_STEPS]:
         _move_kind(s, PELLETS, FALL, s[PELLET_PERIOD], keys, positions, g)
@@ -319,6 +333,8 @@ def step(s, action, keys, positions, g):
     reward += _touch(s)
     if s[HAS_REWARD]:
         _spawn_kind(s, REWARDS, s[REWARD_MOTION], s[REWARD_PERIOD], s[REWARD_CHANCE], keys, positions, g)
+    if s[BONUS_VALUE]:
+        _spawn_kind(s, BONUSES, s[BONUS_MOTION], s[BONUS_PERIOD], s[BONUS_CHANCE], keys, positions, g)
     _spawn_kind(s, DANGERS, s[DANGER_MOTION], s[DANGER_PERIOD], s[DANGER_CHANCE], keys, positions, g)
     if s[POWER_STEPS]:
         _spawn_kind(s, PELLETS, FALL, s[PELLET_PERIOD], s[PELLET_CHANCE], keys, positions, g)
@@ -340,6 +356,10 @@ def observe(s, active):
     if s[HAS_REWARD]:
         for i in range(s[REWARDS]):
             at = REWARDS + 1 + i * OBJECT
+            count = put(active, count, s[at + ROW], s[at + COL], REWARD_OUT)
+    if s[BONUS_VALUE]:
+        for i in range(s[BONUSES]):  # on the reward channel too: told apart by their motion
+            at = BONUSES + 1 + i * OBJECT
             count = put(active, count, s[at + ROW], s[at + COL], REWARD_OUT)
     if s[FIRES] and s[SHOT_ON]:
         count = put(active, count, s[SHOT_ROW], s[SHOT_COL], SHOT_OUT)
