@@ -20,6 +20,10 @@ repair (the task's own score):
   signs      one prompt: the units whose W1 columns correlate negatively with the others (best single-flip
              signs of the column correlations), negated and scaled to the others' median norm (flip_units,
              scale_units)
+  norms      one prompt: the SCALED_UNITS layer-1 units whose W1 column norms stand farthest from the median
+             (|log(norm / median)|), ranked by that ratio and given the prompt's factors in order (smallest ratio,
+             smallest |factor|), each column and bias divided by its factor (it undoes scale_units: a scaled
+             unit's norm is its factor times a trained one's, and trained norms vary little)
   aligned    the suite's repair prompts: networks trained from one seed start alike and stay alike, so this
              network's W1 and W2 columns are matched (by |correlation|) with those of the repair prompt whose W2
              columns match best; units whose best match is another unit are moved back, and units that match with
@@ -51,7 +55,7 @@ from wspbench.baselines.ppo import initial
 from wspbench.evaluation import ONE_WORKER
 from wspbench.games.minatar import all_games
 from wspbench.networks import MINATAR_NETWORK
-from wspbench.tasks import get_task, select
+from wspbench.tasks import get_task, repair, select
 from wspbench.tasks.minatar import MinAtarTask
 
 SRC = Path(__file__).parents[1] / "src" / "wspbench"
@@ -202,6 +206,21 @@ def signs_reply(shown: dict[str, np.ndarray]) -> str:
     return edits_to(target, shown)
 
 
+def norms_reply(shown: dict[str, np.ndarray]) -> str:
+    """Undo scale_units by its one-glance signature: the SCALED_UNITS column norms farthest from the median, each
+    divided by the prompt's factor of its rank (`repair.SCALE_FACTORS`, each on SCALED_UNITS / 4 units)."""
+    w1, b1 = np.asarray(shown["W1"], dtype=np.float64), np.asarray(shown["b1"], dtype=np.float64)
+    norms = np.linalg.norm(w1, axis=0)
+    ratio = norms / np.median(norms)
+    hit = np.argsort(-np.abs(np.log(ratio)), kind="stable")[: repair.SCALED_UNITS]
+    factors = sorted(repair.SCALE_FACTORS * (repair.SCALED_UNITS // len(repair.SCALE_FACTORS)), key=abs)
+    target = {name: np.array(shown[name], copy=True) for name in shown}
+    for unit, factor in zip(hit[np.argsort(ratio[hit], kind="stable")], factors, strict=True):
+        target["W1"][:, unit] = w1[:, unit] / factor
+        target["b1"][unit] = b1[unit] / factor
+    return edits_to(target, shown)
+
+
 def initial_weights(seed: int) -> dict[str, np.ndarray]:
     """The weights PPO started the network from: public code and the public set's seed (`reading_set.repair_seeds`)."""
     params = initial(MINATAR_NETWORK.sizes, 0.01, np.random.default_rng(seed))
@@ -242,6 +261,7 @@ def repair_floors(task, siblings: list[dict[str, np.ndarray]], others: list[dict
         "rule": rule_reply(shown),
         "siblings": sibling_reply(shown, siblings),
         "signs": signs_reply(shown),
+        "norms": norms_reply(shown),
         "aligned": aligned_reply(shown, others),
         "initial": aligned_reply(shown, [initial_weights(task.seed)]),
     }
