@@ -40,7 +40,7 @@ import sys
 import tempfile
 import zipfile
 from dataclasses import dataclass
-from functools import cached_property, partial
+from functools import cached_property, lru_cache, partial
 from importlib import metadata
 from pathlib import Path
 
@@ -207,6 +207,20 @@ def normalize_wheel(wheel: Path, target: Path, keep=None) -> Path:
     """Rewrite a wheel with sorted entries (the .dist-info folder last, RECORD at the very end, as the
     wheel format asks), one fixed date, fixed permissions and fixed compression. The files, and so
     RECORD's hashes, are unchanged; `keep(name)` False leaves a file out (and its line out of RECORD)."""
+    write_atomic(target, normalized_wheel(wheel, keep))
+    return target
+
+
+@lru_cache(maxsize=1)  # the tasks come in registry order: every writing task's wheel in a row
+def verifier_wheel(wheel: Path, stamp: tuple[int, int], networks: tuple[str, ...]) -> bytes:
+    """A task's verifier wheel: `wheel` (as it is at `stamp`: its mtime and size) with the one reading network its
+    grader loads, if any. Made once for a run of tasks that load the same networks (0.3 s each; every task but a
+    repair task loads none)."""
+    return normalized_wheel(wheel, partial(grading_file, networks=networks))
+
+
+def normalized_wheel(wheel: Path, keep=None) -> bytes:
+    """The bytes `normalize_wheel` writes."""
     with zipfile.ZipFile(wheel) as archive:
         entries = [(info.filename, archive.read(info)) for info in archive.infolist() if not info.is_dir()]
     if keep is not None:
@@ -227,8 +241,7 @@ def normalize_wheel(wheel: Path, target: Path, keep=None) -> Path:
             info.external_attr = 0o100644 << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             archive.writestr(info, data, compresslevel=9)
-    write_atomic(target, wheel.getvalue())
-    return target
+    return wheel.getvalue()
 
 
 def _record_of(record: bytes, keep) -> bytes:
@@ -466,8 +479,10 @@ def write_task(
         shutil.copytree(private, folder / "tests" / "sets" / private.name)
     _write(folder / "tests" / "constraints.txt", pins)
     if wheel:  # with the one reading network its grader loads, if any (all of them would be ~10 MB per task)
-        normalize_wheel(
-            wheel, folder / "tests" / wheel.name, keep=partial(grading_file, networks=item.task.graded_networks)
+        stat = wheel.stat()
+        write_atomic(
+            folder / "tests" / wheel.name,
+            verifier_wheel(wheel, (stat.st_mtime_ns, stat.st_size), item.task.graded_networks),
         )
         (folder / "tests" / wheel.name).chmod(0o644)
     _write(folder / "tests" / "test.sh", test_script(item), 0o755)
