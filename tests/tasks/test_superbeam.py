@@ -115,6 +115,8 @@ def test_many_levels_play_in_the_workers_exactly_as_here():
         TASK.watch(weights, level) for level in levels
     ]
     assert sum(counted) == len(levels)
+    alone = TASK.play(weights, levels, Grading(workers=1))  # one worker: in this process, as MinAtar's engine plays
+    assert (alone[0], alone[1]) == (values, lengths)
 
 
 def test_watch_plays_the_classic_level():

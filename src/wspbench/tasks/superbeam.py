@@ -149,16 +149,17 @@ class SuperbeamTask(GameTask):
         episodes: Sequence[int],
         grading: Grading = DEFAULT,
     ) -> tuple[list[float], list[int], dict]:
-        """Each level once, in order: in this process up to POOL_LEVELS levels (feedback rounds), else spread over
-        the grading's workers (the emulator takes about 36 ms a level); `engine` is MinAtar's choice, ignored here."""
-        if len(episodes) <= POOL_LEVELS:
+        """Each level once, in order: spread over the grading's workers when there are more than POOL_LEVELS levels
+        and more than one worker (the emulator takes about 36 ms a level), else in this process, as MinAtar's
+        engine plays a one-worker grade; `engine` is MinAtar's choice, ignored here."""
+        from wspbench.evaluation.engine import play_in_pool
+        from wspbench.evaluation.executors import current_executor
+
+        executor = current_executor() if len(episodes) > POOL_LEVELS else None
+        workers = 1 if executor is None else max(1, min(grading.workers or executor.workers(), len(episodes)))
+        if workers == 1:
             played = _watch_levels(self, weights, episodes, grading.progress)
         else:
-            from wspbench.evaluation.engine import play_in_pool
-            from wspbench.evaluation.executors import current_executor
-
-            executor = current_executor()
-            workers = max(1, min(grading.workers or executor.workers(), len(episodes)))
             played = play_in_pool(_watch_levels, self, weights, list(episodes), workers, grading.progress, executor)
         values, lengths, detail = (list(column) for column in zip(*played, strict=True)) if played else ([], [], [])
         won = sum(level["won"] for level in detail)
