@@ -31,6 +31,12 @@ from wspbench.games.spec import MAX_STEPS, GameSpec
 PACKAGE = "minatar_synth.games"
 GENERATED = "gen_"  # the name prefix of generated games' modules
 HARD = "hard_"  # ... and of the hard family's (issue 49: the same generator, `generator.hard_design`)
+PREFIXES = {GENERATED: "gen", HARD: "hard"}  # a generated module's name prefix: its source
+
+
+def prefix_of(game: str) -> str | None:
+    """The generated family's name prefix that `game` starts with, or None for a hand-written game."""
+    return next((prefix for prefix in PREFIXES if game.startswith(prefix)), None)
 
 
 def environment_class(game: str) -> type:
@@ -49,10 +55,11 @@ def environment_class(game: str) -> type:
 def spec(game: str) -> GameSpec:
     """The game's facts, as its module declares them."""
     cls = environment_class(game)
-    generated = game.startswith((GENERATED, HARD))
+    prefix = prefix_of(game)
+    generated = prefix is not None
     return GameSpec(
         name=game,
-        source=("hard" if game.startswith(HARD) else "gen") if generated else "synth",
+        source=PREFIXES[prefix] if generated else "synth",
         module=f"{PACKAGE}.{game}",
         score_cap=float(cls.score_cap),
         max_steps=min(int(getattr(cls, "max_steps", MAX_STEPS)), MAX_STEPS),
@@ -65,7 +72,7 @@ def spec(game: str) -> GameSpec:
 
 def task_name(game: str) -> str:
     """The game's name in its task id: a generated game's seed (`gen_00100` -> `00100`), else its own name."""
-    return game.removeprefix(HARD) if game.startswith(HARD) else game.removeprefix(GENERATED)
+    return game.removeprefix(prefix_of(game) or "")
 
 
 CALIBRATION_EPISODES = 1000  # the scripted player's episodes that set a cap (tasks/minatar.py: which ones)
@@ -91,22 +98,24 @@ def description(game: str) -> str:
 def available_games() -> list[str]:
     """Names of the hand-written games' modules shipped in `minatar_synth.games`, sorted: a private set's games are
     the ones its set.json lists (`add_games`; `wspbench/tasks/reading_set.py`), never another file of its folder."""
-    package = importlib.import_module(PACKAGE)
-    found = _modules([str(Path(package.__file__).parent)])
-    return [name for name in found if not name.startswith((GENERATED, HARD))]
+    return [name for name in _shipped() if prefix_of(name) is None]
 
 
 def generated_games() -> list[str]:
     """Names of the generated games' modules shipped in `minatar_synth.games` (`gen_<seed>`), sorted: a private
     set's games, importable from their own folder (`add_games`), are not the public family's."""
-    package = importlib.import_module(PACKAGE)
-    return [name for name in _modules([str(Path(package.__file__).parent)]) if name.startswith(GENERATED)]
+    return [name for name in _shipped() if prefix_of(name) == GENERATED]
 
 
 def hard_games() -> list[str]:
     """Names of the hard family's modules shipped in `minatar_synth.games` (`hard_<seed>`), sorted."""
+    return [name for name in _shipped() if prefix_of(name) == HARD]
+
+
+def _shipped() -> list[str]:
+    """Every game module shipped in `minatar_synth.games`, sorted."""
     package = importlib.import_module(PACKAGE)
-    return [name for name in _modules([str(Path(package.__file__).parent)]) if name.startswith(HARD)]
+    return _modules([str(Path(package.__file__).parent)])
 
 
 class GameFinder(importlib.abc.MetaPathFinder):
