@@ -452,29 +452,25 @@ def spawn_kind(d: Design, kind: Kind) -> list[str]:
 
 def touch(d: Design) -> list[str]:
     p = d.player
+
+    def take(kind: Kind, resolve: list[str]) -> list[str]:
+        """Keep the objects of `kind` off the player's cell; `resolve` reads `kept` before the list is replaced."""
+        k = kind.name
+        return [f"        kept = [{k} for {k} in self.{kind.plural} if {k}[:2] != self.player]", *resolve,
+                f"        self.{kind.plural} = kept"]  # fmt: skip
+
     lines = ["    def touch(self):",
              f'        """Remove the objects on the {p}\'s cell and resolve them; the reward they give."""',
              "        reward = 0.0"]  # fmt: skip
     if d.reward:
-        r = d.reward
-        lines += [f"        kept = [{r.name} for {r.name} in self.{r.plural} if {r.name}[:2] != self.player]",
-                  f"        reward += len(self.{r.plural}) - len(kept)",
-                  f"        self.{r.plural} = kept"]  # fmt: skip
+        lines += take(d.reward, [f"        reward += len(self.{d.reward.plural}) - len(kept)"])
     if d.bonus:
         b = d.bonus
-        lines += [f"        kept = [{b.name} for {b.name} in self.{b.plural} if {b.name}[:2] != self.player]",
-                  f"        reward += {b.constant}_VALUE * (len(self.{b.plural}) - len(kept))",
-                  f"        self.{b.plural} = kept"]  # fmt: skip
+        lines += take(b, [f"        reward += {b.constant}_VALUE * (len(self.{b.plural}) - len(kept))"])
     if d.pellet:
-        e = d.pellet
-        lines += [f"        kept = [{e.name} for {e.name} in self.{e.plural} if {e.name}[:2] != self.player]",
-                  f"        if len(kept) < len(self.{e.plural}):",
-                  "            self.power = POWER_STEPS",
-                  f"        self.{e.plural} = kept"]  # fmt: skip
-    g = d.danger
-    lines += [f"        kept = [{g.name} for {g.name} in self.{g.plural} if {g.name}[:2] != self.player]",
-              f"        hits = len(self.{g.plural}) - len(kept)",
-              f"        self.{g.plural} = kept"]  # fmt: skip
+        lines += take(d.pellet, [f"        if len(kept) < len(self.{d.pellet.plural}):",
+                                 "            self.power = POWER_STEPS"])  # fmt: skip
+    lines += take(d.danger, [f"        hits = len(self.{d.danger.plural}) - len(kept)"])
     ending = {"crash": "self.crashed = self.crashed or hits > 0", "lives": "self.lives -= hits",
               "penalty": "reward -= hits"}[d.ending]  # fmt: skip
     if d.power:
