@@ -28,6 +28,10 @@ repair (the task's own score):
              unit's incoming column norm and outgoing row norm go together (correlation 0.6 to 0.9 across units),
              so the columns are given to the rows by the assignment (scipy's) that best matches their standardised
              log norms, keeping a unit where it is unless moving gains more than MATCH_STAY
+  structure  one prompt, told the kind (the permute kinds; else the empty edit): backpropagation couples a layer's
+             incoming columns and outgoing rows, so their two similarity structures (unit-by-unit correlations)
+             agree in a trained network; the MOVED_UNITS units whose two profiles agree least are taken as moved,
+             and their outgoing rows are given back to the columns whose profiles match theirs (`structure_moves`)
   aligned    the suite's repair prompts: networks trained from one seed start alike and stay alike, so this
              network's W1 and W2 columns are matched (by |correlation|) with those of the repair prompt whose W2
              columns match best; units whose best match is another unit are moved back, and units that match with
@@ -62,6 +66,7 @@ from wspbench.games.minatar import all_games
 from wspbench.networks import MINATAR_NETWORK
 from wspbench.tasks import get_task, repair, select
 from wspbench.tasks.minatar import MinAtarTask
+from wspbench.tasks.repair import MOVED_UNITS
 
 SRC = Path(__file__).parents[1] / "src" / "wspbench"
 FORMAT = "wspbench.reading-floors/1"
@@ -249,6 +254,38 @@ def matched_reply(shown: dict[str, np.ndarray], kind: str) -> str:
     return edits_to(target, shown)
 
 
+def structure_moves(incoming: np.ndarray, outgoing: np.ndarray, moved: int) -> dict[int, int]:
+    """Which unit's outgoing row each unit's incoming column belongs with, from the two similarity structures alone:
+    backpropagation gives units with alike outgoing rows alike updates of their incoming columns, so in a trained
+    layer corr(incoming columns) and corr(outgoing rows) agree (0.73 to 0.97 over the off-diagonal pairs, suite 11's
+    permute_units networks). The `moved` units whose two profiles agree least are the suspects; each suspect's
+    column profile (against the others' columns) is assigned to the suspect row profile (against the others' rows)
+    it correlates with best (one assignment)."""
+    a, b = np.nan_to_num(np.corrcoef(incoming.T)), np.nan_to_num(np.corrcoef(outgoing))
+    units = np.arange(len(a))
+    fit = [np.corrcoef(a[j, units != j], b[j, units != j])[0, 1] for j in units]
+    suspects = np.sort(np.argsort(fit)[:moved])
+    rest = np.setdiff1d(units, suspects)
+    score = np.array([[np.corrcoef(a[i, rest], b[j, rest])[0, 1] for j in suspects] for i in suspects])
+    return {int(suspects[i]): int(suspects[j]) for i, j in zip(*linear_sum_assignment(-score), strict=True)}
+
+
+def structure_reply(shown: dict[str, np.ndarray], kind: str) -> str:
+    """Undo a permutation by moving outgoing rows (cheaper outside the reach than columns: 32 or 6 weights a unit)
+    to the columns they belong with (`structure_moves`), for each permuted layer of the kind."""
+    layers = {"permute_units": [("W1", "W2")], "permute_layer2": [("W2", "W3")]}
+    layers["permute_both"] = layers["permute_units"] + layers["permute_layer2"]
+    target = {name: np.array(shown[name], copy=True) for name in shown}
+    for incoming, outgoing in layers.get(kind, []):
+        moves = structure_moves(
+            np.asarray(target[incoming], np.float64), np.asarray(shown[outgoing], np.float64), MOVED_UNITS
+        )
+        rows = np.array(target[outgoing], copy=True)
+        for unit, row in moves.items():
+            target[outgoing][unit] = rows[row]
+    return edits_to(target, shown)
+
+
 def initial_weights(seed: int) -> dict[str, np.ndarray]:
     """The weights PPO started the network from: public code and the public set's seed (`reading_set.repair_seeds`)."""
     params = initial(MINATAR_NETWORK.sizes, 0.01, np.random.default_rng(seed))
@@ -291,6 +328,7 @@ def repair_floors(task, siblings: list[dict[str, np.ndarray]], others: list[dict
         "signs": signs_reply(shown),
         "norms": norms_reply(shown),
         "matched": matched_reply(shown, task.kind),
+        "structure": structure_reply(shown, task.kind),
         "aligned": aligned_reply(shown, others),
         "initial": aligned_reply(shown, [initial_weights(task.seed)]),
     }
