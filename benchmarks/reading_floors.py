@@ -18,12 +18,7 @@ repair (the task's own score):
   siblings   every repair prompt of the same game: each weight set to the value most prompts show, where this
              prompt shows another (the prompts of one game show one network under different damages)
   signs      one prompt: the units whose W1 columns correlate negatively with the others (best single-flip
-             signs of the column correlations), negated and scaled to the others' median norm (flip_units,
-             scale_units)
-  norms      one prompt: the SCALED_UNITS layer-1 units whose W1 column norms stand farthest from the median
-             (|log(norm / median)|), ranked by that ratio and given the prompt's factors in order (smallest ratio,
-             smallest |factor|), each column and bias divided by its factor (it undoes scale_units: a scaled
-             unit's norm is its factor times a trained one's, and trained norms vary little)
+             signs of the column correlations), negated and scaled to the others' median norm (flip_units)
   matched    one prompt, told the kind (permute_units, permute_layer2; else the empty edit): in a trained network a
              unit's incoming column norm and outgoing row norm go together (correlation 0.6 to 0.9 across units),
              so the columns are given to the rows by the assignment (scipy's) that best matches their standardised
@@ -64,7 +59,7 @@ from wspbench.baselines.ppo import initial
 from wspbench.evaluation import ONE_WORKER
 from wspbench.games.minatar import all_games
 from wspbench.networks import MINATAR_NETWORK
-from wspbench.tasks import get_task, repair, select
+from wspbench.tasks import get_task, select
 from wspbench.tasks.minatar import MinAtarTask
 from wspbench.tasks.repair import MOVED_UNITS
 
@@ -195,7 +190,7 @@ def sibling_reply(shown: dict[str, np.ndarray], siblings: list[dict[str, np.ndar
 def signs_reply(shown: dict[str, np.ndarray]) -> str:
     """Flip back the units whose incoming weights disagree in sign with the rest: the signs s (one per layer-1 unit)
     that maximise sum s_j s_k corr(W1[:, j], W1[:, k]), by single flips from all +1; the smaller side is negated
-    and scaled to the other units' median column norm (undoing flip_units or scale_units if it finds their units)."""
+    and scaled to the other units' median column norm (undoing flip_units if it finds its units)."""
     w1, b1 = np.asarray(shown["W1"], dtype=np.float64), np.asarray(shown["b1"], dtype=np.float64)
     corr = np.nan_to_num(np.corrcoef(w1.T))
     np.fill_diagonal(corr, 0.0)
@@ -214,21 +209,6 @@ def signs_reply(shown: dict[str, np.ndarray]) -> str:
     target = {name: np.array(shown[name], copy=True) for name in shown}
     target["W1"][:, minority] = w1[:, minority] * scale
     target["b1"][minority] = b1[minority] * scale
-    return edits_to(target, shown)
-
-
-def norms_reply(shown: dict[str, np.ndarray]) -> str:
-    """Undo scale_units by its one-glance signature: the SCALED_UNITS column norms farthest from the median, each
-    divided by the prompt's factor of its rank (`repair.SCALE_FACTORS`, each on SCALED_UNITS / 4 units)."""
-    w1, b1 = np.asarray(shown["W1"], dtype=np.float64), np.asarray(shown["b1"], dtype=np.float64)
-    norms = np.linalg.norm(w1, axis=0)
-    ratio = norms / np.median(norms)
-    hit = np.argsort(-np.abs(np.log(ratio)), kind="stable")[: repair.SCALED_UNITS]
-    factors = sorted(repair.SCALE_FACTORS * (repair.SCALED_UNITS // len(repair.SCALE_FACTORS)), key=abs)
-    target = {name: np.array(shown[name], copy=True) for name in shown}
-    for unit, factor in zip(hit[np.argsort(ratio[hit], kind="stable")], factors, strict=True):
-        target["W1"][:, unit] = w1[:, unit] / factor
-        target["b1"][unit] = b1[unit] / factor
     return edits_to(target, shown)
 
 
@@ -326,7 +306,6 @@ def repair_floors(task, siblings: list[dict[str, np.ndarray]], others: list[dict
         "rule": rule_reply(shown),
         "siblings": sibling_reply(shown, siblings),
         "signs": signs_reply(shown),
-        "norms": norms_reply(shown),
         "matched": matched_reply(shown, task.kind),
         "structure": structure_reply(shown, task.kind),
         "aligned": aligned_reply(shown, others),

@@ -32,6 +32,7 @@ from wspbench.tasks.repair import (
     DAMAGES,
     DEEP,
     MIN_EPISODES,
+    MOVED_UNITS,
     ROUNDS,
     chosen_kind,
     clear_kinds,
@@ -172,7 +173,6 @@ def test_every_damage_and_its_inverse_edit_are_exact():
         "zero_channel": [2],
         "permute_units": [5, 1, 30, 12],
         "permute_layer2": [0, 31, 7, 8],
-        "scale_units": [9, 2, 17, 4, 0, 31, 6, 7],
         "permute_both": [*range(12), *range(31, 19, -1)],
     }.items():
         damaged = damage(weights, kind, parameter)
@@ -184,7 +184,7 @@ def test_every_damage_and_its_inverse_edit_are_exact():
     assert list(DAMAGES) == [*CLASSIC, *DEEP] and len(ROUNDS) == REPAIR_ROUNDS
 
 
-def test_permutations_move_every_unit_and_scales_are_negative_as_the_prompt_says():
+def test_permutations_move_every_unit():
     weights = {
         name: np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
         for name, shape in MINATAR_NETWORK.shapes.items()
@@ -192,14 +192,29 @@ def test_permutations_move_every_unit_and_scales_are_negative_as_the_prompt_says
     moved = damage(weights, "permute_units", [5, 1, 30])
     assert [moved["W1"][0, unit] for unit in (5, 1, 30)] == [weights["W1"][0, unit] for unit in (1, 30, 5)]
     assert np.array_equal(moved["W2"], weights["W2"])  # the outgoing rows stay
-    scaled = damage(weights, "scale_units", [9, 2, 17, 4, 0, 31, 6, 7])
-    assert scaled["b1"][2] == weights["b1"][2] * np.float32(-1.5) and scaled["b1"][31] == weights["b1"][
-        31
-    ] * np.float32(-1.5)
     both = damage(weights, "permute_both", [*range(12), *range(12, 24)])
     assert np.array_equal(both["W1"][:, 0], weights["W1"][:, 1]) and np.array_equal(
         both["W2"][:, 23], weights["W2"][:, 12]
     )
+
+
+def test_a_permutation_moves_units_of_alike_outgoing_norms():
+    """suite 11: a permutation's units are a run in the order of their outgoing row norms (the *matched* floor
+    paired incoming and outgoing norms, docs/reading.md); flip_units' are drawn from all 32."""
+    from wspbench.baselines.reading_build import MAX_TRIES, choices
+
+    generator = np.random.default_rng(1)
+    weights = {name: generator.normal(size=shape).astype(np.float32) for name, shape in MINATAR_NETWORK.shapes.items()}
+    for kind, tensors in (("permute_units", ["W2"]), ("permute_layer2", ["W3"]), ("permute_both", ["W2", "W3"])):
+        draws = choices(kind, 7, weights)
+        assert len(draws) == MAX_TRIES and draws == choices(kind, 7, weights)
+        for units in draws:
+            for part, tensor in enumerate(tensors):
+                run = units[part * MOVED_UNITS : (part + 1) * MOVED_UNITS]
+                order = np.argsort(np.linalg.norm(weights[tensor], axis=1), kind="stable").tolist()
+                places = sorted(order.index(unit) for unit in run)
+                assert places == list(range(places[0], places[0] + MOVED_UNITS)), (kind, units)
+    assert all(units == sorted(units) for units in choices("flip_units", 7, weights))
 
 
 def test_the_repair_tasks_come_from_the_shipped_damages():

@@ -52,12 +52,11 @@ from wspbench.tasks.spec import (
     weights_record,
 )
 
-REPAIR_PROMPT_VERSION = "repair-v4"
+REPAIR_PROMPT_VERSION = "repair-v5"
 FLIPPED_UNITS = 8  # one unit's flip cost PPO's networks at most 15% of their return (docs/reading.md)
 MOVED_UNITS = 12  # units whose incoming weights permute_units and permute_layer2 move (with 4, no draw of 8 cost
-# most games' networks 30% of their return; docs/reading.md)
-SCALE_FACTORS = (-2.0, -1.5, -0.75, -0.5)  # scale_units: unit i of its parameter is multiplied by factor i mod 4
-SCALED_UNITS = 8
+# most games' networks 30% of their return; docs/reading.md), chosen among units of similar outgoing norms
+# (`reading_build.choices`: a trained unit's incoming and outgoing norms go together, which would pair them)
 MIN_DROP = 0.3  # a damage must cost at least this share of the trained network's mean return
 MAX_DAMAGED_SHARE, MIN_GAP_SE = 0.7, 4.0  # and a task's damage, on the scoring episodes, leave at most 0.7 of it,
 # with a gap of at least 4 standard errors (`clear_kinds`)
@@ -96,19 +95,14 @@ DAMAGES = {  # the prompt lists these without saying which one it was
         "none keeping its own; their outgoing rows of W3 stay where they were",
         "the permuted units' W2 columns, b2 entries and W3 rows",
     ),
-    "scale_units": Damage(
-        f"the incoming weights (W1 columns and b1 entries) of {SCALED_UNITS} layer-1 units are multiplied by negative "
-        f"factors, {', '.join(f'{factor:g}' for factor in SCALE_FACTORS)}, each factor on "
-        f"{SCALED_UNITS // len(SCALE_FACTORS)} of them",
-        "the scaled units' W1 columns and b1 entries",
-    ),
     "permute_both": Damage(
         f"permute_units and permute_layer2 at once ({MOVED_UNITS} units of each layer)",
         "the reach of both",
     ),
-}  # suite 4 also had bias_shift (one b3 entry raised by 10), which a one-line rule undid without reading
+}  # suite 4 also had bias_shift (one b3 entry raised by 10), which a one-line rule undid without reading, and
+# suite 10 scale_units (8 units' incoming weights times -2 ... -0.5), which their column norms gave away
 CLASSIC = ("swap_actions", "flip_units", "zero_channel")  # suite 4's: each leaves a signature a reader finds at once
-DEEP = ("permute_units", "permute_layer2", "scale_units", "permute_both")  # suite 10's (docs/reading.md)
+DEEP = ("permute_units", "permute_layer2", "permute_both")  # suite 10's, less scale_units (docs/reading.md)
 ROUNDS = (
     CLASSIC,
     DEEP,
@@ -121,7 +115,7 @@ ROUNDS = (
 
 def damage(weights: Weights, kind: str, parameter: list[int]) -> Weights:
     """A damaged copy of `weights`. `parameter`: [action, action] (swap_actions); [channel] (zero_channel); the
-    units (flip_units; scale_units: unit i gets factor i mod 4; permute_units, permute_layer2: unit i gets the
+    units (flip_units; permute_units, permute_layer2: unit i gets the
     incoming weights of unit i + 1, the last unit the first's; permute_both: layer 1's units, then layer 2's)."""
     damaged = {name: np.array(tensor, copy=True) for name, tensor in weights.items()}
     if kind == "swap_actions":
@@ -133,11 +127,6 @@ def damage(weights: Weights, kind: str, parameter: list[int]) -> Weights:
     elif kind == "zero_channel":
         (channel,) = parameter
         damaged["W1"][channel::6, :] = 0
-    elif kind == "scale_units":
-        for i, unit in enumerate(parameter):
-            factor = np.float32(SCALE_FACTORS[i % len(SCALE_FACTORS)])
-            damaged["W1"][:, unit] *= factor
-            damaged["b1"][unit] *= factor
     elif kind in ("permute_units", "permute_layer2"):
         w, b = ("W1", "b1") if kind == "permute_units" else ("W2", "b2")
         moved = parameter[1:] + parameter[:1]
@@ -157,7 +146,7 @@ def reach(kind: str, parameter: list[int]) -> Weights:
     mask = {name: np.zeros(shape, dtype=bool) for name, shape in MINATAR_NETWORK.shapes.items()}
     if kind == "swap_actions":
         mask["W3"][:, parameter] = True
-    elif kind in ("flip_units", "scale_units"):
+    elif kind == "flip_units":
         mask["W1"][:, parameter] = True
         mask["b1"][parameter] = True
     elif kind == "zero_channel":
@@ -201,8 +190,8 @@ def inverse(trained: Weights, kind: str, parameter: list[int]) -> str:
     elif kind == "zero_channel":
         (channel,) = parameter
         lines = [f"W1[{i}] = {float32_list(trained['W1'][i])}" for i in range(channel, 600, 6)]
-    elif kind in ("permute_units", "permute_layer2", "scale_units", "permute_both"):
-        hit = reach(kind, parameter)  # every unit whose incoming weights it moved or scaled, layer by layer
+    elif kind in ("permute_units", "permute_layer2", "permute_both"):
+        hit = reach(kind, parameter)  # every unit whose incoming weights it moved, layer by layer
         lines = [
             line
             for w, b in (("W1", "b1"), ("W2", "b2"))
