@@ -19,18 +19,10 @@ repair (the task's own score):
              prompt shows another (the prompts of one game show one network under different damages)
   signs      one prompt: the units whose W1 columns correlate negatively with the others (best single-flip
              signs of the column correlations), negated and scaled to the others' median norm (flip_units)
-  matched    one prompt, told the kind (permute_units, permute_layer2; else the empty edit): in a trained network a
-             unit's incoming column norm and outgoing row norm go together (correlation 0.6 to 0.9 across units),
-             so the columns are given to the rows by the assignment (scipy's) that best matches their standardised
-             log norms, keeping a unit where it is unless moving gains more than MATCH_STAY
-  structure  one prompt, told the kind (the permute kinds; else the empty edit): backpropagation couples a layer's
-             incoming columns and outgoing rows, so their two similarity structures (unit-by-unit correlations)
-             agree in a trained network; the MOVED_UNITS units whose two profiles agree least are taken as moved,
-             and their outgoing rows are given back to the columns whose profiles match theirs (`structure_moves`)
   aligned    the suite's repair prompts: networks trained from one seed start alike and stay alike, so this
              network's W1 and W2 columns are matched (by |correlation|) with those of the repair prompt whose W2
              columns match best; units whose best match is another unit are moved back, and units that match with
-             a negative sign flipped (it undoes permute_units, permute_layer2 and flip_units when they share a seed)
+             a negative sign flipped (it undoes flip_units when the two networks share a seed)
   initial    the package: the same with the weights PPO started from, which the public code draws from the public
              set's seed (a private set's seeds come from its key)
 
@@ -50,7 +42,6 @@ from pathlib import Path
 import numpy as np
 from rich.console import Console
 from rich.progress import track
-from scipy.optimize import linear_sum_assignment
 
 from baselines import DATA, DOC, document  # benchmarks/baselines.py, beside this script
 from wspbench.answers.edits import parse_edits
@@ -61,12 +52,10 @@ from wspbench.games.minatar import all_games
 from wspbench.networks import MINATAR_NETWORK
 from wspbench.tasks import get_task, select
 from wspbench.tasks.minatar import MinAtarTask
-from wspbench.tasks.repair import MOVED_UNITS
 
 SRC = Path(__file__).parents[1] / "src" / "wspbench"
 FORMAT = "wspbench.reading-floors/1"
 OCCUPANCY_EPISODES, OCCUPANCY_STEPS, OCCUPANCY_SEED = 20, 1000, 0
-MATCH_STAY = 0.5  # matched: a unit stays unless moving it lowers the squared difference of z-scores by more
 RULE_GAP, RULE_SHIFT = 5.0, 10.0  # suite 4's bias_shift damage raised one output bias by 10
 
 
@@ -212,60 +201,6 @@ def signs_reply(shown: dict[str, np.ndarray]) -> str:
     return edits_to(target, shown)
 
 
-def matched_reply(shown: dict[str, np.ndarray], kind: str) -> str:
-    """Undo a permutation by the norms: each incoming column (and bias) goes to the unit whose outgoing row norm
-    matches its own (standardised log norms, one assignment), a unit moving only where that gains MATCH_STAY."""
-    layers = {"permute_units": ("W1", "b1", "W2"), "permute_layer2": ("W2", "b2", "W3")}
-    if kind not in layers:
-        return "```edits\n```\n"
-    incoming, bias, outgoing = layers[kind]
-
-    def z(values: np.ndarray) -> np.ndarray:
-        logs = np.log(values)
-        return (logs - logs.mean()) / logs.std()
-
-    columns = z(np.linalg.norm(np.asarray(shown[incoming], dtype=np.float64), axis=0))
-    rows = z(np.linalg.norm(np.asarray(shown[outgoing], dtype=np.float64), axis=1))
-    cost = (columns[:, None] - rows[None, :]) ** 2 - MATCH_STAY * np.eye(len(columns))
-    target = {name: np.array(shown[name], copy=True) for name in shown}
-    for source, unit in zip(*linear_sum_assignment(cost), strict=True):
-        target[incoming][:, unit] = shown[incoming][:, source]
-        target[bias][unit] = shown[bias][source]
-    return edits_to(target, shown)
-
-
-def structure_moves(incoming: np.ndarray, outgoing: np.ndarray, moved: int) -> dict[int, int]:
-    """Which unit's outgoing row each unit's incoming column belongs with, from the two similarity structures alone:
-    backpropagation gives units with alike outgoing rows alike updates of their incoming columns, so in a trained
-    layer corr(incoming columns) and corr(outgoing rows) agree (0.73 to 0.97 over the off-diagonal pairs, suite 11's
-    permute_units networks). The `moved` units whose two profiles agree least are the suspects; each suspect's
-    column profile (against the others' columns) is assigned to the suspect row profile (against the others' rows)
-    it correlates with best (one assignment)."""
-    a, b = np.nan_to_num(np.corrcoef(incoming.T)), np.nan_to_num(np.corrcoef(outgoing))
-    units = np.arange(len(a))
-    fit = [np.corrcoef(a[j, units != j], b[j, units != j])[0, 1] for j in units]
-    suspects = np.sort(np.argsort(fit)[:moved])
-    rest = np.setdiff1d(units, suspects)
-    score = np.array([[np.corrcoef(a[i, rest], b[j, rest])[0, 1] for j in suspects] for i in suspects])
-    return {int(suspects[i]): int(suspects[j]) for i, j in zip(*linear_sum_assignment(-score), strict=True)}
-
-
-def structure_reply(shown: dict[str, np.ndarray], kind: str) -> str:
-    """Undo a permutation by moving outgoing rows (cheaper outside the reach than columns: 32 or 6 weights a unit)
-    to the columns they belong with (`structure_moves`), for each permuted layer of the kind."""
-    layers = {"permute_units": [("W1", "W2")], "permute_layer2": [("W2", "W3")]}
-    layers["permute_both"] = layers["permute_units"] + layers["permute_layer2"]
-    target = {name: np.array(shown[name], copy=True) for name in shown}
-    for incoming, outgoing in layers.get(kind, []):
-        moves = structure_moves(
-            np.asarray(target[incoming], np.float64), np.asarray(shown[outgoing], np.float64), MOVED_UNITS
-        )
-        rows = np.array(target[outgoing], copy=True)
-        for unit, row in moves.items():
-            target[outgoing][unit] = rows[row]
-    return edits_to(target, shown)
-
-
 def initial_weights(seed: int) -> dict[str, np.ndarray]:
     """The weights PPO started the network from: public code and the public set's seed (`reading_set.repair_seeds`)."""
     params = initial(MINATAR_NETWORK.sizes, 0.01, np.random.default_rng(seed))
@@ -306,8 +241,6 @@ def repair_floors(task, siblings: list[dict[str, np.ndarray]], others: list[dict
         "rule": rule_reply(shown),
         "siblings": sibling_reply(shown, siblings),
         "signs": signs_reply(shown),
-        "matched": matched_reply(shown, task.kind),
-        "structure": structure_reply(shown, task.kind),
         "aligned": aligned_reply(shown, others),
         "initial": aligned_reply(shown, [initial_weights(task.seed)]),
     }

@@ -93,7 +93,7 @@ def test_a_long_list_of_ids_is_summarised_per_family():
     ids = [task.id for task in all_tasks()][9:]  # as `runs compare` leaves out all but 9 tasks
     line = summary(ids)
     assert line.startswith(f"{len(ids)} tasks: synth 16 (synth/comet_catch, synth/crossfire, synth/duck_shot, ...)")
-    assert "; repair 78 (repair/asterix/swap_actions, " in line and len(line) < 800
+    assert "; repair 22 (repair/asterix/swap_actions, " in line and len(line) < 800
     assert summary(["superbeam"]) == "1 task: superbeam 1 (superbeam)"
 
 

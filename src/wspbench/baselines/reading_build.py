@@ -57,12 +57,6 @@ CHOICES = {
     "swap_actions": [list(pair) for pair in itertools.combinations(range(6), 2)],
     "zero_channel": [[channel] for channel in range(6)],
 }
-UNITS = {  # the units a draw of each kind takes, per layer, and (permutations) the tensor of their outgoing rows
-    "flip_units": ((repair.FLIPPED_UNITS, None),),
-    "permute_units": ((repair.MOVED_UNITS, "W2"),),
-    "permute_layer2": ((repair.MOVED_UNITS, "W3"),),
-    "permute_both": ((repair.MOVED_UNITS, "W2"), (repair.MOVED_UNITS, "W3")),
-}
 BUDGET = Budget(steps=1_000_000, environments=16, minibatches=8, learning_rate=2.5e-4, checkpoints=0)  # the
 # public set's networks: 1M steps, the last network kept (benchmarks/train.py trains the baseline for 10M)
 
@@ -128,27 +122,14 @@ def refill(binding: MinAtarGame, weights: Weights, seed: int, key: bytes, label:
 
 
 # --- damages ------------------------------------------------------------------------------------------
-def choices(kind: str, seed: int, trained: Weights) -> list[list[int]]:
-    """The parameters to try for this kind of damage, in the seeded order. A permutation's units are a run of
-    units next to each other in the order of their outgoing row norms (its start drawn), so that their norms are
-    alike: a trained unit's incoming and outgoing norms go together, and matching them undid suite 10's
-    permutations in part (docs/reading.md, the *matched* floor). Their order says which unit gets whose weights.
-    flip_units' units are drawn from all 32, sorted."""
+def choices(kind: str, seed: int) -> list[list[int]]:
+    """The parameters to try for this kind of damage, in the seeded order (flip_units' units sorted)."""
     generator = np.random.default_rng(seed)
-    if kind not in UNITS:
-        return [CHOICES[kind][i] for i in generator.permutation(len(CHOICES[kind]))[:MAX_TRIES]]
-    draws = []
-    for _ in range(MAX_TRIES):
-        units = []
-        for count, outgoing in UNITS[kind]:
-            if outgoing is None:
-                units += sorted(int(unit) for unit in generator.choice(32, count, replace=False))
-                continue
-            by_norm = np.argsort(np.linalg.norm(np.asarray(trained[outgoing], dtype=np.float64), axis=1), kind="stable")
-            start = int(generator.integers(len(by_norm) - count + 1))
-            units += [int(unit) for unit in generator.permutation(by_norm[start : start + count])]
-        draws.append(units)
-    return draws
+    if kind == "flip_units":
+        return [
+            sorted(int(u) for u in generator.choice(32, repair.FLIPPED_UNITS, replace=False)) for _ in range(MAX_TRIES)
+        ]
+    return [CHOICES[kind][i] for i in generator.permutation(len(CHOICES[kind]))[:MAX_TRIES]]
 
 
 def mean_return(task: MinAtarTask, weights: Weights, episodes: list[int]) -> tuple[float, list[float]]:
@@ -176,7 +157,7 @@ def measure_damages(binding: MinAtarGame, trained: Weights, kinds: Sequence[str]
         if repair.clear_kinds(entry):
             break
         seed = zlib.crc32(f"{name}/{kind}".encode())
-        order = choices(kind, seed, trained)
+        order = choices(kind, seed)
         for tried, parameter in enumerate(order, start=1):
             damaged = repair.damage(trained, kind, parameter)
             damaged_train, _ = mean_return(task, damaged, train_episodes)

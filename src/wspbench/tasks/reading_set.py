@@ -37,9 +37,9 @@ from wspbench.tasks.spec import opaque_id
 
 FREE_SEEDS = (4, 5)  # identify/<game>/<seed>: the original games, no candidates listed
 CHOICE_SEEDS = (1, 3)  # identify-choice/<game>/<seed>: every game, candidates listed
-REPAIR_SEED, REPAIR_ROUNDS = 2, 5  # repair/<game>/<damage>: the networks that are damaged, one per round of
-# repair.ROUNDS: round 0's is seed 2 in every game (suite 4's), each later round's has a seed of its own
-# (`repair_seeds`)
+REPAIR_SEED, REPAIR_ROUNDS = 2, 1  # repair/<game>/<damage>: the networks that are damaged, one per round of
+# repair.ROUNDS: round 0's is seed 2 in every game (suite 4's), a later round's would have a seed of its own
+# (`repair_seeds`; suite 10 had four later rounds)
 DAMAGES_FILE = "damages.json"
 DAMAGES_FORMAT = "wspbench.damages/2"  # /1 had one repair network per game, under "games"
 SET_FILE = "set.json"
@@ -122,7 +122,7 @@ PUBLIC = ReadingSet(resources.files("wspbench.tasks") / READING, "")
 def repair_seeds(game: str) -> tuple[int, ...]:
     """The public set's training seeds of a game's repair networks, one per round: REPAIR_SEED, then seeds drawn
     from the game's name. Networks trained from one seed start from the same weights, so two games' networks of one
-    seed would let each prompt undo the other's permutation (docs/reading.md, "Floors"): the later rounds share none."""
+    seed could let each prompt undo the other's damage (docs/reading.md, "Floors"): later rounds share none."""
     return (REPAIR_SEED, *(drawn(f"public/seed/repair/{game}/{i}", 4) for i in range(1, REPAIR_ROUNDS)))
 
 

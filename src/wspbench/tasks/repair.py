@@ -14,14 +14,14 @@ meets in the episodes played. Wiping the network and writing a program scores 0 
 `repair/<game>/<damage>` (exports show an opaque id: the damage is the answer). A game has one repair network per
 round of ROUNDS (`reading_set.repair_seeds`), and each network ONE task: a prompt per damage of one network would show
 it under several damages, and the value most of them show for each weight is the undamaged one (docs/reading.md,
-"Floors"). Round 0 chooses among suite 4's CLASSIC kinds, each of which leaves a signature a careful reader finds at
-once; the later rounds among the DEEP kinds (suite 10), which leave none: units or channels moved, not erased. Which
-kind a network gets is `chosen_kind` (a seeded order, the first kind that costs a clear share of the return:
-`clear_kinds`; a game's tasks have different kinds), and which units, channels or actions it hits was chosen by
-`benchmarks/damage.py` on training episodes (the first seeded choice that costs at least MIN_DROP of the trained
-network's return); both are kept, with both networks' returns on the scoring episodes, in the set's `damages.json`.
-A network that learned little (damage.py's rule) has no repair task. The reference reply is the exact inverse edit
-(score 1); `zero` is an empty edit (score 0). docs/reading.md shows a prompt in full.
+"Floors"). Its kinds are suite 4's, each of which leaves a signature a careful reader finds at once; suite 10's
+deeper kinds (units moved, scaled) were undone by statistics of the prompt alone and are gone (docs/reading.md, "The
+deep damages"). Which kind a network gets is `chosen_kind` (a seeded order, the first kind that costs a clear share
+of the return: `clear_kinds`), and which units, channels or actions it hits was chosen by `benchmarks/damage.py` on
+training episodes (the first seeded choice that costs at least MIN_DROP of the trained network's return); both are
+kept, with both networks' returns on the scoring episodes, in the set's `damages.json`. A network that learned
+little (damage.py's rule) has no repair task. The reference reply is the exact inverse edit (score 1); `zero` is an
+empty edit (score 0). docs/reading.md shows a prompt in full.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from functools import cached_property
 
 import numpy as np
 
-from wspbench.answers.edits import float32_list, float32_text
+from wspbench.answers.edits import float32_list
 from wspbench.evaluation import DEFAULT, Grading
 from wspbench.evaluation.engine import sample_batch
 from wspbench.games.minatar import SECRET_EPISODES, MinAtarGame, all_games
@@ -54,9 +54,6 @@ from wspbench.tasks.spec import (
 
 REPAIR_PROMPT_VERSION = "repair-v5"
 FLIPPED_UNITS = 8  # one unit's flip cost PPO's networks at most 15% of their return (docs/reading.md)
-MOVED_UNITS = 12  # units whose incoming weights permute_units and permute_layer2 move (with 4, no draw of 8 cost
-# most games' networks 30% of their return; docs/reading.md), chosen among units of similar outgoing norms
-# (`reading_build.choices`: a trained unit's incoming and outgoing norms go together, which would pair them)
 MIN_DROP = 0.3  # a damage must cost at least this share of the trained network's mean return
 MAX_DAMAGED_SHARE, MIN_GAP_SE = 0.7, 4.0  # and a task's damage, on the scoring episodes, leave at most 0.7 of it,
 # with a gap of at least 4 standard errors (`clear_kinds`)
@@ -85,38 +82,16 @@ DAMAGES = {  # the prompt lists these without saying which one it was
     "zero_channel": Damage(
         "the 100 rows of W1 that read one input channel are set to 0", "the 100 W1 rows of the channel"
     ),
-    "permute_units": Damage(
-        f"the incoming weights (W1 columns and b1 entries) of {MOVED_UNITS} layer-1 units are permuted among them, "
-        "none keeping its own; their outgoing rows of W2 stay where they were",
-        "the permuted units' W1 columns, b1 entries and W2 rows",
-    ),
-    "permute_layer2": Damage(
-        f"the incoming weights (W2 columns and b2 entries) of {MOVED_UNITS} layer-2 units are permuted among them, "
-        "none keeping its own; their outgoing rows of W3 stay where they were",
-        "the permuted units' W2 columns, b2 entries and W3 rows",
-    ),
-    "permute_both": Damage(
-        f"permute_units and permute_layer2 at once ({MOVED_UNITS} units of each layer)",
-        "the reach of both",
-    ),
-}  # suite 4 also had bias_shift (one b3 entry raised by 10), which a one-line rule undid without reading, and
-# suite 10 scale_units (8 units' incoming weights times -2 ... -0.5), which their column norms gave away
+}  # suite 4 also had bias_shift (one b3 entry raised by 10), which a one-line rule undid without reading, and suite
+# 10 scale_units and three permutations of units, which their norms and similarity structures gave away
 CLASSIC = ("swap_actions", "flip_units", "zero_channel")  # suite 4's: each leaves a signature a reader finds at once
-DEEP = ("permute_units", "permute_layer2", "permute_both")  # suite 10's, less scale_units (docs/reading.md)
-ROUNDS = (
-    CLASSIC,
-    DEEP,
-    DEEP,
-    DEEP,
-    DEEP,
-)  # the kinds each of a game's repair networks (`reading_set.repair_seeds`) can
-# get; one task per network, and a game's tasks have different kinds
+ROUNDS = (CLASSIC,)  # the kinds each of a game's repair networks (`reading_set.repair_seeds`) can get; one task per
+# network, and a game's tasks have different kinds (suite 10 had four more rounds, of its deeper kinds)
 
 
 def damage(weights: Weights, kind: str, parameter: list[int]) -> Weights:
     """A damaged copy of `weights`. `parameter`: [action, action] (swap_actions); [channel] (zero_channel); the
-    units (flip_units; permute_units, permute_layer2: unit i gets the
-    incoming weights of unit i + 1, the last unit the first's; permute_both: layer 1's units, then layer 2's)."""
+    units (flip_units)."""
     damaged = {name: np.array(tensor, copy=True) for name, tensor in weights.items()}
     if kind == "swap_actions":
         a, b = parameter
@@ -127,15 +102,6 @@ def damage(weights: Weights, kind: str, parameter: list[int]) -> Weights:
     elif kind == "zero_channel":
         (channel,) = parameter
         damaged["W1"][channel::6, :] = 0
-    elif kind in ("permute_units", "permute_layer2"):
-        w, b = ("W1", "b1") if kind == "permute_units" else ("W2", "b2")
-        moved = parameter[1:] + parameter[:1]
-        damaged[w][:, parameter] = weights[w][:, moved]
-        damaged[b][parameter] = weights[b][moved]
-    elif kind == "permute_both":
-        return damage(
-            damage(weights, "permute_units", parameter[:MOVED_UNITS]), "permute_layer2", parameter[MOVED_UNITS:]
-        )
     else:
         raise ValueError(f"unknown damage {kind!r} (damages: {', '.join(DAMAGES)})")
     return damaged
@@ -151,17 +117,6 @@ def reach(kind: str, parameter: list[int]) -> Weights:
         mask["b1"][parameter] = True
     elif kind == "zero_channel":
         mask["W1"][parameter[0] :: 6, :] = True
-    elif kind in ("permute_units", "permute_layer2"):
-        w, b, out = ("W1", "b1", "W2") if kind == "permute_units" else ("W2", "b2", "W3")
-        mask[w][:, parameter] = True
-        mask[b][parameter] = True
-        mask[out][parameter, :] = True  # moving the outgoing rows instead undoes it as well
-    elif kind == "permute_both":
-        first, second = (
-            reach("permute_units", parameter[:MOVED_UNITS]),
-            reach("permute_layer2", parameter[MOVED_UNITS:]),
-        )
-        return {name: first[name] | second[name] for name in mask}
     else:
         raise ValueError(f"unknown damage {kind!r} (damages: {', '.join(DAMAGES)})")
     return mask
@@ -190,17 +145,6 @@ def inverse(trained: Weights, kind: str, parameter: list[int]) -> str:
     elif kind == "zero_channel":
         (channel,) = parameter
         lines = [f"W1[{i}] = {float32_list(trained['W1'][i])}" for i in range(channel, 600, 6)]
-    elif kind in ("permute_units", "permute_layer2", "permute_both"):
-        hit = reach(kind, parameter)  # every unit whose incoming weights it moved, layer by layer
-        lines = [
-            line
-            for w, b in (("W1", "b1"), ("W2", "b2"))
-            for unit in np.flatnonzero(hit[b])
-            for line in (
-                f"{w}[:, {unit}] = {float32_list(trained[w][:, unit])}",
-                f"{b}[{unit}] = {float32_text(trained[b][unit])}",
-            )
-        ]
     else:
         raise ValueError(f"unknown damage {kind!r}")
     return "```edits\n" + "\n".join(lines) + "\n```\n"
