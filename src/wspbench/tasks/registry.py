@@ -37,7 +37,7 @@ from wspbench.tasks.spec import SKILLS, Task, family_of, safe_message
 from wspbench.words import count
 
 SUITE_NAME = "wspbench"
-SUITE_VERSION = "10"  # CHANGELOG.md; bump with any change that moves a score: a prompt, a game, a cap, the episodes
+SUITE_VERSION = "11"  # CHANGELOG.md; bump with any change that moves a score: a prompt, a game, a cap, the episodes
 FAMILIES = ("wspbench.tasks.minatar", "wspbench.tasks.superbeam", "wspbench.tasks.identify", "wspbench.tasks.repair")
 ENTRY_POINTS = "wspbench.families"
 MAX_PLUGIN_TASKS = 10_000  # tasks read from one plugin family
