@@ -9,8 +9,9 @@ an episode the search is too weak there and searches it again wider (`bound.WIDE
 below are counted per player (`below`). Every found play is replayed in the reference Python game
 (`bound.replay`), so each value is a return that one action sequence really gets.
 
-One JSON line per game goes to `--results`; a game already there with the same settings and the same game source is
-skipped, so a run resumes.
+One JSON line per game goes to `--results` (by default `benchmarks/results/bound.jsonl`, which is committed as it
+grows: the whole calibration takes more core-hours than one machine keeps); a game already there with the same
+settings and the same game source is skipped, so a run resumes. Each line names the commit that searched it.
 
     python benchmarks/calibrate_bound.py [--games synth,gen] [--episodes 200] [--workers 2] [--results FILE]
 
@@ -29,6 +30,7 @@ import hashlib  # noqa: E402
 import inspect  # noqa: E402
 import json  # noqa: E402
 import re  # noqa: E402
+import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from concurrent.futures import ProcessPoolExecutor, as_completed  # noqa: E402
@@ -48,7 +50,7 @@ from calibrate_synth import (  # noqa: E402 - a sibling script
     scripted_returns,
 )
 
-RESULTS = Path("/tmp/wspbench-bound/results.jsonl")
+RESULTS = Path(__file__).parent / "results" / "bound.jsonl"  # committed as it grows: a calibration spans sessions
 
 
 CAP_LINE = r"(?m)^(    score_cap = ).*$"  # a game module's cap (the contract of wspbench/games/synth.py)
@@ -81,6 +83,12 @@ def players(task, episodes: list[int]) -> dict[str, list[float]]:
     return {name: [float(v) for v in values] for name, values in out.items()}
 
 
+def commit() -> str:
+    """The commit of this checkout (what searched a line; a search is a pure function of its code, game and width)."""
+    done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent, capture_output=True, text=True)
+    return done.stdout.strip() or "unknown"
+
+
 def calibrate(task_id: str, count: int) -> dict:
     task = get_task(task_id)
     episodes = list(task.calibration_episodes(count))
@@ -97,6 +105,7 @@ def calibrate(task_id: str, count: int) -> dict:
         "task": task_id,
         "game": task.game.name,
         "source_sha256": source_sha256(task),
+        "commit": commit(),
         "settings": bound.settings(),
         "cap": task.game.score_cap,
         **summary,

@@ -8,19 +8,23 @@ is a lower estimate of that best (the search's own gaps), and each result carrie
 reached it, so that anyone can replay it in the reference game and get the same return (the tests do).
 
 Beam search on the compiled twins (`wspbench/evaluation/compiled/`), where a play is one row of integers and its
-game generator, cheap to copy. Every step each kept play tries every action the game uses; a child whose game
-ended (or reached the step limit) offers its return as a result and goes no further; the live children are ranked
-by their return so far plus POTENTIAL_WEIGHT x the task's potential (`MinAtarTask.potential`: minus the distance
-from the player to the nearest reward cell, over 18), which leads the search through games whose reward comes at
-the end of a long walk. Two rules keep the beam from filling with one idea. Children in the same state (row and
-generator alike) go on once, the one with the higher return. And the cells take turns: a cell is what the screen
-shows of the player, the rewards and the gauge (the player's place, where the rewards are, the lives, heat or time
-left), and every cell's best child goes on before any cell's second best, and so on; within a turn the scenes
-(the same without the player) take turns likewise, then the rank decides. So a play that took a step no reward
-pays for at once (a ferry that picked up its passenger: the reward cell moved to the far bank) keeps its place
-beside the plays that did not, and a wider beam gives every cell more plays, not more of the best one. Ties of
-rank are broken by a hash of the child's state, never by chance: a search is a pure function of its task,
-episode and width.
+game generator, cheap to copy. Every play of an episode draws from one stream, so a play's generator is kept as its
+place in that stream (the stream's 624-word blocks are kept once), and each child is played in one scratch row that
+stays in the cache; the children that go on are played again from their parents rather than each child's row being
+kept (`benchmarks/bound_speed.py`: the same plays in about half the CPU time).
+
+Every step each kept play tries every action the game uses; a child whose game ended (or reached the step limit)
+offers its return as a result and goes no further; the live children are ranked by their return so far plus
+POTENTIAL_WEIGHT x the task's potential (`MinAtarTask.potential`: minus the distance from the player to the nearest
+reward cell, over 18), which leads the search through games whose reward comes at the end of a long walk. Two rules
+keep the beam from filling with one idea. Children in the same state (row and generator alike) go on once, the one
+with the higher return. And the cells take turns: a cell is what the screen shows of the player, the rewards and the
+gauge (the player's place, where the rewards are, the lives, heat or time left), and every cell's best child goes on
+before any cell's second best, and so on; within a turn the scenes (the same without the player) take turns
+likewise, then the rank decides. So a play that took a step no reward pays for at once (a ferry that picked up its
+passenger: the reward cell moved to the far bank) keeps its place beside the plays that did not, and a wider beam
+gives every cell more plays, not more of the best one. Ties of rank are broken by a hash of the child's state, never
+by chance: a search is a pure function of its task, episode and width.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from numba import njit
 
 from wspbench.evaluation.compiled.common import CANDIDATES, FIRST_FIELD, TERMINAL, WIDTH
 from wspbench.evaluation.compiled.engine import act, observe, start_episode
-from wspbench.evaluation.compiled.mt19937 import WORDS
+from wspbench.evaluation.compiled.mt19937 import WORDS, twist
 from wspbench.games.minatar import CHANNEL_NAMES
 
 GAIN = 0.02  # a search's budget: doubling its width must add less than this share of the sample's mean ...
@@ -126,24 +130,51 @@ def _place_in_group(groups, by_rank, valid, places):
 
 
 @njit(cache=True)
-def _search(game, setup, episode, max_steps, width, actions, weight, mix, parents, moves, chosen):
+def _block_of(blocks, count, block, scratch):
+    """The index of the stream block that `scratch` (a generator that left block `block` by twisting) holds: every
+    play of an episode draws from one stream, so its k-th block is the same for all of them and is kept once in
+    `blocks` (`count[0]` of them so far, each made from the one before when first needed)."""
+    for k in range(block + 1, block + 9):
+        if k == count[0]:
+            if k == blocks.shape[0]:
+                raise ValueError("more generator blocks than the search holds")
+            blocks[k] = blocks[k - 1]
+            twist(blocks, k)
+            count[0] += 1
+        same = True
+        for w in range(WORDS):
+            if blocks[k, w] != scratch[0, w]:
+                same = False
+                break
+        if same:
+            return k
+    raise ValueError("a generator that no block of its stream matches")
+
+
+@njit(cache=True)
+def _search(game, setup, episode, max_steps, width, actions, weight, mix, parents, moves, chosen, blocks):
     """Beam search over one episode (see the module docstring). Returns the best return found, the step at which
     that play ended and its child's index there; `moves[step, child]` is a child's action, `parents[step, child]`
-    its parent's place in the beam kept after step - 1, and `chosen[step, k]` the child kept in place k."""
+    its parent's place in the beam kept after step - 1, and `chosen[step, k]` the child kept in place k.
+
+    Each child is played in one scratch row and one scratch generator (they stay in the cache), then its row's
+    used part is kept; a play's generator is kept as its stream block and position (`blocks`, `_block_of`)."""
     first = np.zeros((1, WIDTH), np.int64)
     first[0, FIRST_FIELD : FIRST_FIELD + setup.shape[0]] = setup
     first_keys = np.zeros((2, WORDS), np.uint32)
     first_positions = np.zeros(2, np.int64)
     start_episode(game, first, first_keys, first_positions, 0, episode)
+    blocks[0] = first_keys[0]
+    count = np.ones(1, np.int64)
 
     branching = actions.shape[0]
     children = width * branching
     rows = np.zeros((width, WIDTH), np.int64)
-    keys = np.zeros((width, WORDS), np.uint32)
+    block_of = np.zeros(width, np.int64)
     positions = np.zeros(width, np.int64)
     values = np.zeros(width)
-    child_rows = np.zeros((children, WIDTH), np.int64)
-    child_keys = np.zeros((children, WORDS), np.uint32)
+    next_rows = np.zeros((width, WIDTH), np.int64)
+    child_blocks = np.zeros(children, np.int64)
     child_positions = np.zeros(children, np.int64)
     child_values = np.zeros(children)
     ranks = np.full(children, -np.inf)
@@ -154,11 +185,14 @@ def _search(game, setup, episode, max_steps, width, actions, weight, mix, parent
     turns = np.zeros(children, np.int64)
     active = np.zeros(CANDIDATES, np.int64)
     seen = np.zeros(600, np.int64)
+    scratch = np.zeros(WIDTH, np.int64)
+    scratch_keys = np.zeros((1, WORDS), np.uint32)
+    scratch_position = np.zeros(1, np.int64)
+    held = -1  # the block scratch_keys holds unchanged (-1: none)
     stamp = 0
 
     rows[0] = first[0]
     used = _used(first[0], 0)
-    keys[0] = first_keys[0]
     positions[0] = first_positions[0]
     kept = 1
     best, best_step, best_child = -np.inf, -1, -1
@@ -168,23 +202,35 @@ def _search(game, setup, episode, max_steps, width, actions, weight, mix, parent
             for a in range(branching):
                 c = made
                 made += 1
-                child_rows[c, :used] = rows[i, :used]
-                child_keys[c] = keys[i]
-                child_positions[c] = positions[i]
-                child_values[c] = values[i] + act(game, child_rows[c], actions[a], child_keys, child_positions, c)
-                used = _used(child_rows[c], used)
+                scratch[:used] = rows[i, :used]
+                block = block_of[i]
+                if held != block:
+                    scratch_keys[0] = blocks[block]
+                    held = block
+                scratch_position[0] = positions[i]
+                child_values[c] = values[i] + act(game, scratch, actions[a], scratch_keys, scratch_position, 0)
+                if (
+                    scratch_position[0] < positions[i]
+                    or scratch_keys[0, 0] != blocks[block, 0]
+                    or scratch_keys[0, WORDS - 1] != blocks[block, WORDS - 1]
+                ):
+                    block = _block_of(blocks, count, block, scratch_keys)
+                    held = block
+                child_blocks[c] = block
+                child_positions[c] = scratch_position[0]
+                used = _used(scratch, used)
                 parents[step, c] = i
                 moves[step, c] = actions[a]
                 ranks[c] = -np.inf  # not going on
-                if child_rows[c, TERMINAL] != 0 or step + 1 == max_steps:
+                if scratch[TERMINAL] != 0 or step + 1 == max_steps:
                     if child_values[c] > best:
                         best, best_step, best_child = child_values[c], step, c
                     continue
                 stamp += 1
-                count = observe(game, child_rows[c], active, seen, stamp)
-                ranks[c] = child_values[c] + weight * potential(active, count)
+                count_active = observe(game, scratch, active, seen, stamp)
+                ranks[c] = child_values[c] + weight * potential(active, count_active)
                 scene, player = np.int64(0), np.int64(0)
-                for t in range(count):
+                for t in range(count_active):
                     channel = active[t] % CHANNELS
                     if channel == REWARD or channel == GAUGE:
                         scene += mix[active[t]]
@@ -192,7 +238,7 @@ def _search(game, setup, episode, max_steps, width, actions, weight, mix, parent
                         player += mix[active[t]]
                 scenes[c] = scene
                 cells[c] = scene + 3 * player
-                hashes[c] = _hash(child_rows[c], used, child_keys[c], child_positions[c], mix)
+                hashes[c] = _hash(scratch, used, blocks[block], child_positions[c], mix)
                 ranks[c] += ((hashes[c] >> 20) & 0xFFFF) * 1e-12  # ties broken by the state, not by birth order
         # a state reached twice goes on once, from its best-ranked child (same state, same potential: the higher
         # return; the first made among equals); then the cells take turns (every cell's best, then every cell's
@@ -204,16 +250,31 @@ def _search(game, setup, episode, max_steps, width, actions, weight, mix, parent
         _place_in_group(scenes[:made] + turns[:made] * mix[0], by_rank, alive, places)
         order = by_rank[np.argsort(places[by_rank], kind="mergesort")]
         order = order[np.argsort(turns[order], kind="mergesort")]
-        kept = 0
+        going = 0
         for c in order:
-            if kept == width or turns[c] == NEVER:
+            if going == width or turns[c] == NEVER:
                 break
-            rows[kept, :used] = child_rows[c, :used]
-            keys[kept] = child_keys[c]
-            positions[kept] = child_positions[c]
-            values[kept] = child_values[c]
-            chosen[step, kept] = c
-            kept += 1
+            chosen[step, going] = c
+            going += 1
+        # the children that go on are played again from their parents (the same step gives the same row): keeping
+        # every child's row instead would write far more than it reads
+        for k in range(going):
+            c = chosen[step, k]
+            i = parents[step, c]
+            scratch[:used] = rows[i, :used]
+            if held != block_of[i]:
+                scratch_keys[0] = blocks[block_of[i]]
+            held = child_blocks[c]
+            scratch_position[0] = positions[i]
+            act(game, scratch, moves[step, c], scratch_keys, scratch_position, 0)
+            next_rows[k, :used] = scratch[:used]
+        for k in range(going):
+            c = chosen[step, k]
+            block_of[k] = child_blocks[c]
+            positions[k] = child_positions[c]
+            values[k] = child_values[c]
+        rows, next_rows = next_rows, rows
+        kept = going
         if kept == 0:
             break
     return best, best_step, best_child
@@ -237,9 +298,10 @@ def search(task, episode: int, width: int, weight: float = POTENTIAL_WEIGHT) -> 
     parents = np.zeros((max_steps, width * len(actions)), np.int32)
     moves = np.zeros((max_steps, width * len(actions)), np.int8)
     chosen = np.zeros((max_steps, width), np.int32)
+    blocks = np.zeros((max_steps + 64, WORDS), np.uint32)  # room for 624 draws a step (`_block_of`)
     started = time.process_time()
     value, step, child = _search(
-        TWINS.index(name), setup, episode, max_steps, width, actions, weight, _MIX, parents, moves, chosen
+        TWINS.index(name), setup, episode, max_steps, width, actions, weight, _MIX, parents, moves, chosen, blocks
     )
     seconds = time.process_time() - started
     played = []

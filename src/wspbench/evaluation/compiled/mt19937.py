@@ -51,7 +51,7 @@ def _mix(keys, g, index, following, shifted):
 
 
 @njit(cache=True)
-def _twist(keys, g):
+def twist(keys, g):
     """The next 624 words, in three runs without wrap-around indices (so that the loops vectorize)."""
     for index in range(WORDS - SHIFT):
         keys[g, index] = np.uint32(_mix(keys, g, index, index + 1, index + SHIFT))
@@ -75,7 +75,7 @@ def _temper(word):
 def next_word(keys, positions, g):
     """The next tempered 32-bit output (as uint64)."""
     if positions[g] >= WORDS:
-        _twist(keys, g)
+        twist(keys, g)
         positions[g] = 0
     position = positions[g]
     positions[g] = position + 1
