@@ -1,4 +1,4 @@
-"""Calibrate the hindsight bound of every synthetic and generated game (issue 48): `bound.calibrate` on each
+"""Calibrate the hindsight bound of every synthetic, generated and original game (issue 48): `bound.calibrate` on each
 game's calibration episodes (its budget found by doubling), checked episode by episode against every player we
 ship, and every play replayed in the reference game.
 
@@ -13,7 +13,7 @@ One JSON line per game goes to `--results` (by default `benchmarks/results/bound
 grows: the whole calibration takes more core-hours than one machine keeps); a game already there with the same
 settings and the same game source is skipped, so a run resumes. Each line names the commit that searched it.
 
-    python benchmarks/calibrate_bound.py [--games synth,gen] [--episodes 200] [--workers 2] [--results FILE]
+    python benchmarks/calibrate_bound.py [--games synth,gen,original] [--episodes 200] [--workers 2] [--results FILE]
 
 Costs are CPU seconds (`time.process_time`), so they hold on a busy machine; each game runs on one core.
 """
@@ -41,7 +41,7 @@ import numpy as np  # noqa: E402
 from wspbench.baselines import bound, generated, measured  # noqa: E402
 from wspbench.baselines.ppo import trained_answer  # noqa: E402
 from wspbench.evaluation import ONE_WORKER  # noqa: E402
-from wspbench.games import synth  # noqa: E402
+from wspbench.games import minatar_original, synth  # noqa: E402
 from wspbench.tasks import get_task, select  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -58,13 +58,17 @@ CAP_LINE = r"(?m)^(    score_cap = ).*$"  # a game module's cap (the contract of
 
 def source_sha256(task) -> str:
     """The SHA-256 of the game module's text but its cap: a game whose rules changed is calibrated again, and one
-    whose cap `--ship` just set is not."""
+    whose cap `--ship` just set is not. An original game's module is the installed `minatar` package's."""
+    if task.family == "original":
+        return hashlib.sha256(minatar_original.source_file(task.game.name).read_bytes()).hexdigest()
     text = Path(inspect.getfile(synth.environment_class(task.game.name))).read_text()
     return hashlib.sha256(re.sub(CAP_LINE, "", text, count=1).encode()).hexdigest()
 
 
-def players(task, episodes: list[int]) -> dict[str, list[float]]:
-    """Every shipped player's return on each episode (the public programs': their best on each episode)."""
+def players(task, episodes: list[int]) -> tuple[dict[str, list[float]], dict[str, float]]:
+    """Every shipped player's return on each episode (the public programs': their best on each episode), and each
+    public program's mean (a row of the cross-play table: the generated family's public rule is judged on it again
+    under the new caps, `generated.public_family`)."""
     network = task.network
     out = {"zero": task.score(network.zeros(), episodes, ONE_WORKER).values}
     for action in range(network.sizes[-1]):
@@ -74,13 +78,16 @@ def players(task, episodes: list[int]) -> dict[str, list[float]]:
     if answer is not None:
         out["trained"] = task.grade(answer, episodes, ONE_WORKER).values
     own = task.game.name
-    public = [
-        task.score(w, episodes, ONE_WORKER).values for name, w in generated.public_programs().items() if name != own
-    ]
-    out["public"] = np.max(public, axis=0)
+    public = {
+        name: task.score(w, episodes, ONE_WORKER).values
+        for name, w in generated.public_programs().items()
+        if name != own
+    }
+    out["public"] = np.max(list(public.values()), axis=0)
     if has_scripted_player(own):
         out["scripted"] = scripted_returns(own, episodes)
-    return {name: [float(v) for v in values] for name, values in out.items()}
+    means = {name: round(float(np.mean(values)), 3) for name, values in public.items()}
+    return {name: [float(v) for v in values] for name, values in out.items()}, means
 
 
 def commit() -> str:
@@ -93,7 +100,7 @@ def calibrate(task_id: str, count: int) -> dict:
     task = get_task(task_id)
     episodes = list(task.calibration_episodes(count))
     started = time.process_time()
-    played = players(task, episodes)
+    played, public = players(task, episodes)
     player_seconds = time.process_time() - started
     best = np.max(list(played.values()), axis=0)
     summary, plays = bound.calibrate(task, episodes, best)
@@ -111,6 +118,7 @@ def calibrate(task_id: str, count: int) -> dict:
         **summary,
         "players": {name: float(np.mean(v)) for name, v in played.items()},
         "below": {name: int(np.sum(values < np.asarray(v))) for name, v in played.items()},
+        "public_programs": public,
         "player_cpu_seconds": round(player_seconds, 1),
     }
 
@@ -125,7 +133,7 @@ def done(path: Path, count: int) -> dict[str, str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", default="synth,gen")
+    parser.add_argument("--games", default="synth,gen,original")
     parser.add_argument("--episodes", type=int, default=200)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--results", default=str(RESULTS))
