@@ -14,6 +14,7 @@ grows: the whole calibration takes more core-hours than one machine keeps); a ga
 settings and the same game source is skipped, so a run resumes. Each line names the commit that searched it.
 
     python benchmarks/calibrate_bound.py [--games synth,gen,original] [--episodes 200] [--workers 2] [--results FILE]
+    python benchmarks/calibrate_bound.py --report  # what the lines so far give: caps, shares, the keep rules
 
 Costs are CPU seconds (`time.process_time`), so they hold on a busy machine; each game runs on one core.
 """
@@ -37,6 +38,8 @@ from concurrent.futures import ProcessPoolExecutor, as_completed  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
+from rich.console import Console  # noqa: E402
+from rich.table import Table  # noqa: E402
 
 from wspbench.baselines import bound, generated, measured  # noqa: E402
 from wspbench.baselines.ppo import trained_answer  # noqa: E402
@@ -131,14 +134,112 @@ def done(path: Path, count: int) -> dict[str, str]:
     return {r["task"]: r["source_sha256"] for r in rows if r["settings"] == bound.settings() and r["episodes"] == count}
 
 
+def latest(path: Path) -> dict[str, dict]:
+    """The last line of each game in `path` with today's settings, by task id."""
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.is_file() else []
+    return {r["task"]: r for r in rows if r["settings"] == bound.settings()}
+
+
+def share(value: float | None, of: float) -> float | None:
+    return None if value is None or not of > 0 else value / of
+
+
+def summary(row: dict) -> dict:
+    """One game's figures: its cap now and the cap its bound gives (`synth.cap_rule`), and what each player reaches
+    as a share of the bound (the best policy: the reference or the scripted player, whichever is higher)."""
+    played, mean = row["players"], row["mean"]
+    best = max(played.get("reference", 0.0), played.get("scripted", 0.0))
+    return {
+        "task": row["task"],
+        "family": row["task"].split("/")[0],
+        "cap": row["cap"],
+        "bound": mean,
+        "cap_from_bound": synth.cap_rule(mean) if mean > 0 else None,
+        "width": row["width"],
+        "converged": row["converged"],
+        "reference": share(played.get("reference"), mean),
+        "scripted": share(played.get("scripted"), mean),
+        "trained": share(played.get("trained"), mean),
+        "public": share(max(row.get("public_programs", {}).values(), default=None), mean),
+        "best_policy": share(best, mean),
+        "below": sum(row["below"].values()),
+        "cpu_hours": (row["cpu_seconds"] + row["player_cpu_seconds"]) / 3600,
+    }
+
+
+def generated_verdicts(rows: dict[str, dict]) -> dict[str, dict]:
+    """The generated family judged again (`generated.public_family`) with each calibrated game's cap from its
+    bound: the games a cap from the bound would reject, by the public rule on the cross-play table the lines keep.
+    A game not yet calibrated keeps its cap and the best public program its calibration found."""
+    shipped = generated.generated_calibration()
+    family, table = [], {}
+    for game, entry in shipped.items():
+        row = rows.get("gen/" + game.removeprefix("gen_"))
+        family.append({**entry, "bound": row["mean"]} if row else entry)
+        public = row.get("public_programs") if row else None
+        table[game] = public or {entry["public"]["program"]: entry["public"]["mean"]}
+    hand_written = {name for programs in table.values() for name in programs if not name.startswith("gen_")}
+    return {row["game"]: row for row in generated.public_family(family, table, hand_written)}
+
+
+PLAYERS = ("reference", "scripted", "trained", "public")
+
+
+def median_of(summaries: list[dict], name: str) -> str:
+    values = [one[name] for one in summaries if one[name] is not None]
+    return f"{np.median(values):.3f}" if values else "-"
+
+
+def report(rows: dict[str, dict]) -> None:
+    """Each calibrated game's figures, then per family the medians docs/validity.md shows, and the generated games
+    that the public rule would reject under caps from the bound."""
+    console = Console(width=160)
+    table = Table(title=f"The hindsight bound: {len(rows)} games calibrated")
+    names = ("task", "cap", "bound", "cap_from_bound", "width", "reference", "scripted", "trained", "public", "below")
+    for name in names:
+        table.add_column(name.replace("_", " "), justify="left" if name == "task" else "right")
+    summaries = [summary(row) for _, row in sorted(rows.items())]
+    for one in summaries:
+        cells = []
+        for name in names:
+            value = one[name]
+            if name == "task" or name == "below":
+                cells.append(str(value))
+            elif name == "width":
+                cells.append(f"{value}{'' if one['converged'] else '+'}")
+            else:
+                cells.append("" if value is None else f"{value:.3f}" if name in PLAYERS else f"{value:.4g}")
+        table.add_row(*cells)
+    console.print(table)
+    for family in sorted({one["family"] for one in summaries}):
+        mine = [one for one in summaries if one["family"] == family]
+        median = {name: median_of(mine, name) for name in ("cap", "cap_from_bound", *PLAYERS)}
+        unconverged = sum(not one["converged"] for one in mine)
+        console.print(
+            f"{family}: {len(mine)} games, median cap now {median['cap']}, from the bound {median['cap_from_bound']};"
+            " medians of the bound's share: "
+            + ", ".join(f"{name} {median[name]}" for name in PLAYERS)
+            + f"; not converged {unconverged}; {sum(one['cpu_hours'] for one in mine):.2f} core-hours"
+        )
+    verdicts = generated_verdicts(rows)
+    rejected = {game: v["rejected_because"] for game, v in verdicts.items() if not v["kept"]}
+    console.print(f"generated: {len(verdicts) - len(rejected)} of {len(verdicts)} games kept under caps from the bound")
+    for game, reasons in sorted(rejected.items()):
+        console.print(f"  {game}: {'; '.join(reasons)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default="synth,gen,original")
     parser.add_argument("--episodes", type=int, default=200)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--results", default=str(RESULTS))
+    parser.add_argument("--report", action="store_true", help="show what the lines so far give, search nothing")
     args = parser.parse_args()
     path = Path(args.results)
+    if args.report:
+        report(latest(path))
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     wanted = [t.id for t in select(args.games)]
     previous = done(path, args.episodes)

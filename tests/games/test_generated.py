@@ -263,6 +263,14 @@ def test_a_game_is_kept_only_when_no_public_program_takes_more_than_half_its_cap
     assert not weak["kept"] and "best trivial" in weak["rejected_because"][0]
 
 
+def test_a_measured_bound_sets_the_cap_and_the_public_rule_reads_it():
+    row = {**row_of("gen_1", 10.0), "public": {"program": "heat_gun", "mean": 20.0}}
+    assert not generated.judge(row)["kept"]  # 3 x 10 = 30: a public 20 is more than half
+    bounded = generated.judge({**row, "bound": 44.43})
+    assert bounded["kept"] and bounded["cap"] == 45.0  # synth.cap_rule of the bound's mean, not 3 x trained
+    assert generated.cap_of(10.0, bound=0.0) is None
+
+
 def test_the_public_family_drops_the_game_a_public_program_beats_most_then_judges_the_rest_again(monkeypatch):
     """gen_1's network beats gen_2 and gen_2's beats gen_1: dropping gen_2 (beaten by more) keeps gen_1, whose
     only threat was gen_2's network, no longer shipped. gen_3 fails the trivial rule and never counts."""

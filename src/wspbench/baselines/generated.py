@@ -77,7 +77,11 @@ def rules() -> dict:
     }
 
 
-def cap_of(trained: float) -> float | None:
+def cap_of(trained: float, bound: float | None = None) -> float | None:
+    """A game's cap: from its hindsight bound's mean where one was measured (issue 48: `synth.cap_rule` of it),
+    else CAP_FACTOR x its trained network's mean."""
+    if bound is not None:
+        return synth.cap_rule(bound) if bound > 0 else None
     return synth.cap_rule(CAP_FACTOR * trained) if trained > 0 else None
 
 
@@ -175,9 +179,10 @@ def _calibrate(
 
 def judge(row: dict) -> dict:
     """The row with its cap and verdict (`kept`, `rejected_because`) by the keep and cap rules, from what it
-    measured: its trivial players, its trained network and, when played, the best public program (`public`)."""
+    measured: its trivial players, its trained network, when measured its hindsight bound's mean (`bound`) and, when
+    played, the best public program (`public`)."""
     trivial, trained = row["baselines"]["best_trivial"], row["trained"]["mean"]
-    gap_error, cap = row["trained"]["gap_stderr"], cap_of(trained)
+    gap_error, cap = row["trained"]["gap_stderr"], cap_of(trained, row.get("bound"))
     reasons = []
     if not trained >= TIMES * trivial:
         reasons.append(f"trained {trained:.2f} < {TIMES:g} x best trivial {trivial:.2f}")
