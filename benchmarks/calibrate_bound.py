@@ -15,6 +15,7 @@ settings and the same game source is skipped, so a run resumes. Each line names 
 
     python benchmarks/calibrate_bound.py [--games synth,gen,original] [--episodes 200] [--workers 2] [--results FILE]
     python benchmarks/calibrate_bound.py --report  # what the lines so far give: caps, shares, the keep rules
+    python benchmarks/calibrate_bound.py --publish  # and write them into minatar_synth/bound.json (`optimal`)
 
 Costs are CPU seconds (`time.process_time`), so they hold on a busy machine; each game runs on one core.
 """
@@ -46,6 +47,7 @@ from wspbench.baselines.ppo import trained_answer  # noqa: E402
 from wspbench.evaluation import ONE_WORKER  # noqa: E402
 from wspbench.games import minatar_original, synth  # noqa: E402
 from wspbench.tasks import get_task, select  # noqa: E402
+from wspbench.tasks.minatar import BOUND_FILE, BOUND_FORMAT  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 from calibrate_synth import (  # noqa: E402 - a sibling script
@@ -53,6 +55,7 @@ from calibrate_synth import (  # noqa: E402 - a sibling script
     scripted_returns,
 )
 
+BOUND_PATH = Path(__file__).parents[1] / "src" / "minatar_synth" / BOUND_FILE
 RESULTS = Path(__file__).parent / "results" / "bound.jsonl"  # committed as it grows: a calibration spans sessions
 
 
@@ -228,6 +231,32 @@ def report(rows: dict[str, dict]) -> None:
         console.print(f"  {game}: {'; '.join(reasons)}")
 
 
+def publish(rows: dict[str, dict], path: Path = BOUND_PATH) -> None:
+    """Write each calibrated game's bound into the package (`minatar_synth/bound.json`, which `Task.optimal` and
+    `wsp games` read): its mean, interval, budget and cost, and the players' means beside it. No cap moves."""
+    games = {}
+    for task_id, row in sorted(rows.items()):
+        public = row.get("public_programs") or {}
+        best = max(sorted(public), key=public.get) if public else None
+        games[row["game"]] = {
+            "task": task_id,
+            "mean": row["mean"],
+            "stderr": row["stderr"],
+            "first_episode": row["first_episode"],
+            "episodes": row["episodes"],
+            "width": row["width"],
+            "converged": row["converged"],
+            "below": sum(row["below"].values()),
+            "cpu_seconds": row["cpu_seconds"],
+            "players": {name: round(row["players"][name], 3) for name in PLAYERS[:-1] if name in row["players"]},
+            "best_public": None if best is None else {"program": best, "mean": public[best]},
+            "commit": row.get("commit"),
+        }
+    facts = {"format": BOUND_FORMAT, "settings": bound.settings(), "games": games}
+    path.write_text(json.dumps(facts, indent=1) + "\n")
+    print(f"{len(games)} games' bounds written to {path}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default="synth,gen,original")
@@ -235,10 +264,13 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--results", default=str(RESULTS))
     parser.add_argument("--report", action="store_true", help="show what the lines so far give, search nothing")
+    parser.add_argument("--publish", action="store_true", help="--report, and write minatar_synth/bound.json")
     args = parser.parse_args()
     path = Path(args.results)
-    if args.report:
+    if args.report or args.publish:
         report(latest(path))
+        if args.publish:
+            publish(latest(path))
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     wanted = [t.id for t in select(args.games)]

@@ -4,6 +4,7 @@ import io
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -390,3 +391,16 @@ def test_wsp_games_shows_every_id_whole_in_a_terminal(width):
     shown = {row["id"] for row in rows} & {cell.split()[0] for cell in cells if cell}
     assert shown == {row["id"] for row in rows}  # every id, whole, in a cell of its own
     assert ("description" in lines[1]) == (width >= 200) and ("family" in lines[1]) == (width >= 120)
+
+
+def test_wsp_games_shows_the_bound_a_game_has_as_optimal(monkeypatch):
+    """issue 48: a game's hindsight bound, where `benchmarks/calibrate_bound.py --publish` wrote one, is shown
+    beside its cap (`optimal`); a game without one shows none, and a private set's game never the public one's."""
+    from wspbench.cli.grading import game_rows
+    from wspbench.tasks import minatar
+
+    monkeypatch.setattr(minatar, "bound_calibration", lambda: {"ferry": {"mean": 21.5}})
+    rows = {row["id"]: row for row in game_rows("synth/ferry,synth/heat_gun,identify/asterix/4")}
+    assert rows["synth/ferry"]["optimal"] == 21.5
+    assert rows["synth/heat_gun"]["optimal"] is None and rows["identify/asterix/4"]["optimal"] is None
+    assert minatar.MinAtarTask(minatar.MinAtarGame("ferry", "synth"), private_set=Path("elsewhere")).optimal() is None

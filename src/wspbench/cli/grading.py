@@ -229,6 +229,7 @@ def game_rows(selector: str = "all") -> list[dict]:
                 "default_episodes": task.default_episodes,
                 "zero": calibration.get("zero"),
                 "reference": calibration.get("reference"),
+                "optimal": task.optimal(),
                 "description": task.facts.description,
             }
         )
@@ -266,7 +267,9 @@ def games(
 GAMES_CAPTION = (
     "cap: the raw score (mean return) that normalises to 1; steps: an episode's longest; zero: the all-zero network's "
     "normalised score; reference: the shipped program's, for a generated game its trained network's; both on the "
-    "task's scoring episodes, as `wsp grade` plays them by default and `wsp baselines` shows them; - not measured"
+    "task's scoring episodes, as `wsp grade` plays them by default and `wsp baselines` shows them; optimal: the "
+    "hindsight bound's mean raw return on calibration episodes (no policy does better; docs/validity.md); - not "
+    "measured"
 )
 
 
@@ -285,6 +288,7 @@ def games_table(rows: list[dict], width: int | None = None):
             "steps": f"{row['max_steps']:,}",
             "zero": "-" if row["zero"] is None else f"{row['zero']:.3f}",
             "reference": "-" if row["reference"] is None else f"{row['reference']:.3f}",
+            "optimal": "-" if row["optimal"] is None else f"{row['optimal']:.4g}",
             "description": row["description"],
         }
         for row in rows

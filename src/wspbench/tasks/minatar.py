@@ -46,6 +46,8 @@ CALIBRATED_PLAYERS = ("zero", "reference", "scripted")  # normalised scores in m
 GENERATED_FILE = "generated.json"  # the generated games' calibration: minatar_synth's, or a private set's
 GENERATED_FORMAT = "wspbench.generated/1"
 GENERATED_NETWORKS = "trained"  # the generated games' networks: minatar_synth's folder, or a private set's
+BOUND_FILE = "bound.json"  # each game's hindsight bound so far (benchmarks/calibrate_bound.py --publish)
+BOUND_FORMAT = "wspbench.bound/1"
 
 
 class MinAtarTask(GameTask):
@@ -262,6 +264,12 @@ class MinAtarTask(GameTask):
             if key in CALIBRATED_PLAYERS and isinstance(value, (int, float))
         }
 
+    def optimal(self) -> float | None:
+        """The hindsight bound's mean on the game's calibration episodes (`minatar_synth/bound.json`), where it was
+        measured: what the best play of each episode, knowing its random draws, returns on average."""
+        entry = bound_calibration().get(self.binding.game) if self.private_set is None else None
+        return None if entry is None else entry["mean"]
+
 
 class Episode:
     """A MinAtar episode for a learner, seeded as the engines seed it (sticky actions included); it is over when
@@ -289,6 +297,20 @@ class Episode:
 @cache
 def _calibration() -> dict:
     return json.loads((resources.files("minatar_synth") / "calibration.json").read_text())
+
+
+@cache
+def bound_calibration() -> dict[str, dict]:
+    """Each game's hindsight bound measured so far, by game name (`wspbench/baselines/bound.py`; written by
+    `benchmarks/calibrate_bound.py --publish`): its mean, standard error, episodes, budget and cost. Empty where
+    none was published."""
+    path = resources.files("minatar_synth") / BOUND_FILE
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text())
+    if data.get("format") != BOUND_FORMAT:
+        raise ValueError(f"{path}: format {data.get('format')!r}, expected {BOUND_FORMAT!r}")
+    return data["games"]
 
 
 @cache

@@ -487,6 +487,11 @@ class Task(ABC):
         """Measured normalised scores of reference players (e.g. {"zero": 0.0, "reference": 0.6}), if any."""
         return {}
 
+    def optimal(self) -> float | None:
+        """The best mean raw return known to be reachable on its calibration episodes (a hindsight bound: no policy
+        does better), where one was measured; not part of the task (no digest reads it)."""
+        return None
+
     def digest_facts(self) -> dict:
         """Everything that decides this task's scores, for `digest`: prompt, game source, facts, episodes, seeds."""
         return {
