@@ -16,6 +16,7 @@ settings and the same game source is skipped, so a run resumes. Each line names 
     python benchmarks/calibrate_bound.py [--games synth,gen,original] [--episodes 200] [--workers 2] [--results FILE]
     python benchmarks/calibrate_bound.py --report  # what the lines so far give: caps, shares, the keep rules
     python benchmarks/calibrate_bound.py --publish  # and write them into minatar_synth/bound.json (`optimal`)
+    python benchmarks/calibrate_bound.py --ship  # and set the caps from the bound (every game calibrated)
 
 Costs are CPU seconds (`time.process_time`), so they hold on a busy machine; each game runs on one core.
 """
@@ -47,7 +48,7 @@ from wspbench.baselines.ppo import trained_answer  # noqa: E402
 from wspbench.evaluation import ONE_WORKER  # noqa: E402
 from wspbench.games import minatar_original, synth  # noqa: E402
 from wspbench.tasks import get_task, select  # noqa: E402
-from wspbench.tasks.minatar import BOUND_FILE, BOUND_FORMAT  # noqa: E402
+from wspbench.tasks.minatar import BOUND_FILE, BOUND_FORMAT, GENERATED_FILE, GENERATED_NETWORKS  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 from calibrate_synth import (  # noqa: E402 - a sibling script
@@ -55,7 +56,10 @@ from calibrate_synth import (  # noqa: E402 - a sibling script
     scripted_returns,
 )
 
-BOUND_PATH = Path(__file__).parents[1] / "src" / "minatar_synth" / BOUND_FILE
+PACKAGE = Path(__file__).parents[1] / "src" / "minatar_synth"
+BOUND_PATH, DATA = PACKAGE / BOUND_FILE, PACKAGE / GENERATED_FILE
+GAMES, NETWORKS = PACKAGE / "games", PACKAGE / GENERATED_NETWORKS
+TWINS = Path(__file__).parents[1] / "src" / "wspbench" / "evaluation" / "compiled" / "synth"
 RESULTS = Path(__file__).parent / "results" / "bound.jsonl"  # committed as it grows: a calibration spans sessions
 
 
@@ -257,6 +261,33 @@ def publish(rows: dict[str, dict], path: Path = BOUND_PATH) -> None:
     print(f"{len(games)} games' bounds written to {path}")
 
 
+def ship(rows: dict[str, dict]) -> None:
+    """Every synthetic and generated game's cap from its bound (`synth.cap_rule` of its mean), once every one of them
+    has a current line: a synthetic module's cap line is rewritten (and its compiled twin's SOURCE_SHA256); the
+    generated family is judged again (`generated_verdicts`) and written as `calibrate_generated.py --ship` writes
+    it, its newly rejected games' modules and networks removed. The game sources but their caps are unchanged, so
+    every line stays current. Then calibrate_synth.py --write and the conformance data follow (docs/validity.md)."""
+    wanted = select("synth,gen")
+    stale = [t.id for t in wanted if t.id not in rows or rows[t.id]["source_sha256"] != source_sha256(t)]
+    if stale:
+        raise SystemExit(f"{len(stale)} games have no current bound yet ({', '.join(stale[:5])}...): nothing shipped")
+    for task in select("synth"):
+        path = Path(inspect.getfile(synth.environment_class(task.game.name)))
+        cap = synth.cap_rule(rows[task.id]["mean"])
+        path.write_text(re.sub(CAP_LINE, rf"\g<1>{cap!r}", path.read_text(), count=1))
+        twin = TWINS / f"{task.game.name}.py"  # the compiled twin follows the module's exact text
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        twin.write_text(re.sub(r'(?m)^SOURCE_SHA256 = ".*"$', f'SOURCE_SHA256 = "{digest}"', twin.read_text(), count=1))
+    verdicts = generated_verdicts(rows)
+    for game, row in verdicts.items():
+        if not row["kept"]:
+            for stale_file in [GAMES / f"{game}.py", *NETWORKS.glob(f"{game}.*")]:
+                stale_file.unlink(missing_ok=True)
+    earlier = json.loads(DATA.read_text())["rejected"]
+    kept = generated.write_family(list(verdicts.values()), GAMES, NETWORKS, NETWORKS, DATA, earlier)
+    print(f"caps from the bound: {len(select('synth'))} synthetic games, {len(kept)} of {len(verdicts)} generated kept")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default="synth,gen,original")
@@ -265,12 +296,15 @@ def main() -> None:
     parser.add_argument("--results", default=str(RESULTS))
     parser.add_argument("--report", action="store_true", help="show what the lines so far give, search nothing")
     parser.add_argument("--publish", action="store_true", help="--report, and write minatar_synth/bound.json")
+    parser.add_argument("--ship", action="store_true", help="--publish, and set every game's cap from its bound")
     args = parser.parse_args()
     path = Path(args.results)
-    if args.report or args.publish:
+    if args.report or args.publish or args.ship:
         report(latest(path))
-        if args.publish:
+        if args.publish or args.ship:
             publish(latest(path))
+        if args.ship:
+            ship(latest(path))
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     wanted = [t.id for t in select(args.games)]

@@ -66,11 +66,13 @@ def settings(budget: Budget = BUDGET, episodes: int = CALIBRATION) -> dict:
     return {"steps": budget.steps, "episodes": episodes, "random_networks": RANDOM}
 
 
-def rules() -> dict:
+def rules(bound: bool = False) -> dict:
+    """The keep and cap rules in words (`generated.json` keeps them); `bound`: caps from the hindsight bound."""
+    cap = "the hindsight bound's mean" if bound else f"{CAP_FACTOR:g} x trained mean"
     return {
         "keep": f"trained >= {TIMES:g} x best trivial (zero or a constant action) and the gap >= "
         f"{STANDARD_ERRORS:g} standard errors, on calibration episodes",
-        "cap": f"synth.cap_rule({CAP_FACTOR:g} x trained mean on calibration episodes)",
+        "cap": f"synth.cap_rule({cap} on calibration episodes)",
         "trivial": f"zero network, 6 constant actions, {RANDOM} random networks (their mean: not in the keep rule)",
         "public": f"the best public program played unchanged (a hand-written game's reference program or another "
         f"kept generated game's network) <= {PUBLIC_SHARE:g} x cap, on calibration episodes",
@@ -269,11 +271,14 @@ def public_family(rows: list[dict], table: dict[str, dict[str, float]], hand_wri
     return [judged[row["game"]] for row in rows]
 
 
-def write_family(rows: list[dict], games: Path, trained_from: Path, trained_to: Path, data: Path) -> list[str]:
+def write_family(
+    rows: list[dict], games: Path, trained_from: Path, trained_to: Path, data: Path, rejected: dict | None = None
+) -> list[str]:
     """Write a family from calibrated rows: each kept game's module with its cap into `games`, its trained network
     (`<game>.0.npz/json`, from `trained_from`) into `trained_to`, and every row, kept or not, into the file `data`
-    (`minatar_synth/generated.json`'s format). The kept games' names."""
-    kept, rejected = {}, {}
+    (`minatar_synth/generated.json`'s format), after the `rejected` entries an earlier calibration wrote there. The
+    kept games' names."""
+    kept, rejected = {}, dict(rejected or {})
     for row in sorted(rows, key=lambda row: row["seed"]):
         if not row["kept"]:
             rejected[row["game"]] = {
@@ -289,8 +294,8 @@ def write_family(rows: list[dict], games: Path, trained_from: Path, trained_to: 
     facts = {
         "format": GENERATED_FORMAT,
         "generator_sha256": hashlib.sha256(generator_text).hexdigest(),
-        "rules": rules(),
-        "calibrated": len(rows),
+        "rules": rules(bound=any("bound" in row for row in rows)),
+        "calibrated": len(kept) + len(rejected),
         "kept": len(kept),
         "games": kept,
         "rejected": rejected,
