@@ -196,7 +196,8 @@ def judge(row: dict) -> dict:
     if cap is not None and public is not None and public["mean"] > PUBLIC_SHARE * cap:
         program, mean = public["program"], public["mean"]
         reasons.append(f"public program {program} scores {mean:.2f} > {PUBLIC_SHARE:g} x cap {cap:g}")
-    return {**row, "kept": not reasons, "rejected_because": reasons, "cap_factor": CAP_FACTOR, "cap": cap}
+    factor = None if row.get("bound") is not None else CAP_FACTOR
+    return {**row, "kept": not reasons, "rejected_because": reasons, "cap_factor": factor, "cap": cap}
 
 
 def hand_written_programs() -> dict[str, Weights]:
