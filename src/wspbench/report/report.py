@@ -151,19 +151,33 @@ def replies_text(found: list[Entry]) -> str:
     return f"mean {mean} of {count(len(found), 'reply', 'replies')}: {each}"
 
 
-BASELINE_COLUMNS = ("trivial", "trained", "reference")  # beside the models in each task's row
+BASELINE_COLUMNS = ("trivial", "trained", "reference", "optimal")  # beside the models in each task's row
 
 
 def baseline_cells(task: str) -> list[str]:
-    """The task's best trivial baseline, PPO network and reference program (`wsp baselines`), or '-'."""
+    """The task's best trivial baseline, PPO network and reference program (`wsp baselines`), or '-', and its
+    `optimal`: the hindsight bound's mean over the cap (unclipped, `Task.optimal`), or '-'."""
     entry = measured.of_task(task)
-    if entry is None:
-        return ["-"] * len(BASELINE_COLUMNS)
-    return [
-        f"{measured.trivial(entry):.4f}",
-        f"{entry['trained']['score']:.4f}" if "trained" in entry else "-",
-        f"{entry['reference']['score']:.4f}",
-    ]
+    cells = ["-"] * (len(BASELINE_COLUMNS) - 1)
+    if entry is not None:
+        cells = [
+            f"{measured.trivial(entry):.4f}",
+            f"{entry['trained']['score']:.4f}" if "trained" in entry else "-",
+            f"{entry['reference']['score']:.4f}",
+        ]
+    return [*cells, optimal_text(task)]
+
+
+def optimal_text(task: str) -> str:
+    """The task's hindsight bound as a share of its cap (above 1 where the cap is below what the game allows)."""
+    from wspbench.tasks import UnknownTask, get_task
+
+    try:
+        found = get_task(task)
+    except UnknownTask:
+        return "-"
+    optimal = found.optimal()
+    return "-" if optimal is None else f"{optimal / found.facts.score_cap:.4f}"
 
 
 def family_rows(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow]) -> list[dict]:
@@ -503,7 +517,9 @@ def tables(entries: list[Entry], label_of: dict[int, str], rows: list[ModelRow])
                 for task in dict.fromkeys(e.task for e in entries)
             ],  # fmt: skip
             "Each task's baselines follow the models (`wsp baselines`): the better of the zero network and the best "
-            "constant action, a network of the task's shape trained by PPO, and the reference program.",
+            "constant action, a network of the task's shape trained by PPO, and the reference program; then optimal, "
+            "the hindsight bound's mean raw return over the cap, not clipped (what the best play of each calibration "
+            "episode, knowing its random draws, scores; docs/validity.md), where it was measured.",
         ),
         TableModel(
             "Details",
