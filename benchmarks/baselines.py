@@ -19,6 +19,7 @@ edit of a given network, and their zero and reference scores are 0 and 1 by cons
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import fcntl
 import hashlib
 import json
@@ -32,7 +33,7 @@ import numpy as np
 from rich.console import Console
 from rich.progress import track
 
-from wspbench.baselines import cma_search, generated, measured
+from wspbench.baselines import cma_search, generated, generic, measured
 from wspbench.baselines.ppo import trained_answer, trained_network
 from wspbench.baselines.search import Budget, evolve
 from wspbench.evaluation import Grading
@@ -159,6 +160,20 @@ def public(task: Task, workers: int | None) -> dict | None:
     }
 
 
+def generic_program(task: Task, workers: int | None) -> dict | None:
+    """A generated game's generic program (`wspbench/baselines/generic.py`): toward reward, away from danger, fire
+    when a danger is in line, from the two facts every module states (issue 49's floor)."""
+    row = generated_calibration(task.private_set).get(task.game.name)
+    if row is None:
+        return None
+    weights = generic.program(row["mechanics"]["layout"], row["mechanics"]["fire"])
+    return {**summary(task.score(weights, grading=Grading(workers=workers))), "settings": generic_settings()}
+
+
+def generic_settings() -> dict:
+    return dataclasses.asdict(generic.Settings())
+
+
 def trained(task: Task, workers: int | None) -> dict | None:
     """The shipped PPO network (`benchmarks/train.py`) graded from the reply the offline model `trained` gives,
     the network written in the task's answer format: which also shows that the format holds it exactly."""
@@ -182,7 +197,14 @@ WRITING = "original,synth,gen,superbeam*"  # the tasks that write a network from
 
 # Measured after the others, each in a pass over all tasks of its own, so that the cheap baselines of every task
 # come first; an entry gets one when it lacks it (a search, when it lacks one with SEARCH_BUDGET).
-EXTRAS = {"public": public, "trained": trained, "scripted": scripted, "search": search, "cma": cma}
+EXTRAS = {
+    "public": public,
+    "generic": generic_program,
+    "trained": trained,
+    "scripted": scripted,
+    "search": search,
+    "cma": cma,
+}
 
 
 def has(task: Task, entry: dict | None, kind: str) -> bool:
@@ -192,6 +214,8 @@ def has(task: Task, entry: dict | None, kind: str) -> bool:
         return entry.get("search", {}).get("budget") == SEARCH_BUDGET.describe()
     if kind == "cma":
         return entry.get("cma", {}).get("budget") == CMA_BUDGET.describe()
+    if kind == "generic":  # measured again when its settings change
+        return entry.get("generic", {}).get("settings") == generic_settings()
     if kind == "trained":  # graded again when the shipped network changes
         return entry.get("trained", {}).get("answer", {}).get("sha256") == trained_answer_digest(task)
     return kind in entry
@@ -222,6 +246,9 @@ def document(data: dict) -> str:
         "- *public*: a generated game's best public program, played unchanged: the hand-written games' reference "
         "programs and the other generated games' networks, the best on the game's calibration episodes (its "
         "calibration chose it, docs/generated.md), here on the scoring episodes (its name in brackets);",
+        "- *generic*: one hand-written program for every generated game, toward reward, away from danger, fire when "
+        "a danger is in line, from the two facts each module states, its layout and whether it fires "
+        "(`src/wspbench/baselines/generic.py`; docs/generated.md);",
         f"- *trained*: a network of the task's shape trained by PPO on training episodes ({ppo_budget()}; "
         "`src/wspbench/baselines/ppo.py`, `benchmarks/train.py`), written out in the task's answer format and graded "
         "as a reply; the networks are shipped in `src/wspbench/baselines/trained/`;",
@@ -233,14 +260,15 @@ def document(data: dict) -> str:
         "A baseline-relative score is (score - trivial) / (reference - trivial), with trivial the better of zero "
         "and constant (`src/wspbench/baselines/measured.py`).",
         "",
-        "| task | episodes | zero | constant | random mean | random best | search | cma | public | trained | "
+        "| task | episodes | zero | constant | random mean | random best | search | cma | public | generic | trained | "
         "reference | scripted | seconds |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for task_id, entry in data["tasks"].items():
         searched = f"{entry['search']['score']:.4f}" if "search" in entry else ""
         searched += f" | {entry['cma']['score']:.4f}" if "cma" in entry else " | "
         searched += f" | {entry['public']['score']:.4f} ({entry['public']['program']})" if "public" in entry else " | "
+        searched += f" | {entry['generic']['score']:.4f}" if "generic" in entry else " | "
         scripted = scripted_cell(entry)
         learned = f"{entry['trained']['score']:.4f}" if "trained" in entry else ""
         randoms = f"{entry['random']['score']:.4f} | {entry['random']['best']:.4f}" if "random" in entry else " | "

@@ -8,6 +8,7 @@ Each task's entry holds normalised scores on its scoring episodes, graded by the
   search     the weights an evolution strategy found on training episodes (`search.py`), with its budget
   cma        (small networks: SUPERBEAM) the weights CMA-ES found on training episodes (`cma_search.py`)
   public     (generated games) the best public program, played unchanged (`generated.py`: its calibration chose it)
+  generic    (generated games) one hand-written program for the whole family, from its layout and fire (`generic.py`)
   trained    a network of the task's shape trained by PPO on training episodes (`ppo.py`), shipped in `trained/`,
              written in the task's answer format and graded as a reply, with its budget
   reference  the shipped hand-written program
@@ -102,7 +103,7 @@ def reading_floors(entries: dict, current_only: bool = True) -> dict[str, tuple[
     }
 
 
-KINDS = ("zero", "constant", "random", "search", "cma", "public", "trained", "reference", "scripted")
+KINDS = ("zero", "constant", "random", "search", "cma", "public", "generic", "trained", "reference", "scripted")
 
 
 def family_means(entries: dict, current_only: bool = True) -> dict[str, tuple[int, dict[str, tuple[float, int]]]]:

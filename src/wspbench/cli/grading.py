@@ -375,12 +375,13 @@ def baselines(as_json: bool = typer.Option(False, "--json", help="Print the base
     table = Table(
         caption=f"normalised scores on each task's scoring episodes; constant: the best action's number in "
         f"brackets; random: {measured.RANDOM_NETWORKS} networks; cma: CMA-ES (SUPERBEAM); public: a generated "
-        "game's best public program played unchanged (its name in brackets)"
+        "game's best public program played unchanged (its name in brackets); generic: one program for every "
+        "generated game (docs/generated.md)"
         if data["tasks"]
         else None
     )
-    columns = ("task", "zero", "constant", "random mean", "random best", "search", "cma", "public", "trained",
-               "reference", "scripted")  # fmt: skip
+    columns = ("task", "zero", "constant", "random mean", "random best", "search", "cma", "public", "generic",
+               "trained", "reference", "scripted")  # fmt: skip
     for column in columns:
         table.add_column(column, justify="left" if column == "task" else "right", no_wrap=column == "task")
     for task_id, entry in data["tasks"].items():
@@ -393,6 +394,7 @@ def baselines(as_json: bool = typer.Option(False, "--json", help="Print the base
             f"{entry['search']['score']:.4f}" if "search" in entry else "-",
             f"{entry['cma']['score']:.4f}" if "cma" in entry else "-",
             f"{entry['public']['score']:.4f} ({entry['public']['program']})" if "public" in entry else "-",
+            f"{entry['generic']['score']:.4f}" if "generic" in entry else "-",
             f"{entry['trained']['score']:.4f}" if "trained" in entry else "-",
             f"{entry['reference']['score']:.4f}",
             f"{entry['scripted']['score']:.4f} (hidden state)" if "scripted" in entry else "-",
