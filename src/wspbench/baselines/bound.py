@@ -162,8 +162,9 @@ def _search(game, setup, episode, max_steps, width, actions, weight, mix, parent
     that play ended and its child's index there; `moves[step, child]` is a child's action, `parents[step, child]`
     its parent's place in the beam kept after step - 1, and `chosen[step, k]` the child kept in place k.
 
-    Each child is played in one scratch row and one scratch generator (they stay in the cache), then its row's
-    used part is kept; a play's generator is kept as its stream block and position (`blocks`, `_block_of`)."""
+    Each child is played in one scratch row and one scratch generator (they stay in the cache), and only its rank
+    and its generator's place (its stream block, `blocks` and `_block_of`, and position) are kept; the children
+    that go on are played again from their parents into the next beam."""
     first = np.zeros((1, WIDTH), np.int64)
     first[0, FIRST_FIELD : FIRST_FIELD + setup.shape[0]] = setup
     first_keys = np.zeros((2, WORDS), np.uint32)
