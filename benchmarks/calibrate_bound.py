@@ -60,7 +60,8 @@ PACKAGE = Path(__file__).parents[1] / "src" / "minatar_synth"
 BOUND_PATH, DATA = PACKAGE / BOUND_FILE, PACKAGE / GENERATED_FILE
 GAMES, NETWORKS = PACKAGE / "games", PACKAGE / GENERATED_NETWORKS
 TWINS = Path(__file__).parents[1] / "src" / "wspbench" / "evaluation" / "compiled" / "synth"
-RESULTS = Path(__file__).parent / "results" / "bound.jsonl"  # committed as it grows: a calibration spans sessions
+RESULTS = Path(__file__).parent / "results" / "bound.jsonl"
+ORIGINAL_EPISODES = 20  # an original game's bound is its `optimal`, not its cap: fewer episodes (`episodes_of`)  # committed as it grows: a calibration spans sessions
 
 
 CAP_LINE = r"(?m)^(    score_cap = ).*$"  # a game module's cap (the contract of wspbench/games/synth.py)
@@ -133,12 +134,22 @@ def calibrate(task_id: str, count: int) -> dict:
     }
 
 
+def episodes_of(task_id: str, count: int) -> int:
+    """How many calibration episodes a game's bound plays: `count`, but at most ORIGINAL_EPISODES for an original
+    game, whose bound sets no cap (it is published as `optimal`) and whose episodes last up to 10,000 steps."""
+    return min(count, ORIGINAL_EPISODES) if task_id.startswith("original/") else count
+
+
 def done(path: Path, count: int) -> dict[str, str]:
     """The games already in `path` with these settings and episodes, and their source's SHA-256."""
     if not path.is_file():
         return {}
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return {r["task"]: r["source_sha256"] for r in rows if r["settings"] == bound.settings() and r["episodes"] == count}
+    return {
+        r["task"]: r["source_sha256"]
+        for r in rows
+        if r["settings"] == bound.settings() and r["episodes"] == episodes_of(r["task"], count)
+    }
 
 
 def latest(path: Path) -> dict[str, dict]:
@@ -312,7 +323,7 @@ def main() -> None:
     todo = [t for t in wanted if previous.get(t) != source_sha256(get_task(t))]
     print(f"{len(wanted)} games, {len(wanted) - len(todo)} already calibrated", flush=True)
     with ProcessPoolExecutor(args.workers) as pool:
-        futures = [pool.submit(calibrate, t, args.episodes) for t in todo]
+        futures = [pool.submit(calibrate, t, episodes_of(t, args.episodes)) for t in todo]
         for future in as_completed(futures):
             row = future.result()
             with path.open("a") as file:
