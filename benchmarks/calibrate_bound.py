@@ -60,8 +60,8 @@ PACKAGE = Path(__file__).parents[1] / "src" / "minatar_synth"
 BOUND_PATH, DATA = PACKAGE / BOUND_FILE, PACKAGE / GENERATED_FILE
 GAMES, NETWORKS = PACKAGE / "games", PACKAGE / GENERATED_NETWORKS
 TWINS = Path(__file__).parents[1] / "src" / "wspbench" / "evaluation" / "compiled" / "synth"
-RESULTS = Path(__file__).parent / "results" / "bound.jsonl"
-ORIGINAL_EPISODES = 20  # an original game's bound is its `optimal`, not its cap: fewer episodes (`episodes_of`)  # committed as it grows: a calibration spans sessions
+RESULTS = Path(__file__).parent / "results" / "bound.jsonl"  # committed as it grows: a calibration spans sessions
+ORIGINAL_EPISODES = 20  # an original game's bound is its `optimal`, not its cap: fewer episodes (`episodes_of`)
 
 
 CAP_LINE = r"(?m)^(    score_cap = ).*$"  # a game module's cap (the contract of wspbench/games/synth.py)
