@@ -222,7 +222,7 @@ def test_piped_tables_are_never_cut():
     board = RUNNER.invoke(app, ["baselines"], env={"COLUMNS": "80"})
     assert board.exit_code == 0 and "…" not in board.stdout
     rows = [line for line in board.stdout.splitlines() if line.startswith("│ ")]
-    writing = [line for line in rows if line.count("│") == 12]  # eleven columns, each row whole on one line
+    writing = [line for line in rows if line.count("│") == 13]  # twelve columns, each row whole on one line
     reading = [line for line in rows if line.count("│") == 4]  # the reading floors: family, tasks, floors
     tasks, families = measured.load()["tasks"], measured.family_means(measured.load()["tasks"])
     assert len(writing) == len(tasks) + len(families) and len(writing) + len(reading) == len(rows)  # and the means
