@@ -59,21 +59,24 @@ def scripted_score(game: str, episodes: list[int], workers: int | None = None) -
 
 
 def scripted_returns(game: str, episodes: list[int]) -> list[float]:
+    return [scripted_play(game, episode)[0] for episode in episodes]
+
+
+def scripted_play(game: str, episode: int) -> tuple[float, int, tuple[int, ...]]:
+    """The scripted player's return on `episode`, its length and the actions it chose, in order (replayed in the
+    same episode they give the same return: sticky actions draw from the episode's own generator)."""
     policy = importlib.import_module(f"minatar_synth.policies.{game}").policy
-    cls = synth.environment_class(game)
-    returns = []
-    for episode in episodes:
-        environment = cls(sticky_action_prob=STICKY_ACTION_PROB)
-        environment.seed(EPISODE_SEED + int(episode))
-        environment.reset()
-        total = 0.0
-        for _ in range(MAX_STEPS):
-            reward, terminal = environment.act(policy(environment))
-            total += float(reward)
-            if terminal:
-                break
-        returns.append(total)
-    return returns
+    environment = synth.environment_class(game)(sticky_action_prob=STICKY_ACTION_PROB)
+    environment.seed(EPISODE_SEED + int(episode))
+    environment.reset()
+    total, actions = 0.0, []
+    for _ in range(MAX_STEPS):
+        actions.append(int(policy(environment)))
+        reward, terminal = environment.act(actions[-1])
+        total += float(reward)
+        if terminal:
+            break
+    return total, len(actions), tuple(actions)
 
 
 def microseconds_per_step(task: Task, steps: int = 3000) -> float:
