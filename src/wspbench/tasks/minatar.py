@@ -304,13 +304,7 @@ def bound_calibration() -> dict[str, dict]:
     """Each game's hindsight bound measured so far, by game name (`wspbench/baselines/bound.py`; written by
     `benchmarks/calibrate_bound.py --publish`): its mean, standard error, episodes, budget and cost. Empty where
     none was published."""
-    path = resources.files("minatar_synth") / BOUND_FILE
-    if not path.is_file():
-        return {}
-    data = json.loads(path.read_text())
-    if data.get("format") != BOUND_FORMAT:
-        raise ValueError(f"{path}: format {data.get('format')!r}, expected {BOUND_FORMAT!r}")
-    return data["games"]
+    return _games_in(resources.files("minatar_synth") / BOUND_FILE, BOUND_FORMAT)
 
 
 @cache
@@ -318,12 +312,16 @@ def generated_calibration(folder: Path | None = None) -> dict[str, dict]:
     """Each generated game's calibration row (its trivial players, its trained network, its cap), by module name:
     the shipped ones' (`minatar_synth/generated.json`) or a private set's (`<folder>/generated.json`). The rejected
     seeds are in the file too, under "rejected"."""
-    path = (Path(folder) if folder else resources.files("minatar_synth")) / GENERATED_FILE
+    return _games_in((Path(folder) if folder else resources.files("minatar_synth")) / GENERATED_FILE, GENERATED_FORMAT)
+
+
+def _games_in(path: Path | Traversable, expected: str) -> dict[str, dict]:
+    """The "games" of a JSON file of format `expected`; {} where there is no such file."""
     if not path.is_file():
         return {}
     data = json.loads(path.read_text())
-    if data.get("format") != GENERATED_FORMAT:
-        raise ValueError(f"{path} is not a {GENERATED_FORMAT} file")
+    if data.get("format") != expected:
+        raise ValueError(f"{path} is not a {expected} file")
     return data["games"]
 
 
