@@ -120,7 +120,7 @@ def calibrate(task_id: str, count: int) -> dict:
     summary, seeded = with_scripted_plays(task, episodes, played.get("scripted"), summary, plays)
     for play in plays:
         if bound.replay(task, play.episode, play.actions) != (play.value, play.length):
-            raise SystemExit(f"{task_id} episode {play.episode}: the found play does not replay to its return")
+            raise ValueError(f"{task_id} episode {play.episode}: the found play does not replay to its return")
     values = np.asarray(summary["values"])
     return {
         "task": task_id,
@@ -346,9 +346,15 @@ def main() -> None:
     todo = [t for t in wanted if previous.get(t) != source_sha256(get_task(t))]
     print(f"{len(wanted)} games, {len(wanted) - len(todo)} already calibrated", flush=True)
     with ProcessPoolExecutor(args.workers) as pool:
-        futures = [pool.submit(calibrate, t, episodes_of(t, args.episodes)) for t in todo]
+        futures = {pool.submit(calibrate, t, episodes_of(t, args.episodes)): t for t in todo}
+        failed = []
         for future in as_completed(futures):
-            row = future.result()
+            try:
+                row = future.result()
+            except Exception as error:  # noqa: BLE001 - one game's failure is reported; the others go on
+                failed.append(futures[future])
+                print(f"{futures[future]}: not calibrated: {error!r}", flush=True)
+                continue
             with path.open("a") as file:
                 file.write(json.dumps(row) + "\n")
             print(
@@ -357,6 +363,8 @@ def main() -> None:
                 f"  cpu {row['cpu_seconds']} + {row['player_cpu_seconds']} s",
                 flush=True,
             )
+    if failed:
+        raise SystemExit(f"{len(failed)} games not calibrated: {', '.join(failed)}")
 
 
 if __name__ == "__main__":
