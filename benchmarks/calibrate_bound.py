@@ -298,9 +298,10 @@ def publish(rows: dict[str, dict], path: Path = BOUND_PATH) -> None:
 def ship(rows: dict[str, dict]) -> None:
     """Every synthetic and generated game's cap from its bound (`synth.cap_rule` of its mean), once every one of them
     has a current line: a synthetic module's cap line is rewritten (and its compiled twin's SOURCE_SHA256); the
-    generated family is judged again (`generated_verdicts`) and written as `calibrate_generated.py --ship` writes
-    it, its newly rejected games' modules and networks removed. The game sources but their caps are unchanged, so
-    every line stays current. Then calibrate_synth.py --write and the conformance data follow (docs/validity.md)."""
+    generated family is judged again (`generated_verdicts`) and written as `calibrate_generated.py --ship`
+    writes it, its newly rejected games' modules and networks removed, and private builds cap from the bound too
+    (`generated.CAP_SOURCE`). The game sources but their caps are unchanged, so every line stays current. Then
+    calibrate_synth.py --write and the conformance data follow (docs/validity.md)."""
     wanted = select("synth,gen")
     stale = [t.id for t in wanted if t.id not in rows or rows[t.id]["source_sha256"] != source_sha256(t)]
     if stale:
@@ -319,6 +320,8 @@ def ship(rows: dict[str, dict]) -> None:
                 stale_file.unlink(missing_ok=True)
     earlier = json.loads(DATA.read_text())["rejected"]
     kept = generated.write_family(list(verdicts.values()), GAMES, NETWORKS, NETWORKS, DATA, earlier)
+    rules = Path(inspect.getfile(generated))  # private builds measure the bound too from now on
+    rules.write_text(re.sub(r'(?m)^CAP_SOURCE = "trained"', 'CAP_SOURCE = "bound"', rules.read_text(), count=1))
     print(f"caps from the bound: {len(select('synth'))} synthetic games, {len(kept)} of {len(verdicts)} generated kept")
 
 

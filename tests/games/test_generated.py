@@ -283,3 +283,21 @@ def test_the_public_family_drops_the_game_a_public_program_beats_most_then_judge
     assert one["kept"] and one["public"] == {"program": "breakout", "mean": 2.0}
     assert not two["kept"] and two["public"] == {"program": "gen_1", "mean": 15.0}
     assert not three["kept"] and three["public"] is None
+
+
+def test_with_caps_from_the_bound_a_private_game_gets_the_cap_its_bound_gives(tmp_path, monkeypatch):
+    """issue 48: where the family's caps come from the hindsight bound (`CAP_SOURCE`, which calibrate_bound.py
+    --ship turns on), a private build measures each game's bound (here a narrow one) and caps the game from it."""
+    from wspbench.baselines import bound
+
+    for name, value in {"TIMES": 0.0, "STANDARD_ERRORS": -1e9, "PUBLIC_SHARE": 1e9, "CAP_SOURCE": "bound"}.items():
+        monkeypatch.setattr(generated, name, value)
+    for name, value in {"FIRST_WIDTH": 4, "MAX_WIDTH": 8, "SAMPLE": 2, "WIDER": ()}.items():
+        monkeypatch.setattr(bound, name, value)
+    out = tmp_path / "set"
+    kept = generated.build("k3", out, count=1, budget=generated.Budget(steps=8192, checkpoints=0))
+    row = json.loads((out / "generated.json").read_text())["games"][kept[0]]
+    assert row["bound"] >= row["trained"]["mean"] and row["bound_search"]["width"] in (4, 8)
+    assert row["cap"] == synth.cap_rule(row["bound"]) and row["cap_factor"] is None
+    assert row["settings"]["bound"] == bound.settings()
+    assert "hindsight bound" in json.loads((out / "generated.json").read_text())["rules"]["cap"]

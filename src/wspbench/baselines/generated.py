@@ -56,6 +56,8 @@ STANDARD_ERRORS = 10.0  # ... and trained - best trivial >= STANDARD_ERRORS stan
 CAP_FACTOR = 3.0  # cap = synth.cap_rule(CAP_FACTOR x trained mean): the smallest factor (in steps of 0.5) that kept
 # every 20M-step network of the headroom sample at or below 0.9 (docs/generated.md, "Headroom")
 PUBLIC_SHARE = 0.5  # ... and kept only if the best public program's mean <= PUBLIC_SHARE x cap
+CAP_SOURCE = "trained"  # "bound": a game's cap is its hindsight bound's instead (issue 48), measured for each game
+# that passes the trivial rule; benchmarks/calibrate_bound.py --ship turns it on with the shipped games' new caps
 BUDGET = Budget(steps=5_000_000, checkpoints=10, checkpoint_episodes=50)
 PRIVATE_SEEDS = 10**6  # a private set's seeds start here, above any public one
 SEEDS_PER_GAME = 4  # a private build tries at most this many seeds per game it is asked for
@@ -63,7 +65,12 @@ SEEDS_PER_GAME = 4  # a private build tries at most this many seeds per game it 
 
 def settings(budget: Budget = BUDGET, episodes: int = CALIBRATION) -> dict:
     """What a calibration row depends on besides the game: rows with other settings are not reused."""
-    return {"steps": budget.steps, "episodes": episodes, "random_networks": RANDOM}
+    found = {"steps": budget.steps, "episodes": episodes, "random_networks": RANDOM}
+    if CAP_SOURCE != "bound":
+        return found
+    from wspbench.baselines import bound  # the compiled search: loaded only where a cap comes from it
+
+    return {**found, "bound": bound.settings()}
 
 
 def rules(bound: bool = False) -> dict:
@@ -144,8 +151,10 @@ def _calibrate(
     def returns(weights):
         return task.score(weights, chosen, ONE_WORKER).values
 
-    zero = mean_and_error(returns(network.zeros()))
-    constants = [mean_and_error(returns(constant_weights(network, action)))[0] for action in range(6)]
+    zero_returns = returns(network.zeros())
+    constant_returns = [returns(constant_weights(network, action)) for action in range(6)]
+    zero = mean_and_error(zero_returns)
+    constants = [mean_and_error(values)[0] for values in constant_returns]
     randoms = [mean_and_error(returns(random_weights(network, k)))[0] for k in range(RANDOM)]
     trivial = max(zero[0], *constants)
     row["baselines"] = {
@@ -165,12 +174,22 @@ def _calibrate(
     row["steps_per_second"] = about["steps_per_second"]
 
     started = time.perf_counter()
-    trained, error = mean_and_error(returns(weights))
+    trained_returns = returns(weights)
+    trained, error = mean_and_error(trained_returns)
     # The standard error of (trained - best trivial): the trivial player's own spread is counted too.
     best = network.zeros() if trivial == zero[0] else constant_weights(network, int(np.argmax(constants)))
     gap_error = float(np.sqrt(error**2 + mean_and_error(returns(best))[1] ** 2))
     row["trained"] = {"mean": round(trained, 3), "stderr": round(error, 3), "gap_stderr": round(gap_error, 3)}
     seconds["calibration"] = round(time.perf_counter() - started, 1)
+    if CAP_SOURCE == "bound" and trained >= TIMES * trivial and trained - trivial >= STANDARD_ERRORS * gap_error:
+        from wspbench.baselines import bound
+
+        started = time.perf_counter()
+        players = np.max([trained_returns, zero_returns, *constant_returns], axis=0)
+        summary, _ = bound.calibrate(task, list(chosen), players)
+        row["bound"] = round(summary["mean"], 3)
+        row["bound_search"] = {key: summary[key] for key in ("stderr", "width", "converged", "cpu_seconds")}
+        seconds["bound"] = round(time.perf_counter() - started, 1)
     if programs is not None:
         started = time.perf_counter()
         row["public"] = best_public(crossplay(task, programs, chosen))
