@@ -287,6 +287,7 @@ def publish(rows: dict[str, dict], path: Path = BOUND_PATH) -> None:
             "scripted_plays": len(row.get("scripted_plays", [])),
             "cpu_seconds": row["cpu_seconds"],
             "players": {name: round(row["players"][name], 3) for name in PLAYERS[:-1] if name in row["players"]},
+            "best_policy_share": round(summary(row)["best_policy"], 4),  # the reference's or the scripted player's
             "best_public": None if best is None else {"program": best, "mean": public[best]},
             "commit": row.get("commit"),
         }
