@@ -181,7 +181,7 @@ def _calibrate(
     gap_error = float(np.sqrt(error**2 + mean_and_error(returns(best))[1] ** 2))
     row["trained"] = {"mean": round(trained, 3), "stderr": round(error, 3), "gap_stderr": round(gap_error, 3)}
     seconds["calibration"] = round(time.perf_counter() - started, 1)
-    if CAP_SOURCE == "bound" and trained >= TIMES * trivial and trained - trivial >= STANDARD_ERRORS * gap_error:
+    if CAP_SOURCE == "bound" and not trivial_reasons(trained, trivial, gap_error):
         from wspbench.baselines import bound
 
         started = time.perf_counter()
@@ -198,17 +198,24 @@ def _calibrate(
     return judge(row), weights, about
 
 
+def trivial_reasons(trained: float, trivial: float, gap_error: float) -> list[str]:
+    """Why the trained network does not clearly beat the best trivial player (the keep rule's first part); []
+    when it does."""
+    reasons = []
+    if not trained >= TIMES * trivial:
+        reasons.append(f"trained {trained:.2f} < {TIMES:g} x best trivial {trivial:.2f}")
+    if not trained - trivial >= STANDARD_ERRORS * gap_error:
+        reasons.append(f"gap {trained - trivial:.2f} < {STANDARD_ERRORS:g} standard errors ({gap_error:.2f} each)")
+    return reasons
+
+
 def judge(row: dict) -> dict:
     """The row with its cap and verdict (`kept`, `rejected_because`) by the keep and cap rules, from what it
     measured: its trivial players, its trained network, when measured its hindsight bound's mean (`bound`) and, when
     played, the best public program (`public`)."""
     trivial, trained = row["baselines"]["best_trivial"], row["trained"]["mean"]
     gap_error, cap = row["trained"]["gap_stderr"], cap_of(trained, row.get("bound"))
-    reasons = []
-    if not trained >= TIMES * trivial:
-        reasons.append(f"trained {trained:.2f} < {TIMES:g} x best trivial {trivial:.2f}")
-    if not trained - trivial >= STANDARD_ERRORS * gap_error:
-        reasons.append(f"gap {trained - trivial:.2f} < {STANDARD_ERRORS:g} standard errors ({gap_error:.2f} each)")
+    reasons = trivial_reasons(trained, trivial, gap_error)
     if cap is None:
         reasons.append("trained mean not positive: no cap")
     public = row.get("public")
