@@ -12,6 +12,11 @@ them. One command reproduces them all:
 
     python benchmarks/baselines.py [--tasks original,synth,superbeam*] [--workers N] [--redo] [--skip scripted,search]
 
+When only caps changed (`benchmarks/calibrate_bound.py --ship` sets caps from the hindsight bound and keeps the old
+ones in `benchmarks/results/caps_before.json`), `--rescale benchmarks/results/caps_before.json` first takes each stale
+entry of a task named there to its new cap (`rescaled`: every baseline's raw return is the same on the same episodes,
+so nothing is played again; an entry marks it), then measures whatever is still stale as usual.
+
 The reading and repair tasks (docs/reading.md) have none of these baselines: their answer is a game's name or an
 edit of a given network, and their zero and reference scores are 0 and 1 by construction.
 """
@@ -38,7 +43,7 @@ from wspbench.baselines.ppo import trained_answer, trained_network
 from wspbench.baselines.search import Budget, evolve
 from wspbench.evaluation import Grading
 from wspbench.statistics import normalize
-from wspbench.tasks import select, suite
+from wspbench.tasks import all_tasks, select, suite
 from wspbench.tasks.minatar import generated_calibration
 from wspbench.tasks.spec import Score, Task
 
@@ -105,6 +110,41 @@ def measure(task: Task, workers: int | None, random: bool = True) -> dict:
         entry["random"] = {"score": float(np.mean(random_scores)), "best": max(random_scores), "scores": random_scores}
     entry["seconds"] = seconds
     return entry
+
+
+class Clipped(ValueError):
+    """A stored score was clipped at its cap, so its raw value is not known."""
+
+
+def rescaled(entry: dict, old_cap: float, new_cap: float) -> dict:
+    """A task's baselines under `old_cap` taken to `new_cap` from what the entry stores: a raw mean is normalised
+    again, a normalised value (a random network's, a constant action's, an interval's bound, a search's curve) is
+    first taken back to its raw value (x old_cap; 0 stays 0, as a raw value at or below 0 gives 0 under any cap).
+    Clipped where a stored value was clipped at the old cap (its raw value is not kept): measure that task again.
+    The weights behind each baseline are the ones found under the old cap (a search's objective was clipped
+    there); the entry says so (`rescaled`). The digest is the caller's to set."""
+
+    def again(value: float) -> float:
+        if value >= 1.0:
+            raise Clipped(f"a stored score of {value} was clipped at the cap of {old_cap:g}")
+        return normalize(value * old_cap, new_cap)
+
+    out = json.loads(json.dumps(entry))
+    for kind in measured.KINDS:
+        found = out.get(kind)
+        if found is None:
+            continue
+        found["score"] = normalize(found["raw"], new_cap) if "raw" in found else again(found["score"])
+        for key in ("interval", "scores", "curve"):
+            if key in found:
+                found[key] = [again(value) for value in found[key]]
+        if "best" in found:
+            found["best"] = again(found["best"])
+    if "random" in out:  # its mean and best, as `measure` computes them
+        out["random"]["score"] = float(np.mean(out["random"]["scores"]))
+        out["random"]["best"] = max(out["random"]["scores"])
+    out["rescaled"] = {"from_cap": old_cap, "to_cap": new_cap}
+    return out
 
 
 SCRIPTED_EPISODES = 200  # the planning players cost up to 2.5 ms a step: 1,000 episodes of all 20 games take hours
@@ -411,6 +451,31 @@ def search_budget() -> str:
     )
 
 
+def rescale(caps: dict[str, float], tasks: list[Task], stored, save, console: Console) -> None:
+    """`--rescale`: each of `tasks` named in `caps` whose entry is stale is taken from its old cap to today's; a task
+    with a clipped value is left stale, for the measuring that follows. The entries of tasks named in `caps` that
+    are no longer in the suite (generated games the new caps rejected) are dropped."""
+    with locked():
+        data = json.loads(DATA.read_text()) if DATA.exists() else {"tasks": {}}
+        gone = sorted(set(caps) & set(data["tasks"]) - {task.id for task in all_tasks()})
+        for task_id in gone:
+            del data["tasks"][task_id]
+        if gone:
+            DATA.write_text(json.dumps(data, indent=1) + "\n")
+            console.print(f"dropped {len(gone)} entries of tasks no longer in the suite: {', '.join(gone)}")
+    for task in tasks:
+        entry = data["tasks"].get(task.id)
+        if task.id not in caps or entry is None or stored(task) is not None:
+            continue
+        try:
+            update = rescaled(entry, caps[task.id], task.game.score_cap)
+        except Clipped as why:
+            console.print(f"{task.id}: measured again ({why})", markup=False)
+            continue
+        save(task.id, {**update, "digest": task.digest()}, replace=True)
+        console.print(f"{task.id}: rescaled from the cap {caps[task.id]:g} to {task.game.score_cap:g}", markup=False)
+
+
 @contextmanager
 def locked():
     """One writer of baselines.json at a time: passes may run side by side in separate processes."""
@@ -428,6 +493,12 @@ def main() -> None:
         "--skip", default="", help=f"comma-separated baselines to leave out: {', '.join(EXTRAS)}, random"
     )
     parser.add_argument("--machine", default="a 2-core machine", help="where it ran, for docs/baselines.md")
+    parser.add_argument(
+        "--rescale",
+        type=Path,
+        help="the old caps (calibrate_bound.py --ship writes them): first "
+        "take each stale entry of a task named there to its new cap, playing nothing",
+    )
     options = parser.parse_args()
     options.skip = set(filter(None, options.skip.split(",")))
     if options.skip - {*EXTRAS, "random"}:
@@ -458,6 +529,8 @@ def main() -> None:
         entry = data.get("tasks", {}).get(task.id) if data.get("settings") == settings() else None
         return entry if entry is not None and entry.get("digest") == task.digest() else None
 
+    if options.rescale:
+        rescale(json.loads(options.rescale.read_text())["caps"], tasks, stored, save, console)
     for task in track(tasks, description="baselines", console=console):
         if stored(task) is not None and not options.redo:
             continue

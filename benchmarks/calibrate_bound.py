@@ -48,7 +48,7 @@ from wspbench.baselines import bound, generated, measured  # noqa: E402
 from wspbench.baselines.ppo import trained_answer  # noqa: E402
 from wspbench.evaluation import ONE_WORKER  # noqa: E402
 from wspbench.games import minatar_original, synth  # noqa: E402
-from wspbench.tasks import get_task, select  # noqa: E402
+from wspbench.tasks import get_task, select, suite  # noqa: E402
 from wspbench.tasks.minatar import BOUND_FILE, BOUND_FORMAT, GENERATED_FILE, GENERATED_NETWORKS  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -63,6 +63,17 @@ BOUND_PATH, DATA = PACKAGE / BOUND_FILE, PACKAGE / GENERATED_FILE
 GAMES, NETWORKS = PACKAGE / "games", PACKAGE / GENERATED_NETWORKS
 TWINS = Path(__file__).parents[1] / "src" / "wspbench" / "evaluation" / "compiled" / "synth"
 RESULTS = Path(__file__).parent / "results" / "bound.jsonl"  # committed as it grows: a calibration spans sessions
+CAPS_BEFORE = RESULTS.parent / "caps_before.json"  # the caps --ship replaced, by task id
+AFTER_SHIP = f"""then, in this order (each writes what the tests check):
+  python benchmarks/calibrate_synth.py --recap
+  python benchmarks/generated_conformance.py --episodes 20 --games gen_00100,gen_00101,gen_00400 \\
+      --write tests/data/generated_expected.json
+  python benchmarks/generated_conformance.py --episodes 20 --games beacon_keeper,ferry,heat_gun,river_hop,snake_trail \\
+      --write tests/data/synth_expected.json
+  python benchmarks/baselines.py --rescale benchmarks/results/{CAPS_BEFORE.name}
+  python benchmarks/reading_floors.py
+and by hand: SUITE_VERSION (wspbench/tasks/registry.py), the README's and docs' figures (tests/test_docs.py names
+them), docs/validity.md's table (old caps: {CAPS_BEFORE.name}), the CHANGELOG"""
 ORIGINAL_EPISODES = 20  # an original game's bound is its `optimal`, not its cap: fewer episodes (`episodes_of`)
 
 
@@ -149,10 +160,7 @@ def with_scripted_plays(task, episodes, scripted, summary: dict, plays: list) ->
             value, length, actions = scripted_play(task.game.name, episode)
             plays[i] = bound.Found(episode, value, length, actions, plays[i].width, 0.0)
             seeded.append(episode)
-    values = np.array([play.value for play in plays])
-    stderr = float(values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else 0.0
-    update = {"mean": float(values.mean()), "stderr": stderr, "values": values.tolist()}
-    return {**summary, **update, "lengths": [play.length for play in plays]}, seeded
+    return {**summary, **bound.statistics(plays)}, seeded
 
 
 def episodes_of(task_id: str, count: int) -> int:
@@ -222,7 +230,8 @@ def generated_verdicts(rows: dict[str, dict]) -> dict[str, dict]:
     return {row["game"]: row for row in generated.public_family(family, table, hand_written)}
 
 
-PLAYERS = ("reference", "scripted", "trained", "public")
+OWN_PLAYERS = ("reference", "scripted", "trained")  # the game's own players (bound.json keeps their means) ...
+PLAYERS = (*OWN_PLAYERS, "public")  # ... and the best public program (bound.json names it: `best_public`)
 
 
 def median_of(summaries: list[dict], name: str) -> str:
@@ -286,7 +295,7 @@ def publish(rows: dict[str, dict], path: Path = BOUND_PATH) -> None:
             "below": sum(row["below"].values()),
             "scripted_plays": len(row.get("scripted_plays", [])),
             "cpu_seconds": row["cpu_seconds"],
-            "players": {name: round(row["players"][name], 3) for name in PLAYERS[:-1] if name in row["players"]},
+            "players": {name: round(row["players"][name], 3) for name in OWN_PLAYERS if name in row["players"]},
             "best_policy_share": round(summary(row)["best_policy"], 4),  # the reference's or the scripted player's
             "best_public": None if best is None else {"program": best, "mean": public[best]},
             "commit": row.get("commit"),
@@ -301,12 +310,14 @@ def ship(rows: dict[str, dict]) -> None:
     has a current line: a synthetic module's cap line is rewritten (and its compiled twin's SOURCE_SHA256); the
     generated family is judged again (`generated_verdicts`) and written as `calibrate_generated.py --ship`
     writes it, its newly rejected games' modules and networks removed, and private builds cap from the bound too
-    (`generated.CAP_SOURCE`). The game sources but their caps are unchanged, so every line stays current. Then
-    calibrate_synth.py --write and the conformance data follow (docs/validity.md)."""
+    (`synth.CAP_SOURCE`). The game sources but their caps are unchanged, so every line stays current. The old
+    caps go to CAPS_BEFORE; what follows is printed (AFTER_SHIP): every derived file from the raw returns it keeps."""
     wanted = select("synth,gen")
     stale = [t.id for t in wanted if t.id not in rows or rows[t.id]["source_sha256"] != source_sha256(t)]
     if stale:
         raise SystemExit(f"{len(stale)} games have no current bound yet ({', '.join(stale[:5])}...): nothing shipped")
+    before = {"format": "wspbench.caps/1", "suite": suite().version, "caps": {t.id: t.game.score_cap for t in wanted}}
+    CAPS_BEFORE.write_text(json.dumps(before, indent=1) + "\n")  # for baselines.py --rescale and the docs' table
     for task in select("synth"):
         path = Path(inspect.getfile(synth.environment_class(task.game.name)))
         cap = synth.cap_rule(rows[task.id]["mean"])
@@ -321,9 +332,10 @@ def ship(rows: dict[str, dict]) -> None:
                 stale_file.unlink(missing_ok=True)
     earlier = json.loads(DATA.read_text())["rejected"]
     kept = generated.write_family(list(verdicts.values()), GAMES, NETWORKS, NETWORKS, DATA, earlier)
-    rules = Path(inspect.getfile(generated))  # private builds measure the bound too from now on
-    rules.write_text(re.sub(r'(?m)^CAP_SOURCE = "trained"', 'CAP_SOURCE = "bound"', rules.read_text(), count=1))
+    rules = Path(inspect.getfile(synth))  # the caps' source, which private builds follow: they measure the bound too
+    rules.write_text(re.sub(r'(?m)^CAP_SOURCE = "players"', 'CAP_SOURCE = "bound"', rules.read_text(), count=1))
     print(f"caps from the bound: {len(select('synth'))} synthetic games, {len(kept)} of {len(verdicts)} generated kept")
+    print(AFTER_SHIP)
 
 
 def main() -> None:

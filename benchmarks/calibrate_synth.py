@@ -38,6 +38,7 @@ ROOT = Path(__file__).parents[1]
 CALIBRATION = ROOT / "src" / "minatar_synth" / "calibration.json"
 GAMES_DOC = ROOT / "docs" / "games.md"
 GENERATED_SECTION = "\n## Generated games\n"  # written by benchmarks/calibrate_generated.py --ship, kept here
+KINDS = ("zero", "reference", "scripted")  # the players a row normalises (`<kind>_raw` is their mean return)
 
 
 def has_scripted_player(game: str) -> bool:
@@ -194,7 +195,11 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=CALIBRATION_EPISODES)
     parser.add_argument("--games", default="", help="comma-separated games (default: all)")
     parser.add_argument("--write", action="store_true", help="store calibration.json and docs/games.md")
+    parser.add_argument("--recap", action="store_true", help="only normalise the stored raw means by today's caps")
     options = parser.parse_args()
+    if options.recap:
+        write(recapped(json.loads(CALIBRATION.read_text())), Console())
+        return
     wanted = set(filter(None, options.games.split(",")))
     tasks = [task for task in select("original,synth,gen") if not wanted or task.game.name in wanted]
     console = Console(width=160)
@@ -214,14 +219,29 @@ def main() -> None:
     if options.write:
         stored = json.loads(CALIBRATION.read_text()) if CALIBRATION.exists() else {}
         stored.update({game: {**stored.get(game, {}), **row} for game, row in rows.items()})  # a bound stays
-        ordered = {
-            task.game.name: stored[task.game.name] for task in select("original,synth,gen") if task.game.name in stored
-        }
-        CALIBRATION.write_text(json.dumps(ordered, indent=1) + "\n")
-        old = GAMES_DOC.read_text() if GAMES_DOC.is_file() else ""
-        kept = old[old.index(GENERATED_SECTION) :] if GENERATED_SECTION in old else ""  # calibrate_generated.py's
-        GAMES_DOC.write_text(games_document(ordered) + kept)
-        console.print(f"wrote {CALIBRATION.relative_to(ROOT)} and {GAMES_DOC.relative_to(ROOT)}")
+        write(stored, console)
+
+
+def recapped(stored: dict[str, dict]) -> dict[str, dict]:
+    """The stored rows under today's caps (`--recap`, after benchmarks/calibrate_bound.py --ship changed them): the
+    raw means are those of the same episodes, so only the normalised scores change, and nothing is played again."""
+    rows = {}
+    for game, row in stored.items():
+        cap = synth.spec(game).score_cap if row["source"] != "original" else row["cap"]
+        rows[game] = {**row, "cap": cap, **{kind: normalize(row[f"{kind}_raw"], cap) for kind in KINDS if kind in row}}
+    return rows
+
+
+def write(stored: dict[str, dict], console: Console) -> None:
+    """calibration.json in suite order, and docs/games.md from it (its generated games' section is kept)."""
+    ordered = {
+        task.game.name: stored[task.game.name] for task in select("original,synth,gen") if task.game.name in stored
+    }
+    CALIBRATION.write_text(json.dumps(ordered, indent=1) + "\n")
+    old = GAMES_DOC.read_text() if GAMES_DOC.is_file() else ""
+    kept = old[old.index(GENERATED_SECTION) :] if GENERATED_SECTION in old else ""  # calibrate_generated.py's
+    GAMES_DOC.write_text(games_document(ordered) + kept)
+    console.print(f"wrote {CALIBRATION.relative_to(ROOT)} and {GAMES_DOC.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

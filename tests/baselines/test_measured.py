@@ -11,6 +11,7 @@ from wspbench.baselines import measured
 from wspbench.cli import app
 from wspbench.evaluation import ONE_WORKER
 from wspbench.networks import MINATAR_NETWORK, SUPERBEAM_NETWORK
+from wspbench.statistics import normalize
 from wspbench.tasks import get_task
 
 RUNNER = CliRunner()
@@ -104,25 +105,28 @@ def test_wsp_baselines_prints_the_table_and_json(shipped):
     assert all(entry["current"] for entry in data["tasks"].values())
 
 
-def test_wsp_baselines_flags_the_tasks_whose_scripted_player_is_above_the_cap(shipped):
-    """baselines.json: synth/charge_cannon's scripted player scores 44.264 (cap 44) and synth/missile_defense's
-    100.5 (cap 100), both shown as 1.0000; river_hop's 86.975 is just below its cap of 87. Random networks keep
-    normalised scores only, which `above_cap` can leave out because none reaches 1."""
-    tasks = shipped["tasks"]
-    assert (tasks["synth/charge_cannon"]["scripted"]["raw"], tasks["synth/missile_defense"]["scripted"]["raw"]) == (
-        44.264,
-        100.5,
-    )
-    assert measured.above_cap("synth/charge_cannon", tasks["synth/charge_cannon"]) == {"scripted": 44.264 / 44}
-    assert measured.above_cap("synth/river_hop", tasks["synth/river_hop"]) == {}
+def test_wsp_baselines_flags_the_tasks_whose_baseline_is_above_the_cap(shipped, monkeypatch):
+    """A baseline whose raw score is above its task's cap (a scripted player above the cap it set; none can be above
+    a cap from the hindsight bound) is marked in the table and listed with its unclipped score (raw / cap) in both
+    forms: here synth/charge_cannon's scripted player is put at 1.25 x its cap, beside whatever the shipped file
+    flags. Random networks keep normalised scores only, which `above_cap` can leave out because none reaches 1."""
+    tasks = json.loads(json.dumps(shipped["tasks"]))
+    cap = get_task("synth/charge_cannon").facts.score_cap
+    tasks["synth/charge_cannon"]["scripted"]["raw"] = 1.25 * cap
+    assert measured.above_cap("synth/charge_cannon", tasks["synth/charge_cannon"]) == {"scripted": 1.25}
     assert all(entry["random"]["best"] < 1.0 for entry in tasks.values())
+    current = {task_id: entry for task_id, entry in tasks.items() if measured.is_current(task_id, entry)}
+    expected = {task_id: measured.above_cap(task_id, entry) for task_id, entry in current.items()}
+    expected = {task_id: kinds for task_id, kinds in expected.items() if kinds}
+    monkeypatch.setattr(measured, "load", lambda: {**shipped, "tasks": tasks})
     data = json.loads(RUNNER.invoke(app, ["baselines", "--json"]).stdout)["tasks"]
     flagged = {task_id: entry["above_cap"] for task_id, entry in data.items() if entry["above_cap"]}
-    assert flagged == {"synth/charge_cannon": {"scripted": 1.006}, "synth/missile_defense": {"scripted": 1.005}}
+    assert flagged == expected and "synth/charge_cannon" in flagged
     table = RUNNER.invoke(app, ["baselines"], env={"COLUMNS": "200"}).stdout
     assert "│ synth/charge_cannon * " in table and "│ synth/river_hop " in table
-    assert "* 2 tasks with a baseline above the cap" in table
-    assert "synth/charge_cannon scripted 1.0060, synth/missile_defense scripted 1.0050" in table
+    count = len(expected)
+    assert f"* {count} task{'s' if count > 1 else ''} with a baseline above the cap" in table
+    assert "synth/charge_cannon scripted 1.2500" in table
 
 
 def test_every_reading_task_has_its_floors_measured_as_it_is_now(shipped):
@@ -166,3 +170,24 @@ def test_the_floor_solvers_read_only_the_prompt_and_solve_what_they_claim(monkey
     episodes = task.scoring_episodes(50)
     assert task.grade(reply, episodes, ONE_WORKER).normalized > 0.99
     assert floors.sibling_reply(shown, [shown]) == "```edits\n\n```\n"  # alone, the majority is the damage
+
+
+def test_a_rescaled_entry_is_what_the_grader_gives_under_the_new_cap(shipped, monkeypatch):
+    """benchmarks/baselines.py --rescale: when only a cap changed, a task's baselines are taken to the new cap from
+    their stored raw returns (the same episodes give the same returns under any cap) instead of being played again."""
+    import importlib
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).parents[2] / "benchmarks"))
+    baselines = importlib.import_module("baselines")
+    task = get_task("synth/ferry")
+    entry, cap = shipped["tasks"][task.id], task.game.score_cap
+    same, double = baselines.rescaled(entry, cap, cap), baselines.rescaled(entry, cap, 2 * cap)
+    assert all(same[kind]["score"] == entry[kind]["score"] for kind in measured.KINDS if kind in entry)
+    reference = task.grade(task.offline_answer("reference"), task.scoring_episodes(), ONE_WORKER)
+    assert double["reference"]["score"] == normalize(reference.raw, 2 * cap) == entry["reference"]["score"] / 2
+    assert np.allclose(double["reference"]["interval"], np.divide(reference.interval(), 2), rtol=1e-12)
+    assert np.allclose(double["random"]["scores"], np.divide(entry["random"]["scores"], 2), rtol=1e-12)
+    assert double["rescaled"] == {"from_cap": cap, "to_cap": 2 * cap}
+    with pytest.raises(baselines.Clipped):
+        baselines.rescaled({"zero": {"score": 1.0, "interval": [1.0, 1.0]}}, cap, 2 * cap)

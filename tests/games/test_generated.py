@@ -286,12 +286,13 @@ def test_the_public_family_drops_the_game_a_public_program_beats_most_then_judge
 
 
 def test_with_caps_from_the_bound_a_private_game_gets_the_cap_its_bound_gives(tmp_path, monkeypatch):
-    """issue 48: where the family's caps come from the hindsight bound (`CAP_SOURCE`, which calibrate_bound.py
+    """issue 48: where the family's caps come from the hindsight bound (`synth.CAP_SOURCE`, which calibrate_bound.py
     --ship turns on), a private build measures each game's bound (here a narrow one) and caps the game from it."""
     from wspbench.baselines import bound
 
-    for name, value in {"TIMES": 0.0, "STANDARD_ERRORS": -1e9, "PUBLIC_SHARE": 1e9, "CAP_SOURCE": "bound"}.items():
+    for name, value in {"TIMES": 0.0, "STANDARD_ERRORS": -1e9, "PUBLIC_SHARE": 1e9}.items():
         monkeypatch.setattr(generated, name, value)
+    monkeypatch.setattr(synth, "CAP_SOURCE", "bound")
     for name, value in {"FIRST_WIDTH": 4, "MAX_WIDTH": 8, "SAMPLE": 2, "WIDER": ()}.items():
         monkeypatch.setattr(bound, name, value)
     out = tmp_path / "set"

@@ -13,7 +13,7 @@ from wspbench.games import synth
 from wspbench.games.minatar import MinAtarGame, game_spec, game_specs
 from wspbench.networks import MINATAR_NETWORK
 from wspbench.tasks import get_task, select
-from wspbench.tasks.minatar import CALIBRATION_EPISODE_OFFSET, TRAIN_EPISODE_OFFSET, MinAtarTask
+from wspbench.tasks.minatar import CALIBRATION_EPISODE_OFFSET, TRAIN_EPISODE_OFFSET, MinAtarTask, bound_calibration
 
 TINY_GAME = '''
 """Tiny: step right to the coin; a test game."""
@@ -116,10 +116,13 @@ CALIBRATION = json.loads((resources.files("minatar_synth") / "calibration.json")
 
 
 @pytest.mark.parametrize("game", SUITE)
-def test_each_cap_is_the_rule_applied_to_its_scripted_player_on_calibration_episodes(game):
+def test_each_cap_is_the_rule_applied_to_its_source_on_calibration_episodes(game):
+    """The cap is `cap_rule` of the scripted player's mean on CALIBRATION_EPISODES, or of the hindsight bound's
+    mean on its own episodes where `synth.CAP_SOURCE` says so (minatar_synth/bound.json)."""
     row = CALIBRATION[game]
     assert (row["episodes"], row["first_episode"]) == (synth.CALIBRATION_EPISODES, CALIBRATION_EPISODE_OFFSET)
-    assert synth.environment_class(game).score_cap == row["cap"] == synth.cap_rule(row["scripted_raw"])
+    found = row["scripted_raw"] if synth.CAP_SOURCE == "players" else bound_calibration()[game]["mean"]
+    assert synth.environment_class(game).score_cap == row["cap"] == synth.cap_rule(found)
 
 
 def test_scoring_training_and_calibration_episodes_never_share_a_seed():

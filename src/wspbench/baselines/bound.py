@@ -362,10 +362,10 @@ def calibrate(task, episodes: Sequence[int], players: Sequence[float] | None = N
             wider[str(e)] = width * factor
             if again.value > plays[i].value:
                 plays[i] = again
-    values = np.array([f.value for f in plays])
+    stats = statistics(plays)
     return {
-        "mean": float(values.mean()),
-        "stderr": float(values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else 0.0,
+        "mean": stats["mean"],
+        "stderr": stats["stderr"],
         "first_episode": episodes[0],
         "episodes": len(episodes),
         "actions": [int(a) for a in task.acting_actions() or range(6)],
@@ -373,10 +373,22 @@ def calibrate(task, episodes: Sequence[int], players: Sequence[float] | None = N
         "converged": bool(converged),
         "ladder": ladder,
         "wider": wider,
-        "values": values.tolist(),
-        "lengths": [f.length for f in plays],
+        "values": stats["values"],
+        "lengths": stats["lengths"],
         "cpu_seconds": round(searched, 1),
     }, plays
+
+
+def statistics(plays: Sequence[Found]) -> dict:
+    """The bound's figures over its episodes' best plays: the mean, its standard error, each return and length."""
+    values = np.array([play.value for play in plays])
+    stderr = float(values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else 0.0
+    return {
+        "mean": float(values.mean()),
+        "stderr": stderr,
+        "values": values.tolist(),
+        "lengths": [p.length for p in plays],
+    }
 
 
 def settings() -> dict:

@@ -11,9 +11,11 @@ scoring and the training episodes):
   4. with `programs`, every public program played unchanged (`crossplay`): the best one (`best_public`).
 Keep rule (`judge`): trained >= TIMES x the best trivial player (the zero network or a constant action), trained -
 best trivial >= STANDARD_ERRORS standard errors of that difference, and the best public program's mean <=
-PUBLIC_SHARE x the cap. Cap rule: `synth.cap_rule(CAP_FACTOR x trained mean)`. A score is min(raw, cap) / cap, so
-a cap at the trained mean would give a 1.0 that better networks cannot pass; CAP_FACTOR is set from what 20M
-steps of the same PPO reach on a sample of games (benchmarks/generated_headroom.py, docs/generated.md).
+PUBLIC_SHARE x the cap. Cap rule: `synth.cap_rule(CAP_FACTOR x trained mean)`, or of the game's hindsight bound's
+mean where `synth.CAP_SOURCE` is "bound" (then measured for each game that passes the trivial rule). A score is
+min(raw, cap) / cap, so a cap at the trained mean would give a 1.0 that better networks cannot pass; CAP_FACTOR is
+set from what 20M steps of the same PPO reach on a sample of games (benchmarks/generated_headroom.py,
+docs/generated.md).
 
 The public family `gen/<seed>` was calibrated by benchmarks/calibrate_generated.py (rows in
 `minatar_synth/generated.json`, networks in `minatar_synth/trained/`); `build` makes a private set of generated
@@ -56,8 +58,6 @@ STANDARD_ERRORS = 10.0  # ... and trained - best trivial >= STANDARD_ERRORS stan
 CAP_FACTOR = 3.0  # cap = synth.cap_rule(CAP_FACTOR x trained mean): the smallest factor (in steps of 0.5) that kept
 # every 20M-step network of the headroom sample at or below 0.9 (docs/generated.md, "Headroom")
 PUBLIC_SHARE = 0.5  # ... and kept only if the best public program's mean <= PUBLIC_SHARE x cap
-CAP_SOURCE = "trained"  # "bound": a game's cap is its hindsight bound's instead (issue 48), measured for each game
-# that passes the trivial rule; benchmarks/calibrate_bound.py --ship turns it on with the shipped games' new caps
 BUDGET = Budget(steps=5_000_000, checkpoints=10, checkpoint_episodes=50)
 PRIVATE_SEEDS = 10**6  # a private set's seeds start here, above any public one
 SEEDS_PER_GAME = 4  # a private build tries at most this many seeds per game it is asked for
@@ -66,7 +66,7 @@ SEEDS_PER_GAME = 4  # a private build tries at most this many seeds per game it 
 def settings(budget: Budget = BUDGET, episodes: int = CALIBRATION) -> dict:
     """What a calibration row depends on besides the game: rows with other settings are not reused."""
     found = {"steps": budget.steps, "episodes": episodes, "random_networks": RANDOM}
-    if CAP_SOURCE != "bound":
+    if synth.CAP_SOURCE != "bound":
         return found
     from wspbench.baselines import bound  # the compiled search: loaded only where a cap comes from it
 
@@ -181,7 +181,7 @@ def _calibrate(
     gap_error = float(np.sqrt(error**2 + mean_and_error(returns(best))[1] ** 2))
     row["trained"] = {"mean": round(trained, 3), "stderr": round(error, 3), "gap_stderr": round(gap_error, 3)}
     seconds["calibration"] = round(time.perf_counter() - started, 1)
-    if CAP_SOURCE == "bound" and not trivial_reasons(trained, trivial, gap_error):
+    if synth.CAP_SOURCE == "bound" and not trivial_reasons(trained, trivial, gap_error):
         from wspbench.baselines import bound
 
         started = time.perf_counter()

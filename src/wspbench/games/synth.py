@@ -76,16 +76,20 @@ def task_name(game: str) -> str:
 
 
 CALIBRATION_EPISODES = 1000  # the scripted player's episodes that set a cap (tasks/minatar.py: which ones)
+CAP_SOURCE = "players"  # where the synthetic and generated games' caps come from: "players" (a synthetic game's
+# scripted player, a generated game's trained network x CAP_FACTOR in baselines/generated.py) or "bound" (each
+# game's hindsight bound, minatar_synth/bound.json: issue 48); benchmarks/calibrate_bound.py --ship sets "bound"
 
 
-def cap_rule(scripted_mean: float) -> float:
-    """A game's cap: its scripted player's mean return on CALIBRATION_EPISODES calibration episodes (seeds
-    disjoint from scoring and training), rounded up to two significant figures (44.43 -> 45, 3607 -> 3700).
-    The scripted player reads the game's hidden state, so a network may not reach 1.0 (docs/validity.md)."""
-    if not scripted_mean > 0:
-        raise ValueError(f"a cap needs a positive scripted mean, not {scripted_mean}")
-    exponent = math.floor(math.log10(scripted_mean)) - 1
-    return round(math.ceil(scripted_mean / 10.0**exponent) * 10.0**exponent, max(0, -exponent))
+def cap_rule(mean: float) -> float:
+    """A game's cap from the mean return that sets it (CAP_SOURCE: the scripted player's on CALIBRATION_EPISODES
+    calibration episodes, seeds disjoint from scoring and training, or the hindsight bound's), rounded up to two
+    significant figures (44.43 -> 45, 3607 -> 3700). Below a bound no policy can pass 1.0; the scripted player
+    reads the game's hidden state, so a network may not reach it either (docs/validity.md)."""
+    if not mean > 0:
+        raise ValueError(f"a cap needs a positive mean, not {mean}")
+    exponent = math.floor(math.log10(mean)) - 1
+    return round(math.ceil(mean / 10.0**exponent) * 10.0**exponent, max(0, -exponent))
 
 
 def description(game: str) -> str:
