@@ -13,9 +13,9 @@ them. One command reproduces them all:
     python benchmarks/baselines.py [--tasks original,synth,superbeam*] [--workers N] [--redo] [--skip scripted,search]
 
 When only caps changed (`benchmarks/calibrate_bound.py --ship` sets caps from the hindsight bound and keeps the old
-ones in `benchmarks/results/caps_before.json`), `--rescale benchmarks/results/caps_before.json` first takes each stale
-entry of a task named there to its new cap (`rescaled`: every baseline's raw return is the same on the same episodes,
-so nothing is played again; an entry marks it), then measures whatever is still stale as usual.
+ones in `benchmarks/results/caps_before.json`), `--rescale benchmarks/results/caps_before.json` takes each stale entry
+of a task named there to its new cap and stops (`rescaled`: every baseline's raw return is the same on the same
+episodes, so nothing is played again; an entry marks it); a run without it then measures whatever is still stale.
 
 The reading and repair tasks (docs/reading.md) have none of these baselines: their answer is a game's name or an
 edit of a given network, and their zero and reference scores are 0 and 1 by construction.
@@ -118,8 +118,9 @@ class Clipped(ValueError):
 
 def rescaled(entry: dict, old_cap: float, new_cap: float) -> dict:
     """A task's baselines under `old_cap` taken to `new_cap` from what the entry stores: a raw mean is normalised
-    again, a normalised value (a random network's, a constant action's, an interval's bound, a search's curve) is
-    first taken back to its raw value (x old_cap; 0 stays 0, as a raw value at or below 0 gives 0 under any cap).
+    again, a normalised value (a random network's, a constant action's, an interval's bound) is first taken back to
+    its raw value (x old_cap; 0 stays 0, as a raw value at or below 0 gives 0 under any cap); a search's curve is
+    in raw returns already.
     Clipped where a stored value was clipped at the old cap (its raw value is not kept): measure that task again.
     The weights behind each baseline are the ones found under the old cap (a search's objective was clipped
     there); the entry says so (`rescaled`). The digest is the caller's to set."""
@@ -135,7 +136,7 @@ def rescaled(entry: dict, old_cap: float, new_cap: float) -> dict:
         if found is None:
             continue
         found["score"] = normalize(found["raw"], new_cap) if "raw" in found else again(found["score"])
-        for key in ("interval", "scores", "curve"):
+        for key in ("interval", "scores"):
             if key in found:
                 found[key] = [again(value) for value in found[key]]
         if "best" in found:
@@ -453,8 +454,8 @@ def search_budget() -> str:
 
 def rescale(caps: dict[str, float], tasks: list[Task], stored, save, console: Console) -> None:
     """`--rescale`: each of `tasks` named in `caps` whose entry is stale is taken from its old cap to today's; a task
-    with a clipped value is left stale, for the measuring that follows. The entries of tasks named in `caps` that
-    are no longer in the suite (generated games the new caps rejected) are dropped."""
+    with a clipped value is left stale, for a run without --rescale to measure. The entries of tasks named in `caps`
+    that are no longer in the suite (generated games the new caps rejected) are dropped."""
     with locked():
         data = json.loads(DATA.read_text()) if DATA.exists() else {"tasks": {}}
         gone = sorted(set(caps) & set(data["tasks"]) - {task.id for task in all_tasks()})
@@ -496,7 +497,7 @@ def main() -> None:
     parser.add_argument(
         "--rescale",
         type=Path,
-        help="the old caps (calibrate_bound.py --ship writes them): first "
+        help="the old caps (calibrate_bound.py --ship writes them): only "
         "take each stale entry of a task named there to its new cap, playing nothing",
     )
     options = parser.parse_args()
@@ -531,6 +532,7 @@ def main() -> None:
 
     if options.rescale:
         rescale(json.loads(options.rescale.read_text())["caps"], tasks, stored, save, console)
+        return
     for task in track(tasks, description="baselines", console=console):
         if stored(task) is not None and not options.redo:
             continue

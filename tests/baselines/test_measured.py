@@ -188,6 +188,7 @@ def test_a_rescaled_entry_is_what_the_grader_gives_under_the_new_cap(shipped, mo
     assert double["reference"]["score"] == normalize(reference.raw, 2 * cap) == entry["reference"]["score"] / 2
     assert np.allclose(double["reference"]["interval"], np.divide(reference.interval(), 2), rtol=1e-12)
     assert np.allclose(double["random"]["scores"], np.divide(entry["random"]["scores"], 2), rtol=1e-12)
+    assert double["search"]["curve"] == entry["search"]["curve"]  # the search's training returns: raw
     assert double["rescaled"] == {"from_cap": cap, "to_cap": 2 * cap}
     with pytest.raises(baselines.Clipped):
         baselines.rescaled({"zero": {"score": 1.0, "interval": [1.0, 1.0]}}, cap, 2 * cap)
