@@ -16,6 +16,7 @@ settings and the same game source is skipped, so a run resumes. Each line names 
 
     python benchmarks/calibrate_bound.py [--games synth,gen,original] [--episodes 200] [--workers 2] [--results FILE]
     python benchmarks/calibrate_bound.py --report  # what the lines so far give: caps, shares, the keep rules
+    python benchmarks/calibrate_bound.py --markdown  # the same as docs/validity.md's tables
     python benchmarks/calibrate_bound.py --publish  # and write them into minatar_synth/bound.json (`optimal`)
     python benchmarks/calibrate_bound.py --ship  # and set the caps from the bound (every game calibrated)
 
@@ -277,6 +278,43 @@ def report(rows: dict[str, dict]) -> None:
         console.print(f"  {game}: {'; '.join(reasons)}")
 
 
+def markdown(rows: dict[str, dict]) -> str:
+    """docs/validity.md's two tables (`--markdown`): each game, then each family's medians and cost. "cap then" is
+    the cap when the game was calibrated; shares are of the bound's mean."""
+
+    def cell(value, digits=3) -> str:
+        return "-" if value is None else f"{value:.{digits}f}"
+
+    summaries = [summary(row) for _, row in sorted(rows.items())]
+    lines = [
+        "| game | cap then | bound (width) | cap from it | reference | scripted | trained | best public "
+        "| scripted plays |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for one in summaries:
+        width = f"{one['width']:,}{'' if one['converged'] else ', not converged'}"
+        lines.append(
+            f"| {one['task']} | {one['cap']:g} | {one['bound']:.4g} ({width}) | {one['cap_from_bound']:g} | "
+            + " | ".join(cell(one[name]) for name in PLAYERS)
+            + f" | {one['scripted_plays']} |"
+        )
+    lines += [
+        "",
+        "| family | games | median cap then | median cap from the bound | reference | scripted | trained | best public "
+        "| not converged | core-hours |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for family in sorted({one["family"] for one in summaries}):
+        mine = [one for one in summaries if one["family"] == family]
+        median = {name: median_of(mine, name) for name in ("cap", "cap_from_bound", *PLAYERS)}
+        lines.append(
+            f"| {family} | {len(mine)} | {float(median['cap']):g} | {float(median['cap_from_bound']):g} | "
+            + " | ".join(median[name] for name in PLAYERS)
+            + f" | {sum(not one['converged'] for one in mine)} | {sum(one['cpu_hours'] for one in mine):.2f} |"
+        )
+    return "\n".join(lines)
+
+
 def publish(rows: dict[str, dict], path: Path = BOUND_PATH) -> None:
     """Write each calibrated game's bound into the package (`minatar_synth/bound.json`, which `Task.optimal` and
     `wsp games` read): its mean, interval, budget and cost, and the players' means beside it. No cap moves."""
@@ -345,10 +383,14 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--results", default=str(RESULTS))
     parser.add_argument("--report", action="store_true", help="show what the lines so far give, search nothing")
+    parser.add_argument("--markdown", action="store_true", help="print docs/validity.md's tables, search nothing")
     parser.add_argument("--publish", action="store_true", help="--report, and write minatar_synth/bound.json")
     parser.add_argument("--ship", action="store_true", help="--publish, and set every game's cap from its bound")
     args = parser.parse_args()
     path = Path(args.results)
+    if args.markdown:
+        print(markdown(latest(path)))
+        return
     if args.report or args.publish or args.ship:
         report(latest(path))
         if args.publish or args.ship:
