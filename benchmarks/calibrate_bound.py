@@ -74,7 +74,8 @@ AFTER_SHIP = f"""then, in this order (each writes what the tests check):
   python benchmarks/baselines.py --rescale benchmarks/results/{CAPS_BEFORE.name}
   python benchmarks/reading_floors.py
 and by hand: SUITE_VERSION (wspbench/tasks/registry.py), the README's and docs' figures (tests/test_docs.py names
-them), docs/validity.md's table (old caps: {CAPS_BEFORE.name}), the CHANGELOG"""
+them), docs/validity.md's tables (--markdown), the CHANGELOG, and the two tests of a reply above its cap
+(tests/cli/test_cli.py, tests/harness/test_offline.py: under caps from the bound no shipped player passes one)"""
 ORIGINAL_EPISODES = 20  # an original game's bound is its `optimal`, not its cap: fewer episodes (`episodes_of`)
 
 
