@@ -84,8 +84,9 @@ CAP_SOURCE = "players"  # where the synthetic and generated games' caps come fro
 def cap_rule(mean: float) -> float:
     """A game's cap from the mean return that sets it (CAP_SOURCE: the scripted player's on CALIBRATION_EPISODES
     calibration episodes, seeds disjoint from scoring and training, or the hindsight bound's), rounded up to two
-    significant figures (44.43 -> 45, 3607 -> 3700). Below a bound no policy can pass 1.0; the scripted player
-    reads the game's hidden state, so a network may not reach it either (docs/validity.md)."""
+    significant figures (44.43 -> 45, 3607 -> 3700). Under a bound a policy passes 1.0 only where the search fell
+    short of the best play; the scripted player reads the game's hidden state, so a network may not reach its cap
+    either (docs/validity.md)."""
     if not mean > 0:
         raise ValueError(f"a cap needs a positive mean, not {mean}")
     exponent = math.floor(math.log10(mean)) - 1
