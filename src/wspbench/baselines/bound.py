@@ -43,8 +43,9 @@ from wspbench.evaluation.compiled.mt19937 import WORDS, twist
 from wspbench.games.minatar import CHANNEL_NAMES
 
 GAIN = 0.02  # a search's budget: doubling its width must add less than this share of the sample's mean ...
-SAMPLE = 8  # ... on this many episodes (the first of those it calibrates)
-FIRST_WIDTH, MAX_WIDTH = 64, 1024
+SAMPLE = 8  # ... on this many episodes (the first of those it calibrates) ...
+PROBES = (2, 4)  # ... and so must each of these multiples of it (a beam's mean is not monotone in its width)
+FIRST_WIDTH, MAX_WIDTH = 64, 4096
 WIDER = (2, 4, 8)  # an episode where a player beats the bound is searched again at these multiples of the width
 POTENTIAL_WEIGHT = 1.0  # a reward of 1 is worth walking the whole grid (18 cells) toward the next one
 PLAYER, REWARD, GAUGE = (CHANNEL_NAMES.index(name) for name in ("player", "reward", "gauge"))
@@ -336,22 +337,36 @@ def replay(task, episode: int, actions: Sequence[int]) -> tuple[float, int]:
 
 def calibrate(task, episodes: Sequence[int], players: Sequence[float] | None = None) -> tuple[dict, list[Found]]:
     """The bound of `task` on `episodes`, its budget found by doubling: the first SAMPLE episodes are searched at
-    FIRST_WIDTH, twice that, ... until a doubling adds less than GAIN to their mean (or MAX_WIDTH is reached), and
-    the last width plays every episode. `players`, the best return any shipped player gets on each episode: where
-    it is above the bound, the search was too weak there, and the episode is searched again at each of WIDER times
-    the width (the best play found is kept). Its summary (what `minatar_synth/bound.json` keeps) and the plays."""
+    FIRST_WIDTH, twice that, ... until a width is reached whose doubling added less than GAIN to their mean and
+    whose PROBES multiples (up to MAX_WIDTH) each add less than GAIN to it (a doubling that gains little can be a
+    plateau before a rise: benchmarks/bound_probe.py found four such games), or MAX_WIDTH is reached; that width
+    plays every episode. `players`, the best return any shipped player gets on each episode: where it is above the
+    bound, the search was too weak there, and the episode is searched again at each of WIDER times the width (the
+    best play found is kept). Its summary (what `minatar_synth/bound.json` keeps) and the plays."""
     episodes = [int(e) for e in episodes]
-    width, ladder, previous = FIRST_WIDTH, [], None
-    while True:
-        found = [search(task, e, width) for e in episodes[:SAMPLE]]
-        mean = float(np.mean([f.value for f in found]))
-        ladder.append({"width": width, "mean": mean, "cpu_seconds": round(sum(f.cpu_seconds for f in found), 2)})
-        converged = previous is not None and mean - previous < GAIN * max(abs(previous), 1e-9)
-        if converged or width * 2 > MAX_WIDTH:
-            break
-        previous, width = mean, width * 2
-    plays = found + [search(task, e, width) for e in episodes[SAMPLE:]]
-    searched = sum(f.cpu_seconds for f in plays) + sum(rung["cpu_seconds"] for rung in ladder[:-1])
+    sampled: dict[int, list[Found]] = {}
+
+    def mean(width: int) -> float:
+        """The sample's mean at `width` (each width is searched once)."""
+        if width not in sampled:
+            sampled[width] = [search(task, e, width) for e in episodes[:SAMPLE]]
+        return float(np.mean([f.value for f in sampled[width]]))
+
+    def gains(wider: int, width: int) -> bool:
+        return mean(wider) - mean(width) >= GAIN * max(abs(mean(width)), 1e-9)
+
+    width, converged = FIRST_WIDTH, False
+    while not converged and width * 2 <= MAX_WIDTH:
+        width *= 2
+        probes = [width * factor for factor in PROBES if width * factor <= MAX_WIDTH]
+        converged = not gains(width, width // 2) and not any(gains(wider, width) for wider in probes)
+    mean(width)
+    ladder = [
+        {"width": w, "mean": mean(w), "cpu_seconds": round(sum(f.cpu_seconds for f in sampled[w]), 2)}
+        for w in sorted(sampled)
+    ]
+    plays = sampled[width] + [search(task, e, width) for e in episodes[SAMPLE:]]
+    searched = sum(f.cpu_seconds for f in plays) + sum(rung["cpu_seconds"] for rung in ladder if rung["width"] != width)
     wider = {}
     for i, e in enumerate(episodes):
         for factor in WIDER if players is not None else ():
@@ -400,4 +415,5 @@ def settings() -> dict:
         "max_width": MAX_WIDTH,
         "wider": list(WIDER),
         "potential_weight": POTENTIAL_WEIGHT,
+        "probes": list(PROBES),
     }
