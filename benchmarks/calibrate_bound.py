@@ -241,6 +241,21 @@ def median_of(summaries: list[dict], name: str) -> str:
     return f"{np.median(values):.3f}" if values else "-"
 
 
+def by_family(summaries: list[dict]) -> dict[str, dict]:
+    """Each family's figures (`report` and `markdown` show them): its games, the medians of the caps and of each
+    player's share, the games not converged and the core-hours."""
+    families = {}
+    for family in sorted({one["family"] for one in summaries}):
+        mine = [one for one in summaries if one["family"] == family]
+        families[family] = {
+            "games": len(mine),
+            "median": {name: median_of(mine, name) for name in ("cap", "cap_from_bound", *PLAYERS)},
+            "unconverged": sum(not one["converged"] for one in mine),
+            "cpu_hours": sum(one["cpu_hours"] for one in mine),
+        }
+    return families
+
+
 def report(rows: dict[str, dict]) -> None:
     """Each calibrated game's figures, then per family the medians docs/validity.md shows, and the generated games
     that the public rule would reject under caps from the bound."""
@@ -262,15 +277,13 @@ def report(rows: dict[str, dict]) -> None:
                 cells.append("" if value is None else f"{value:.3f}" if name in PLAYERS else f"{value:.4g}")
         table.add_row(*cells)
     console.print(table)
-    for family in sorted({one["family"] for one in summaries}):
-        mine = [one for one in summaries if one["family"] == family]
-        median = {name: median_of(mine, name) for name in ("cap", "cap_from_bound", *PLAYERS)}
-        unconverged = sum(not one["converged"] for one in mine)
+    for family, one in by_family(summaries).items():
+        median = one["median"]
         console.print(
-            f"{family}: {len(mine)} games, median cap now {median['cap']}, from the bound {median['cap_from_bound']};"
-            " medians of the bound's share: "
+            f"{family}: {one['games']} games, median cap now {median['cap']}, from the bound "
+            f"{median['cap_from_bound']}; medians of the bound's share: "
             + ", ".join(f"{name} {median[name]}" for name in PLAYERS)
-            + f"; not converged {unconverged}; {sum(one['cpu_hours'] for one in mine):.2f} core-hours"
+            + f"; not converged {one['unconverged']}; {one['cpu_hours']:.2f} core-hours"
         )
     verdicts = generated_verdicts(rows)
     rejected = {game: v["rejected_because"] for game, v in verdicts.items() if not v["kept"]}
@@ -305,13 +318,12 @@ def markdown(rows: dict[str, dict]) -> str:
         "| not converged | core-hours |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    for family in sorted({one["family"] for one in summaries}):
-        mine = [one for one in summaries if one["family"] == family]
-        median = {name: median_of(mine, name) for name in ("cap", "cap_from_bound", *PLAYERS)}
+    for family, one in by_family(summaries).items():
+        median = one["median"]
         lines.append(
-            f"| {family} | {len(mine)} | {float(median['cap']):g} | {float(median['cap_from_bound']):g} | "
+            f"| {family} | {one['games']} | {float(median['cap']):g} | {float(median['cap_from_bound']):g} | "
             + " | ".join(median[name] for name in PLAYERS)
-            + f" | {sum(not one['converged'] for one in mine)} | {sum(one['cpu_hours'] for one in mine):.2f} |"
+            + f" | {one['unconverged']} | {one['cpu_hours']:.2f} |"
         )
     return "\n".join(lines)
 
