@@ -65,17 +65,36 @@ GAMES, NETWORKS = PACKAGE / "games", PACKAGE / GENERATED_NETWORKS
 TWINS = Path(__file__).parents[1] / "src" / "wspbench" / "evaluation" / "compiled" / "synth"
 RESULTS = Path(__file__).parent / "results" / "bound.jsonl"  # committed as it grows: a calibration spans sessions
 CAPS_BEFORE = RESULTS.parent / "caps_before.json"  # the caps --ship replaced, by task id
-AFTER_SHIP = f"""then, in this order (each writes what the tests check):
-  python benchmarks/calibrate_synth.py --recap
-  python benchmarks/generated_conformance.py --episodes 20 --games gen_00100,gen_00101,gen_00400 \\
-      --write tests/data/generated_expected.json
-  python benchmarks/generated_conformance.py --episodes 20 --games beacon_keeper,ferry,heat_gun,river_hop,snake_trail \\
-      --write tests/data/synth_expected.json
-  python benchmarks/baselines.py --rescale benchmarks/results/{CAPS_BEFORE.name}
-  python benchmarks/reading_floors.py
-and by hand: SUITE_VERSION (wspbench/tasks/registry.py), the README's and docs' figures (tests/test_docs.py names
-them), docs/validity.md's tables (--markdown), the CHANGELOG, and the two tests of a reply above its cap
-(tests/cli/test_cli.py, tests/harness/test_offline.py: under caps from the bound no shipped player passes one)"""
+CONFORMANCE = Path(__file__).parents[1] / "tests" / "data"  # the seed grader's results on a sample of games
+
+
+def after_ship() -> str:
+    """What follows --ship, in order: each command writes what the tests check (the conformance samples replay the
+    games and episodes their files already hold)."""
+    lines = [
+        "then, in this order (each writes what the tests check):",
+        "  python benchmarks/calibrate_synth.py --recap",
+    ]
+    for name in ("generated_expected.json", "synth_expected.json"):
+        sample = json.loads((CONFORMANCE / name).read_text())
+        games = ",".join(sorted(sample["results"]))
+        lines += [
+            f"  python benchmarks/generated_conformance.py --episodes {sample['episodes']} --games {games} \\",
+            f"      --write tests/data/{name}",
+        ]
+    return "\n".join(
+        [
+            *lines,
+            f"  python benchmarks/baselines.py --rescale benchmarks/results/{CAPS_BEFORE.name}",
+            "  python benchmarks/reading_floors.py",
+            "and by hand: SUITE_VERSION (wspbench/tasks/registry.py), the README's and docs' figures",
+            "(tests/test_docs.py names them), docs/validity.md's tables (--markdown), the CHANGELOG, and the two tests",
+            "of a reply above its cap (tests/cli/test_cli.py, tests/harness/test_offline.py: under caps from the bound",
+            "no shipped player passes one)",
+        ]
+    )
+
+
 ORIGINAL_EPISODES = 20  # an original game's bound is its `optimal`, not its cap: fewer episodes (`episodes_of`)
 
 
@@ -362,7 +381,7 @@ def ship(rows: dict[str, dict]) -> None:
     generated family is judged again (`generated_verdicts`) and written as `calibrate_generated.py --ship`
     writes it, its newly rejected games' modules and networks removed, and private builds cap from the bound too
     (`synth.CAP_SOURCE`). The game sources but their caps are unchanged, so every line stays current. The old
-    caps go to CAPS_BEFORE; what follows is printed (AFTER_SHIP): every derived file from the raw returns it keeps."""
+    caps go to CAPS_BEFORE; what follows is printed (`after_ship`): every derived file from the raw returns it keeps."""
     wanted = select("synth,gen")
     stale = [t.id for t in wanted if t.id not in rows or rows[t.id]["source_sha256"] != source_sha256(t)]
     if stale:
@@ -386,7 +405,7 @@ def ship(rows: dict[str, dict]) -> None:
     rules = Path(inspect.getfile(synth))  # the caps' source, which private builds follow: they measure the bound too
     rules.write_text(re.sub(r'(?m)^CAP_SOURCE = "players"', 'CAP_SOURCE = "bound"', rules.read_text(), count=1))
     print(f"caps from the bound: {len(select('synth'))} synthetic games, {len(kept)} of {len(verdicts)} generated kept")
-    print(AFTER_SHIP)
+    print(after_ship())
 
 
 def main() -> None:

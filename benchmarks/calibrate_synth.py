@@ -29,7 +29,7 @@ from rich.console import Console
 from rich.table import Table
 
 from wspbench.games import synth
-from wspbench.games.minatar import EPISODE_SEED, MAX_STEPS, STICKY_ACTION_PROB
+from wspbench.games.minatar import EPISODE_SEED, MAX_STEPS, STICKY_ACTION_PROB, game_spec
 from wspbench.games.synth import CALIBRATION_EPISODES, cap_rule
 from wspbench.statistics import normalize
 from wspbench.tasks import Task, select
@@ -227,7 +227,7 @@ def recapped(stored: dict[str, dict]) -> dict[str, dict]:
     raw means are those of the same episodes, so only the normalised scores change, and nothing is played again."""
     rows = {}
     for game, row in stored.items():
-        cap = synth.spec(game).score_cap if row["source"] != "original" else row["cap"]
+        cap = game_spec(game).score_cap
         rows[game] = {**row, "cap": cap, **{kind: normalize(row[f"{kind}_raw"], cap) for kind in KINDS if kind in row}}
     return rows
 
